@@ -1,0 +1,115 @@
+// The gateway's configuration: the only module that reads the environment or flags.
+// Every setting has an environment name and a flag (SIMFLEET_DATA_DIR ⇔ --data-dir); flags win.
+// Durations and sizes carry their unit in the name, so nobody has to guess what "30" means.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import envSchema from 'env-schema';
+
+const schema = {
+  type: 'object',
+  required: ['SIMFLEET_PORT', 'SIMFLEET_HOST', 'SIMFLEET_DATA_DIR'],
+  properties: {
+    SIMFLEET_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 7420 },
+    SIMFLEET_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    SIMFLEET_DATA_DIR: { type: 'string', minLength: 1, default: './.simfleet' },
+    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+    SIMFLEET_ADMIN_TOKEN: { type: 'string', minLength: 24, pattern: '^[A-Za-z0-9_-]+$' },
+    SIMFLEET_LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    SIMFLEET_GATEWAY_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,62}$' },
+    SIMFLEET_HEARTBEAT_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 600000, default: 5000 },
+    SIMFLEET_HOST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 30000 },
+    SIMFLEET_HELLO_TIMEOUT_MS: { type: 'integer', minimum: 50, maximum: 600000, default: 10000 },
+    SIMFLEET_BODY_LIMIT_BYTES: { type: 'integer', minimum: 1024, maximum: 104857600, default: 1048576 },
+    SIMFLEET_WS_MAX_PAYLOAD_BYTES: { type: 'integer', minimum: 1024, maximum: 104857600, default: 1048576 },
+    SIMFLEET_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 10000 },
+    SIMFLEET_DB_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
+  },
+} as const;
+
+type Key = keyof typeof schema.properties;
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Unset means the embedded Postgres (PGlite) under dataDir. */
+  databaseUrl: string | undefined;
+  adminToken: string | undefined;
+  logLevel: string;
+  gatewayId: string;
+  heartbeatIntervalMs: number;
+  hostTimeoutMs: number;
+  helloTimeoutMs: number;
+  bodyLimitBytes: number;
+  wsMaxPayloadBytes: number;
+  shutdownTimeoutMs: number;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** `--data-dir` for SIMFLEET_DATA_DIR, `--database-url` for DATABASE_URL. */
+export function flagName(key: string): string {
+  return key.replace(/^SIMFLEET_/, '').toLowerCase().replaceAll('_', '-');
+}
+
+export const GATEWAY_FLAGS: readonly string[] = Object.keys(schema.properties).map(flagName);
+
+export function loadGatewayConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  flags: Record<string, string | undefined> = {},
+): GatewayConfig {
+  const fromFlags: Record<string, string> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = flags[flagName(key)];
+    if (value !== undefined) fromFlags[key] = value;
+  }
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  let raw: Record<Key, unknown>;
+  try {
+    raw = envSchema({ schema, data: [picked, fromFlags], dotenv: false }) as Record<Key, unknown>;
+  } catch (err) {
+    throw new ConfigError(describe(err, { ...picked, ...fromFlags }));
+  }
+  const config: GatewayConfig = {
+    port: raw.SIMFLEET_PORT as number,
+    host: raw.SIMFLEET_HOST as string,
+    dataDir: resolve(raw.SIMFLEET_DATA_DIR as string),
+    databaseUrl: raw.DATABASE_URL as string | undefined,
+    adminToken: raw.SIMFLEET_ADMIN_TOKEN as string | undefined,
+    logLevel: raw.SIMFLEET_LOG_LEVEL as string,
+    gatewayId: (raw.SIMFLEET_GATEWAY_ID as string | undefined) ?? `gw-${randomBytes(4).toString('hex')}`,
+    heartbeatIntervalMs: raw.SIMFLEET_HEARTBEAT_INTERVAL_MS as number,
+    hostTimeoutMs: raw.SIMFLEET_HOST_TIMEOUT_MS as number,
+    helloTimeoutMs: raw.SIMFLEET_HELLO_TIMEOUT_MS as number,
+    bodyLimitBytes: raw.SIMFLEET_BODY_LIMIT_BYTES as number,
+    wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,
+    shutdownTimeoutMs: raw.SIMFLEET_SHUTDOWN_TIMEOUT_MS as number,
+    dbPoolSize: raw.SIMFLEET_DB_POOL_SIZE as number,
+  };
+  if (config.hostTimeoutMs < 2 * config.heartbeatIntervalMs) {
+    throw new ConfigError(
+      `SIMFLEET_HOST_TIMEOUT_MS (${config.hostTimeoutMs}) must be at least twice SIMFLEET_HEARTBEAT_INTERVAL_MS (${config.heartbeatIntervalMs}), ` +
+        'or one late heartbeat marks a healthy host offline',
+    );
+  }
+  return config;
+}
+
+function describe(err: unknown, given: Record<string, string>): string {
+  const errors = (err as { errors?: { instancePath: string; message?: string; params?: { missingProperty?: string } }[] }).errors;
+  if (!errors?.length) return `invalid configuration: ${(err as Error).message}`;
+  return errors
+    .map((e) => {
+      const key = e.instancePath.replace(/^\//, '') || e.params?.missingProperty || '?';
+      const got = given[key] === undefined ? '' : ` (got ${JSON.stringify(key.includes('TOKEN') ? '<redacted>' : given[key])})`;
+      return `invalid setting ${key} (flag --${flagName(key)}): ${e.message ?? 'is invalid'}${got}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,88 @@
+// A Postgres server through `pg`: the only module in simfleet that imports `pg`.
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database, Queryable, QueryResult } from './database.js';
+
+const INT8_OID = 20;
+
+export interface PostgresOptions {
+  url: string;
+  poolSize: number;
+  applicationName: string;
+  logger: Logger;
+}
+
+export function openPostgres(opts: PostgresOptions): Database {
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      // Counts and bigserial ids fit in a double; PGlite returns numbers too.
+      if (oid === INT8_OID) return (value: string) => Number(value);
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize,
+    application_name: opts.applicationName,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30000,
+    types,
+  });
+  // An idle client losing its server emits here; without a listener it would crash the process.
+  pool.on('error', (err) => opts.logger.warn({ err }, 'idle postgres connection failed'));
+
+  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+      const result = await client.query(sql, params as unknown[] | undefined);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  });
+
+  const withClient = async <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await fn(client);
+    } catch (err) {
+      // A connection-level failure must not go back into the pool.
+      if (!(err as { code?: string }).code) broken = err as Error;
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  let closed: Promise<void> | undefined;
+  return {
+    kind: 'postgres',
+    location: redact(opts.url),
+    ...wrap(pool),
+    transaction: (fn) =>
+      withClient(async (client) => {
+        await client.query('BEGIN');
+        try {
+          const result = await fn(wrap(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    session: (fn) => withClient((client) => fn(wrap(client))),
+    close: () => (closed ??= pool.end()),
+  };
+}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}

@@ -1,0 +1,112 @@
+// SQL for hosts. A host row names the connection (gateway + connection id) that owns it, and every
+// write from a connection is fenced on that id, so a stale connection cannot overwrite a newer one.
+import type { Queryable } from '../database.js';
+import type { Schemas } from '../../../openapi/contract.js';
+
+export interface HostRow {
+  id: string;
+  name: string;
+  os: string;
+  arch: string;
+  version: string;
+  protocol_version: number;
+  backends: Schemas['BackendStatus'][];
+  state: Schemas['HostState'];
+  gateway_id: string | null;
+  connection_id: string | null;
+  token_id: string | null;
+  registered_at: Date;
+  connected_at: Date | null;
+  last_seen_at: Date;
+  offline_since: Date | null;
+  device_count: number;
+}
+
+const SELECT = `SELECT h.*, (SELECT count(*)::int FROM devices d WHERE d.host_id = h.id AND d.reported) AS device_count FROM hosts h`;
+
+export interface HelloRecord {
+  id: string;
+  name: string;
+  os: string;
+  arch: string;
+  version: string;
+  protocolVersion: number;
+  backends: Schemas['BackendStatus'][];
+  gatewayId: string;
+  connectionId: string;
+  tokenId: string | null;
+}
+
+export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<void> {
+  await q.query(
+    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now())
+     ON CONFLICT (id) DO UPDATE SET
+       name = excluded.name, os = excluded.os, arch = excluded.arch, version = excluded.version,
+       protocol_version = excluded.protocol_version, backends = excluded.backends, state = 'online',
+       gateway_id = excluded.gateway_id, connection_id = excluded.connection_id, token_id = excluded.token_id,
+       connected_at = now(), last_seen_at = now(), offline_since = NULL`,
+    [h.id, h.name, h.os, h.arch, h.version, h.protocolVersion, JSON.stringify(h.backends), h.gatewayId, h.connectionId, h.tokenId],
+  );
+}
+
+/** Returns false when the connection no longer owns the host (it was replaced or swept offline). */
+export async function recordHeartbeat(q: Queryable, hostId: string, connectionId: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE hosts SET last_seen_at = now() WHERE id = $1 AND connection_id = $2 AND state = 'online'`,
+    [hostId, connectionId],
+  );
+  return rowCount > 0;
+}
+
+export async function updateHostBackends(q: Queryable, hostId: string, connectionId: string, backends: Schemas['BackendStatus'][]): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE hosts SET backends = $3::jsonb, last_seen_at = now() WHERE id = $1 AND connection_id = $2 AND state = 'online'`,
+    [hostId, connectionId, JSON.stringify(backends)],
+  );
+  return rowCount > 0;
+}
+
+/** Detaches a connection; with `offline` the host goes offline at once (a clean shutdown). */
+export async function releaseConnection(q: Queryable, hostId: string, connectionId: string, offline: boolean): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE hosts SET gateway_id = NULL, connection_id = NULL,
+       state = CASE WHEN $3 THEN 'offline' ELSE state END,
+       offline_since = CASE WHEN $3 AND state = 'online' THEN now() ELSE offline_since END
+     WHERE id = $1 AND connection_id = $2`,
+    [hostId, connectionId, offline],
+  );
+  return rowCount > 0;
+}
+
+/** Marks offline every online host silent for longer than the timeout; returns their ids. */
+export async function sweepSilentHosts(q: Queryable, timeoutMs: number): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE hosts SET state = 'offline', offline_since = now(), gateway_id = NULL, connection_id = NULL
+     WHERE state = 'online' AND last_seen_at < now() - ($1::double precision * interval '1 millisecond')
+     RETURNING id`,
+    [timeoutMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Hosts whose connection belonged to a gateway that is gone (used when a gateway starts). */
+export async function releaseGatewayConnections(q: Queryable, gatewayId: string): Promise<number> {
+  const { rowCount } = await q.query(`UPDATE hosts SET gateway_id = NULL, connection_id = NULL WHERE gateway_id = $1`, [gatewayId]);
+  return rowCount;
+}
+
+export async function listHosts(q: Queryable, filter: { state?: string | undefined }): Promise<HostRow[]> {
+  const { rows } = await q.query<HostRow>(`${SELECT} WHERE ($1::text IS NULL OR h.state = $1) ORDER BY h.last_seen_at DESC, h.id`, [filter.state ?? null]);
+  return rows;
+}
+
+export async function getHost(q: Queryable, id: string): Promise<HostRow | undefined> {
+  const { rows } = await q.query<HostRow>(`${SELECT} WHERE h.id = $1`, [id]);
+  return rows[0];
+}
+
+export async function countHostsByState(q: Queryable): Promise<{ state: string; n: number }[]> {
+  const { rows } = await q.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM hosts GROUP BY state`);
+  return rows;
+}

@@ -1,0 +1,20 @@
+// Periodically takes silent hosts offline. Every gateway runs it; the UPDATE is idempotent, so
+// several gateways sweeping one database agree without coordinating.
+import type { Logger } from 'pino';
+import type { HostRegistry } from './hosts.js';
+
+export function startLivenessSweep(registry: HostRegistry, hostTimeoutMs: number, logger: Logger): { stop(): void } {
+  // A fifth of the timeout keeps the worst-case detection within 1.2 × the timeout.
+  const everyMs = Math.max(50, Math.min(Math.floor(hostTimeoutMs / 5), 5000));
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    registry
+      .sweep(hostTimeoutMs)
+      .catch((err: unknown) => logger.warn({ err }, 'liveness sweep failed; will retry'))
+      .finally(() => (running = false));
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

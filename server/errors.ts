@@ -1,0 +1,66 @@
+// One table of coded errors. Every failure a client can see has a code from the contract's
+// ErrorCode enum; the code alone decides the HTTP status, so clients can branch on it.
+import type { ErrorCode } from '../openapi/contract.js';
+
+interface ErrorSpec {
+  status: number;
+  message: string;
+  hint: string;
+}
+
+export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
+  MALFORMED_JSON: { status: 400, message: 'the body is not valid JSON', hint: 'send a JSON document with Content-Type: application/json' },
+  VALIDATION_FAILED: { status: 400, message: 'the request does not match the API contract', hint: 'see details.field and GET /openapi.json for the schema' },
+  UNAUTHORIZED: { status: 401, message: 'no bearer token', hint: 'send Authorization: Bearer <token>; an admin mints tokens with POST /v1/tokens or `simfleet token create`' },
+  INVALID_TOKEN: { status: 401, message: 'the token is unknown or revoked', hint: 'ask an admin for a new token (`simfleet token create`)' },
+  FORBIDDEN: { status: 403, message: "the token's role may not do this", hint: 'use a token with one of the roles this operation lists in /openapi.json (x-simfleet-roles)' },
+  NOT_FOUND: { status: 404, message: 'no such resource', hint: 'list the collection to see the ids that exist' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'no such route', hint: 'GET /openapi.json lists every route' },
+  BODY_TOO_LARGE: { status: 413, message: 'the body is larger than the gateway accepts', hint: 'send a smaller body; the limit is SIMFLEET_BODY_LIMIT on the gateway' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'the body has a content type the gateway does not read', hint: 'send Content-Type: application/json' },
+  UPGRADE_REQUIRED: { status: 426, message: 'this route speaks WebSocket only', hint: 'connect with a WebSocket client (Upgrade: websocket)' },
+  NOT_READY: { status: 503, message: 'the gateway is not ready', hint: 'GET /readyz says which check is failing; retry shortly' },
+  SHUTTING_DOWN: { status: 503, message: 'the gateway is shutting down', hint: 'retry against another gateway or in a few seconds' },
+  INTERNAL: { status: 500, message: 'internal error', hint: 'retry; if it persists, give the operator the requestId from this response' },
+  PROTOCOL_ERROR: { status: 400, message: 'the message does not match the worker protocol', hint: 'the worker and gateway must run compatible simfleet versions' },
+  PROTOCOL_VERSION_MISMATCH: { status: 400, message: 'the worker speaks a different protocol version', hint: 'run the same simfleet version on the worker and the gateway' },
+  HELLO_TIMEOUT: { status: 408, message: 'the worker did not say hello in time', hint: 'check the worker log; it must send WorkerHello right after connecting' },
+  HEARTBEAT_TIMEOUT: { status: 408, message: 'no heartbeat within the host timeout', hint: 'the worker will redial; check the network between worker and gateway' },
+  HOST_ID_IN_USE: { status: 409, message: 'another live worker already holds this host id', hint: 'give each worker its own data dir (SIMFLEET_DATA_DIR) or --host-id' },
+  HOST_REPLACED: { status: 409, message: 'a newer connection for this host took over', hint: 'nothing to do if the worker redialled; otherwise two workers share a host id' },
+  MESSAGE_TOO_LARGE: { status: 413, message: 'the message is larger than the gateway accepts', hint: 'the limit is SIMFLEET_WS_MAX_PAYLOAD on the gateway' },
+};
+
+/** The one error class for anything a client should see. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly hint: string;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, opts: { message?: string; hint?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    const spec = ERRORS[code];
+    super(opts.message ?? spec.message, { cause: opts.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = spec.status;
+    this.hint = opts.hint ?? spec.hint;
+    this.details = opts.details;
+  }
+
+  toBody(requestId?: string): { error: { code: ErrorCode; message: string; hint: string; details?: Record<string, unknown>; requestId?: string } } {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        hint: this.hint,
+        ...(this.details ? { details: this.details } : {}),
+        ...(requestId ? { requestId } : {}),
+      },
+    };
+  }
+}
+
+export function isApiError(err: unknown): err is ApiError {
+  return err instanceof ApiError;
+}

@@ -1,0 +1,130 @@
+// The gateway process: open the database, migrate, make sure there is an admin, serve HTTP and
+// the worker protocol, sweep for silent hosts. `stop()` is the written shutdown sequence:
+//   1. refuse new requests with 503 SHUTTING_DOWN (and /readyz turns 503);
+//   2. stop the liveness sweep;
+//   3. close every worker WebSocket with 1001 SHUTTING_DOWN (workers redial elsewhere or later);
+//   4. stop listening and let in-flight requests drain;
+//   5. close the database.
+// Past SIMFLEET_SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the sequence completes.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config.js';
+import type { Database } from './db/database.js';
+import { migrate, readMigrations } from './db/migrate.js';
+import { openDatabase } from './db/open.js';
+import { HostRegistry } from './domain/hosts.js';
+import { startLivenessSweep } from './domain/liveness.js';
+import { LOCAL_WORKER, TokenService } from './domain/tokens.js';
+import { buildHttpApp } from './http/app.js';
+import { createMetrics } from './http/metrics.js';
+import { WorkerHub } from './hub/hub.js';
+import { createSocketPair, type MemorySocket } from './hub/memory-socket.js';
+import { createLogger } from './log.js';
+import { migrationsDir, version } from './paths.js';
+import { checkReadiness } from './readiness.js';
+
+export interface Gateway {
+  readonly url: string;
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly db: Database;
+  readonly hub: WorkerHub;
+  readonly http: FastifyInstance;
+  /** Where the admin token lives, and its secret only when this start generated it. */
+  readonly admin: { file: string; secret?: string; source: 'env' | 'generated' | 'existing' };
+  /** The worker end of an in-memory connection, for a worker in this process. */
+  connectLocalWorker(): MemorySocket;
+  /** Idempotent; every call returns the same promise. */
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, opts: { logger?: Logger } = {}): Promise<Gateway> {
+  const logger = (opts.logger ?? createLogger(config.logLevel, 'gateway')).child({ gatewayId: config.gatewayId });
+  const db = await openDatabase(config, logger);
+  try {
+    const migrations = await readMigrations(migrationsDir);
+    const applied = await migrate(db, migrations);
+    if (applied.length > 0) logger.info({ applied, database: db.location }, 'migrations applied');
+    const tokens = new TokenService(db);
+    const admin = await tokens.bootstrapAdmin(config.adminToken, config.dataDir);
+    const registry = new HostRegistry(db, logger);
+
+    let closing = false;
+    const hubRef: { hub?: WorkerHub } = {};
+    const metrics = createMetrics(db, () => hubRef.hub?.connectionCount ?? 0, logger);
+    const hub = (hubRef.hub = new WorkerHub(
+      registry,
+      {
+        gatewayId: config.gatewayId,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        hostTimeoutMs: config.hostTimeoutMs,
+        helloTimeoutMs: config.helloTimeoutMs,
+        onProtocolError: (code) => metrics.protocolErrors.inc({ code }),
+      },
+      logger,
+    ));
+    const http = await buildHttpApp(
+      {
+        version,
+        gatewayId: config.gatewayId,
+        startedAt: Date.now(),
+        db,
+        tokens,
+        hub,
+        metrics,
+        readiness: () => checkReadiness(db, migrations, !closing),
+      },
+      {
+        logger,
+        bodyLimitBytes: config.bodyLimitBytes,
+        wsMaxPayloadBytes: config.wsMaxPayloadBytes,
+        isClosing: () => closing,
+        closeSockets: () => hub.closeAll(Math.max(100, Math.floor(config.shutdownTimeoutMs / 2))),
+      },
+    );
+    await http.listen({ port: config.port, host: config.host });
+    const sweep = startLivenessSweep(registry, config.hostTimeoutMs, logger);
+    const address = http.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ url, database: db.location, kind: db.kind }, 'gateway listening');
+
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        logger.info('gateway shutting down');
+        closing = true;
+        sweep.stop();
+        const deadline = setTimeout(() => {
+          logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; cutting remaining connections');
+          http.server.closeAllConnections();
+        }, config.shutdownTimeoutMs);
+        try {
+          await http.close();
+        } finally {
+          clearTimeout(deadline);
+          await db.close();
+          logger.info('gateway stopped');
+        }
+      })());
+
+    return {
+      url,
+      config,
+      logger,
+      db,
+      hub,
+      http,
+      admin,
+      connectLocalWorker() {
+        const [gatewayEnd, workerEnd] = createSocketPair();
+        hub.accept(gatewayEnd, LOCAL_WORKER);
+        return workerEnd;
+      },
+      stop,
+    };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,59 @@
+// The Fastify application: hooks in order (closing → metrics → auth), error mapping, the
+// WebSocket plugin, then one module of routes per resource.
+import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.js';
+import { installAuth } from './auth.js';
+import { installErrorHandling } from './error-handler.js';
+import { installHttpMetrics } from './metrics.js';
+import { farmRoutes } from './routes/farm.js';
+import { healthRoutes } from './routes/health.js';
+import { tokenRoutes } from './routes/tokens.js';
+import { workerRoutes } from './routes/workers.js';
+import type { GatewayServices } from './services.js';
+import { validatorCompiler } from './validation.js';
+
+export interface HttpOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  wsMaxPayloadBytes: number;
+  isClosing(): boolean;
+  /** Called before the server stops listening: closes every WebSocket with a reason. */
+  closeSockets(): Promise<void>;
+}
+
+export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    bodyLimit: opts.bodyLimitBytes,
+    // Fastify's own 503 body is not our error shape; the closing hook below answers instead.
+    return503OnClosing: false,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  app.addHook('onRequest', async (req) => {
+    if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');
+  });
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  installHttpMetrics(app, s.metrics.registry);
+  installAuth(app, s.tokens);
+  await app.register(websocket, {
+    options: { maxPayload: opts.wsMaxPayloadBytes },
+    preClose: async () => {
+      await opts.closeSockets();
+      await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
+    },
+  });
+  healthRoutes(app, s);
+  farmRoutes(app, s);
+  tokenRoutes(app, s);
+  workerRoutes(app, s);
+  return app;
+}

@@ -1,0 +1,37 @@
+// Authentication and authorisation for every route, driven by the contract: an operation's
+// `security: []` makes it public, its `x-simfleet-roles` lists who may call it.
+import type { FastifyInstance } from 'fastify';
+import { operationIndex } from '../../openapi/contract.js';
+import type { Principal, TokenService } from '../domain/tokens.js';
+import { ApiError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export function installAuth(app: FastifyInstance, tokens: TokenService): void {
+  app.addHook('onRequest', async (req) => {
+    const operationId = req.routeOptions.config?.operationId;
+    if (!operationId) return; // not a contract route (404 handler)
+    const info = operationIndex.get(operationId)!;
+    if (info.roles === 'public') return;
+    const header = req.headers.authorization;
+    if (!header) throw new ApiError('UNAUTHORIZED');
+    const match = /^Bearer\s+([A-Za-z0-9_-]{16,200})\s*$/i.exec(header);
+    if (!match) throw new ApiError('UNAUTHORIZED', { message: 'the Authorization header is not "Bearer <token>"' });
+    const principal = await tokens.authenticate(match[1]!);
+    req.principal = principal;
+    req.log = req.log.child({ tokenId: principal.tokenId, team: principal.team });
+    if (!info.roles.includes(principal.role)) {
+      throw new ApiError('FORBIDDEN', { message: `a ${principal.role} token may not call ${operationId}; allowed roles: ${info.roles.join(', ')}` });
+    }
+  });
+}
+
+/** The authenticated caller; only valid on routes that are not public. */
+export function principalOf(req: { principal?: Principal }): Principal {
+  if (!req.principal) throw new ApiError('UNAUTHORIZED');
+  return req.principal;
+}

@@ -1,0 +1,55 @@
+// The one place where failures become HTTP responses: every error leaves as
+// {"error": {code, message, hint, details?, requestId}} with the status its code maps to.
+// Anything unexpected is logged in full and answered as INTERNAL, never with its internals.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { describeValidationError } from '../../openapi/contract.js';
+import { ApiError, isApiError } from '../errors.js';
+
+const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+export function toApiError(err: FastifyError | Error): ApiError {
+  if (isApiError(err)) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const where = WHERE[fe.validationContext ?? 'body'] ?? 'body';
+    const { field, reason } = describeValidationError(fe.validation as never);
+    const name = field ? `${where}.${field}` : where;
+    return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason } });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('MALFORMED_JSON', { message: `the body is not valid JSON: ${fe.message}` });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('MALFORMED_JSON', { message: 'the body is empty but Content-Type says JSON' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('BODY_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { message: fe.message });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('VALIDATION_FAILED', { message: 'Content-Length does not match the body', details: { in: 'header', field: 'content-length', reason: 'does not match the body' } });
+  }
+  if (err instanceof SyntaxError && fe.statusCode === 400) return new ApiError('MALFORMED_JSON', { message: `the body is not valid JSON: ${err.message}` });
+  if (fe.statusCode === 413) return new ApiError('BODY_TOO_LARGE');
+  if (fe.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError('VALIDATION_FAILED', { message: fe.message });
+  }
+  return new ApiError('INTERNAL', { cause: err });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, req, reply) => {
+    const apiError = toApiError(err as FastifyError);
+    if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY') {
+      req.log.error({ err }, 'request failed');
+    } else {
+      req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
+    }
+    if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
+    return reply.code(apiError.status).send(apiError.toBody(req.id));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const apiError = new ApiError('ROUTE_NOT_FOUND', { message: `no route ${req.method} ${req.url.split('?')[0]}` });
+    return reply.code(apiError.status).send(apiError.toBody(req.id));
+  });
+}

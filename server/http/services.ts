@@ -1,0 +1,17 @@
+// What route handlers may call: the gateway's domain objects, handed to each route module.
+import type { Schemas } from '../../openapi/contract.js';
+import type { Database } from '../db/database.js';
+import type { TokenService } from '../domain/tokens.js';
+import type { WorkerHub } from '../hub/hub.js';
+import type { GatewayMetrics } from './metrics.js';
+
+export interface GatewayServices {
+  version: string;
+  gatewayId: string;
+  startedAt: number;
+  db: Database;
+  tokens: TokenService;
+  hub: WorkerHub;
+  metrics: GatewayMetrics;
+  readiness(): Promise<Schemas['Readiness']>;
+}

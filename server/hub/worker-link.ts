@@ -1,0 +1,231 @@
+// One worker connection, gateway side: the protocol's state machine. It validates every message
+// against the contract, serialises their handling, watches for silence, and closes with a coded
+// reason on anything it cannot accept. It translates; the HostRegistry decides.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  PROTOCOL_VERSION,
+  describeValidationError,
+  schemaValidator,
+  type ErrorCode,
+  type GatewayMessage,
+  type Schemas,
+  type WorkerMessage,
+} from '../../openapi/contract.js';
+import type { Connection, HostRegistry } from '../domain/hosts.js';
+import type { Principal } from '../domain/tokens.js';
+import { ERRORS } from '../errors.js';
+import { OPEN, type WorkerSocket } from './socket.js';
+
+const isWorkerMessage = schemaValidator<WorkerMessage>('WorkerMessage');
+
+type CloseCode = Schemas['WorkerCloseCode'];
+export const CLOSE_CODES: Partial<Record<ErrorCode, CloseCode>> = {
+  PROTOCOL_ERROR: 4400,
+  PROTOCOL_VERSION_MISMATCH: 4426,
+  HELLO_TIMEOUT: 4408,
+  HEARTBEAT_TIMEOUT: 4408,
+  HOST_ID_IN_USE: 4409,
+  HOST_REPLACED: 4409,
+  MESSAGE_TOO_LARGE: 1009,
+  SHUTTING_DOWN: 1001,
+  INTERNAL: 1011,
+};
+
+export interface LinkTimings {
+  heartbeatIntervalMs: number;
+  hostTimeoutMs: number;
+  helloTimeoutMs: number;
+}
+
+/** What a link needs from the hub that owns it. */
+export interface LinkOwner {
+  claim(link: WorkerLink): Promise<'ok' | 'in-use'>;
+  release(link: WorkerLink): void;
+  owns(link: WorkerLink): boolean;
+  onProtocolError(code: ErrorCode): void;
+}
+
+export class WorkerLink {
+  readonly connectionId = randomUUID();
+  hostId: string | undefined;
+  readonly closed: Promise<void>;
+  private state: 'hello' | 'ready' | 'closing' | 'closed' = 'hello';
+  private conn: Connection | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private closedByUs = false;
+  private helloTimer: NodeJS.Timeout | undefined;
+  private silenceTimer: NodeJS.Timeout | undefined;
+  private resolveClosed!: () => void;
+  private logger: Logger;
+
+  constructor(
+    private readonly socket: WorkerSocket,
+    private readonly principal: Principal,
+    private readonly registry: HostRegistry,
+    private readonly owner: LinkOwner,
+    private readonly gatewayId: string,
+    private readonly timings: LinkTimings,
+    logger: Logger,
+  ) {
+    this.logger = logger.child({ connectionId: this.connectionId });
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    // Handlers are attached synchronously so that no early message is dropped.
+    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    socket.on('close', (code, reason) => this.onClose(code, reason.toString()));
+    socket.on('error', (err) => this.onSocketError(err));
+    this.helloTimer = setTimeout(() => this.fail('HELLO_TIMEOUT'), timings.helloTimeoutMs);
+  }
+
+  get registered(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** Closes with a coded reason: an error message first, then the close frame. */
+  fail(code: ErrorCode, message: string = ERRORS[code].message): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.state = 'closing';
+    this.closedByUs = true;
+    if (code !== 'SHUTTING_DOWN') {
+      this.logger.warn({ code, reason: message }, 'closing worker connection');
+      this.owner.onProtocolError(code);
+    }
+    this.send({ type: 'error', code, message, hint: ERRORS[code].hint });
+    this.socket.close(CLOSE_CODES[code] ?? 4400, code);
+  }
+
+  /** Whether the peer answers a ping within the timeout (a half-open TCP connection does not). */
+  isAlive(timeoutMs: number): Promise<boolean> {
+    if (this.socket.readyState !== OPEN) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const settle = (alive: boolean) => {
+        clearTimeout(timer);
+        this.socket.off('pong', onAnswer);
+        this.socket.off('message', onAnswer);
+        resolve(alive);
+      };
+      const onAnswer = () => settle(true);
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      this.socket.on('pong', onAnswer);
+      this.socket.on('message', onAnswer);
+      this.socket.ping();
+    });
+  }
+
+  terminate(): void {
+    this.socket.terminate();
+  }
+
+  private onMessage(data: Buffer | string, isBinary: boolean): void {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.resetSilenceTimer();
+    if (isBinary) return this.fail('PROTOCOL_ERROR', 'binary frames are not part of the worker protocol');
+    let msg: unknown;
+    try {
+      msg = JSON.parse(data.toString());
+    } catch {
+      return this.fail('PROTOCOL_ERROR', 'the message is not JSON');
+    }
+    // Check the version before the shape: a worker of another version may not match the schema at all.
+    const version = (msg as { type?: unknown; protocolVersion?: unknown } | null)?.protocolVersion;
+    if ((msg as { type?: unknown } | null)?.type === 'hello' && typeof version === 'number' && version !== PROTOCOL_VERSION) {
+      return this.fail('PROTOCOL_VERSION_MISMATCH', `the worker speaks protocol ${version}; this gateway speaks ${PROTOCOL_VERSION}`);
+    }
+    if (!isWorkerMessage(msg)) {
+      const { field, reason } = describeValidationError(isWorkerMessage.errors);
+      return this.fail('PROTOCOL_ERROR', `${field || 'the message'} ${reason}`);
+    }
+    this.enqueue(() => this.handle(msg));
+  }
+
+  private async handle(msg: WorkerMessage): Promise<void> {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    switch (msg.type) {
+      case 'hello':
+        return this.onHello(msg);
+      case 'heartbeat':
+        if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
+        if (!(await this.registry.heartbeat(this.conn))) return this.lostOwnership();
+        this.send({ type: 'heartbeat-ack', seq: msg.seq });
+        return;
+      case 'devices':
+        if (!this.conn) return this.fail('PROTOCOL_ERROR', 'devices before hello');
+        if (!(await this.registry.reportDevices(this.conn, msg.backends, msg.devices))) return this.lostOwnership();
+        return;
+    }
+  }
+
+  private async onHello(msg: Schemas['WorkerHello']): Promise<void> {
+    if (this.conn || this.hostId) return this.fail('PROTOCOL_ERROR', 'hello sent twice');
+    clearTimeout(this.helloTimer);
+    this.hostId = msg.host.id;
+    this.logger = this.logger.child({ hostId: msg.host.id });
+    if ((await this.owner.claim(this)) === 'in-use') {
+      return this.fail('HOST_ID_IN_USE', `another live worker is connected as host ${msg.host.id}`);
+    }
+    if (this.state !== 'hello') return; // closed while waiting for the claim
+    const conn: Connection = { hostId: msg.host.id, connectionId: this.connectionId, gatewayId: this.gatewayId, principal: this.principal };
+    await this.registry.register(conn, msg);
+    this.conn = conn;
+    if (this.state !== 'hello') return;
+    this.state = 'ready';
+    this.logger.info({ name: msg.host.name, devices: msg.devices.length, version: msg.host.version }, 'host registered');
+    this.send({
+      type: 'welcome',
+      protocolVersion: PROTOCOL_VERSION,
+      hostId: msg.host.id,
+      gatewayId: this.gatewayId,
+      heartbeatIntervalMs: this.timings.heartbeatIntervalMs,
+      hostTimeoutMs: this.timings.hostTimeoutMs,
+    });
+  }
+
+  /** The database says this connection no longer owns its host: replaced, or swept offline. */
+  private lostOwnership(): void {
+    this.fail(this.owner.owns(this) ? 'HEARTBEAT_TIMEOUT' : 'HOST_REPLACED');
+  }
+
+  private onClose(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    clearTimeout(this.helloTimer);
+    clearTimeout(this.silenceTimer);
+    this.owner.release(this);
+    const conn = this.conn;
+    // A worker that closes on its own with 1000/1001 is shutting down: its host goes offline now.
+    const clean = !this.closedByUs && (code === 1000 || code === 1001);
+    this.logger.info({ code, reason, clean }, 'worker connection closed');
+    this.enqueue(async () => {
+      if (conn) await this.registry.disconnect(conn, clean);
+    });
+    void this.queue.finally(() => this.resolveClosed());
+  }
+
+  private onSocketError(err: Error): void {
+    const code = (err as { code?: string }).code;
+    if (code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      // ws closes the connection with 1009 itself; record why.
+      this.logger.warn('worker message larger than SIMFLEET_WS_MAX_PAYLOAD_BYTES');
+      this.owner.onProtocolError('MESSAGE_TOO_LARGE');
+      this.closedByUs = true;
+      return;
+    }
+    this.logger.warn({ err }, 'worker socket error');
+  }
+
+  private resetSilenceTimer(): void {
+    clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(() => this.fail('HEARTBEAT_TIMEOUT'), this.timings.hostTimeoutMs);
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(task).catch((err: unknown) => {
+      this.logger.error({ err }, 'failed to handle a worker message');
+      this.fail('INTERNAL', 'the gateway could not record the message; the worker will redial');
+    });
+  }
+
+  private send(msg: GatewayMessage): void {
+    if (this.socket.readyState === OPEN) this.socket.send(JSON.stringify(msg));
+  }
+}

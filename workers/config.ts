@@ -1,0 +1,97 @@
+// The worker's configuration: the only worker module that reads the environment or flags.
+// Each setting has an environment name and a flag; flags win. Units are in the names.
+import { resolve } from 'node:path';
+import envSchema from 'env-schema';
+
+const schema = {
+  type: 'object',
+  properties: {
+    SIMFLEET_GATEWAY_URL: { type: 'string', pattern: '^(http|https|ws|wss)://' },
+    SIMFLEET_WORKER_TOKEN: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,200}$' },
+    SIMFLEET_DATA_DIR: { type: 'string', minLength: 1, default: './.simfleet' },
+    SIMFLEET_HOST_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,62}$' },
+    SIMFLEET_HOST_NAME: { type: 'string', minLength: 1, maxLength: 200 },
+    SIMFLEET_FAKE_DEVICES: { type: 'integer', minimum: 0, maximum: 512, default: 0 },
+    SIMFLEET_RECONNECT_MIN_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 500 },
+    SIMFLEET_RECONNECT_MAX_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 10000 },
+    SIMFLEET_WS_MAX_PAYLOAD_BYTES: { type: 'integer', minimum: 1024, maximum: 104857600, default: 1048576 },
+    SIMFLEET_LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  },
+} as const;
+
+type Key = keyof typeof schema.properties;
+
+/** Flag for each setting; --gateway and --token are the short names the CLI documents. */
+export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
+  gateway: 'SIMFLEET_GATEWAY_URL',
+  token: 'SIMFLEET_WORKER_TOKEN',
+  'data-dir': 'SIMFLEET_DATA_DIR',
+  'host-id': 'SIMFLEET_HOST_ID',
+  'host-name': 'SIMFLEET_HOST_NAME',
+  'fake-devices': 'SIMFLEET_FAKE_DEVICES',
+  'reconnect-min-ms': 'SIMFLEET_RECONNECT_MIN_MS',
+  'reconnect-max-ms': 'SIMFLEET_RECONNECT_MAX_MS',
+  'ws-max-payload-bytes': 'SIMFLEET_WS_MAX_PAYLOAD_BYTES',
+  'log-level': 'SIMFLEET_LOG_LEVEL',
+};
+
+export interface WorkerConfig {
+  gatewayUrl: string | undefined;
+  token: string | undefined;
+  dataDir: string;
+  hostId: string | undefined;
+  hostName: string | undefined;
+  fakeDevices: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  wsMaxPayloadBytes: number;
+  logLevel: string;
+}
+
+export class WorkerConfigError extends Error {
+  override readonly name = 'WorkerConfigError';
+}
+
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): WorkerConfig {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  for (const [flag, key] of Object.entries(WORKER_FLAGS)) {
+    const value = flags[flag];
+    if (value !== undefined) picked[key] = value;
+  }
+  let raw: Record<Key, unknown>;
+  try {
+    raw = envSchema({ schema, data: [picked], dotenv: false }) as Record<Key, unknown>;
+  } catch (err) {
+    const errors = (err as { errors?: { instancePath: string; message?: string }[] }).errors ?? [];
+    const flagOf = (key: string) => Object.entries(WORKER_FLAGS).find(([, k]) => k === key)?.[0] ?? '?';
+    throw new WorkerConfigError(
+      errors
+        .map((e) => {
+          const key = e.instancePath.replace(/^\//, '');
+          const shown = key.includes('TOKEN') ? '<redacted>' : picked[key];
+          return `invalid setting ${key} (flag --${flagOf(key)}): ${e.message ?? 'is invalid'}${shown === undefined ? '' : ` (got ${JSON.stringify(shown)})`}`;
+        })
+        .join('\n') || (err as Error).message,
+    );
+  }
+  const config: WorkerConfig = {
+    gatewayUrl: raw.SIMFLEET_GATEWAY_URL as string | undefined,
+    token: raw.SIMFLEET_WORKER_TOKEN as string | undefined,
+    dataDir: resolve(raw.SIMFLEET_DATA_DIR as string),
+    hostId: raw.SIMFLEET_HOST_ID as string | undefined,
+    hostName: raw.SIMFLEET_HOST_NAME as string | undefined,
+    fakeDevices: raw.SIMFLEET_FAKE_DEVICES as number,
+    reconnectMinMs: raw.SIMFLEET_RECONNECT_MIN_MS as number,
+    reconnectMaxMs: raw.SIMFLEET_RECONNECT_MAX_MS as number,
+    wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,
+    logLevel: raw.SIMFLEET_LOG_LEVEL as string,
+  };
+  if (config.reconnectMaxMs < config.reconnectMinMs) {
+    throw new WorkerConfigError(`SIMFLEET_RECONNECT_MAX_MS (${config.reconnectMaxMs}) is below SIMFLEET_RECONNECT_MIN_MS (${config.reconnectMinMs})`);
+  }
+  return config;
+}

@@ -1,0 +1,200 @@
+// The worker's side of the gateway protocol: dial, hello, heartbeats, device reports, and redial
+// with backoff whenever the connection is lost. The worker keeps its devices while it redials;
+// the gateway decides what a long silence means for them.
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { PROTOCOL_VERSION, describeValidationError, schemaValidator, type GatewayMessage, type Schemas, type WorkerMessage } from '../../openapi/contract.js';
+import type { Inventory } from '../devices/inventory.js';
+import type { HostIdentity } from '../host/identity.js';
+import type { Backoff } from './backoff.js';
+import { DialError, OPEN, type Dial, type GatewaySocket } from './socket.js';
+
+const isGatewayMessage = schemaValidator<GatewayMessage>('GatewayMessage');
+
+/** Close reasons after which redialling cannot help. */
+const FATAL_CLOSE_REASONS = new Set(['PROTOCOL_VERSION_MISMATCH']);
+
+export interface GatewayLinkOptions {
+  dial: Dial;
+  identity: HostIdentity;
+  inventory: Inventory;
+  backoff: Backoff;
+  logger: Logger;
+}
+
+export interface GatewayLinkEvents {
+  ready: [welcome: Schemas['GatewayWelcome']];
+  disconnected: [info: { code: number; reason: string }];
+  fatal: [err: DialError];
+}
+
+export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
+  private socket: GatewaySocket | undefined;
+  private welcome: Schemas['GatewayWelcome'] | undefined;
+  private stopped = false;
+  private seq = 0;
+  private lastAckAt = 0;
+  private devicesDirty = false;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private offInventory: (() => void) | undefined;
+  private readonly logger: Logger;
+
+  constructor(private readonly opts: GatewayLinkOptions) {
+    super();
+    this.logger = opts.logger;
+  }
+
+  get connected(): boolean {
+    return this.welcome !== undefined;
+  }
+
+  start(): void {
+    this.offInventory = this.opts.inventory.onChange(() => void this.pushDevices());
+    void this.connect();
+  }
+
+  /** Says goodbye (1001), so the gateway takes the host offline at once rather than after its timeout. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.offInventory?.();
+    clearTimeout(this.reconnectTimer);
+    this.stopHeartbeats();
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, 2000);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.close(1001, 'SHUTTING_DOWN');
+    });
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    let socket: GatewaySocket;
+    let hello: WorkerMessage;
+    try {
+      const snapshot = await this.opts.inventory.snapshot();
+      hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: this.opts.identity, ...snapshot };
+      socket = await this.opts.dial();
+    } catch (err) {
+      if (err instanceof DialError && err.fatal) return this.fail(err);
+      return this.scheduleRedial(err as Error);
+    }
+    if (this.stopped) return socket.close(1001, 'SHUTTING_DOWN');
+    this.socket = socket;
+    socket.on('message', (data, isBinary) => this.onMessage(socket, data, isBinary));
+    socket.on('close', (code, reason) => this.onClose(socket, code, reason.toString()));
+    socket.on('error', (err) => this.logger.warn({ err: err.message }, 'gateway connection error'));
+    this.devicesDirty = false;
+    this.send(hello);
+  }
+
+  private onMessage(socket: GatewaySocket, data: Buffer | string, isBinary: boolean): void {
+    if (socket !== this.socket) return;
+    let msg: unknown;
+    try {
+      msg = isBinary ? undefined : JSON.parse(data.toString());
+    } catch {
+      msg = undefined;
+    }
+    if (!isGatewayMessage(msg)) {
+      const { field, reason } = describeValidationError(isGatewayMessage.errors);
+      this.logger.error({ field, reason }, 'the gateway sent a message outside the protocol; redialling');
+      socket.close(4400, 'PROTOCOL_ERROR');
+      return;
+    }
+    switch (msg.type) {
+      case 'welcome':
+        return this.onWelcome(msg);
+      case 'heartbeat-ack':
+        this.lastAckAt = Date.now();
+        return;
+      case 'error': {
+        const level = FATAL_CLOSE_REASONS.has(msg.code) || msg.code === 'HOST_ID_IN_USE' ? 'error' : 'warn';
+        this.logger[level]({ code: msg.code, hint: msg.hint }, `gateway: ${msg.message}`);
+        return;
+      }
+    }
+  }
+
+  private onWelcome(welcome: Schemas['GatewayWelcome']): void {
+    this.welcome = welcome;
+    this.opts.backoff.reset();
+    this.lastAckAt = Date.now();
+    this.logger.info({ gatewayId: welcome.gatewayId, heartbeatIntervalMs: welcome.heartbeatIntervalMs }, 'registered with the gateway');
+    this.heartbeatTimer = setInterval(() => this.beat(), welcome.heartbeatIntervalMs);
+    this.emit('ready', welcome);
+    if (this.devicesDirty) void this.pushDevices();
+  }
+
+  private beat(): void {
+    const welcome = this.welcome;
+    if (!welcome || !this.socket) return;
+    // An unanswered gateway means a half-open connection: drop it and redial.
+    const silentMs = Date.now() - this.lastAckAt;
+    if (silentMs > Math.max(3 * welcome.heartbeatIntervalMs, welcome.hostTimeoutMs / 2)) {
+      this.logger.warn({ silentMs }, 'the gateway stopped acknowledging heartbeats; redialling');
+      this.socket.terminate();
+      return;
+    }
+    this.send({ type: 'heartbeat', seq: this.seq++, sentAt: new Date().toISOString() });
+  }
+
+  private async pushDevices(): Promise<void> {
+    if (!this.welcome) {
+      this.devicesDirty = true;
+      return;
+    }
+    try {
+      const snapshot = await this.opts.inventory.snapshot();
+      this.send({ type: 'devices', ...snapshot });
+    } catch (err) {
+      this.logger.warn({ err }, 'could not gather the device list; will report it on the next change');
+    }
+  }
+
+  private onClose(socket: GatewaySocket, code: number, reason: string): void {
+    if (socket !== this.socket) return;
+    this.socket = undefined;
+    this.welcome = undefined;
+    this.stopHeartbeats();
+    if (this.stopped) return;
+    this.emit('disconnected', { code, reason });
+    if (FATAL_CLOSE_REASONS.has(reason)) {
+      return this.fail(new DialError(reason, `the gateway closed the connection: ${reason}`, 'run the same simfleet version on the worker and the gateway', true));
+    }
+    this.logger.warn({ code, reason }, 'gateway connection closed');
+    this.scheduleRedial();
+  }
+
+  private scheduleRedial(err?: Error): void {
+    if (this.stopped) return;
+    const delayMs = this.opts.backoff.next();
+    this.logger.warn({ err: err?.message, code: (err as DialError | undefined)?.code, delayMs }, 'redialling the gateway');
+    this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
+  }
+
+  private fail(err: DialError): void {
+    this.logger.error({ code: err.code, hint: err.hint }, err.message);
+    this.stopped = true;
+    this.offInventory?.();
+    this.emit('fatal', err);
+  }
+
+  private stopHeartbeats(): void {
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  private send(msg: WorkerMessage): void {
+    if (this.socket?.readyState === OPEN) this.socket.send(JSON.stringify(msg));
+  }
+}

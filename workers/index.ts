@@ -1,0 +1,71 @@
+// The worker's public entry: the only module outside workers/ may import (the CLI's composition
+// root). One worker runs per host: it reports the host's devices and keeps its link to the gateway.
+import type { Logger } from 'pino';
+import { Backoff } from './connection/backoff.js';
+import { websocketDialer } from './connection/dial.js';
+import { GatewayLink } from './connection/gateway-link.js';
+import type { Dial } from './connection/socket.js';
+import type { WorkerConfig } from './config.js';
+import { WorkerConfigError } from './config.js';
+import type { BackendProvider } from './devices/backend.js';
+import { Inventory } from './devices/inventory.js';
+import { createProviders } from './devices/registry.js';
+import { loadHostIdentity, type HostIdentity } from './host/identity.js';
+import { createWorkerLogger } from './log.js';
+
+export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
+export type { GatewaySocket, Dial } from './connection/socket.js';
+export { DialError } from './connection/socket.js';
+
+export interface Worker {
+  readonly identity: HostIdentity;
+  readonly link: GatewayLink;
+  readonly logger: Logger;
+  /** Resolves on the first welcome from the gateway. */
+  registered(): Promise<void>;
+  /** Idempotent. Says goodbye to the gateway and closes every backend. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  version: string;
+  /** How to reach the gateway; defaults to a WebSocket to config.gatewayUrl. */
+  dial?: Dial;
+  logger?: Logger;
+  /** Overrides the backends chosen from config (tests). */
+  providers?: BackendProvider[];
+}
+
+export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Promise<Worker> {
+  const dial = opts.dial ?? networkDial(config);
+  const identity = await loadHostIdentity({ dataDir: config.dataDir, id: config.hostId, name: config.hostName, version: opts.version });
+  const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
+  const inventory = new Inventory(opts.providers ?? createProviders(config));
+  const link = new GatewayLink({ dial, identity, inventory, backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs), logger });
+  const registered = new Promise<void>((resolve, reject) => {
+    link.once('ready', () => resolve());
+    link.once('fatal', reject);
+  });
+  registered.catch(() => undefined); // observed through registered() or the 'fatal' event
+  link.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    identity,
+    link,
+    logger,
+    registered: () => registered,
+    stop: () =>
+      (stopping ??= (async () => {
+        await link.stop();
+        await inventory.close();
+        logger.info('worker stopped');
+      })()),
+  };
+}
+
+function networkDial(config: WorkerConfig): Dial {
+  if (!config.gatewayUrl || !config.token) {
+    throw new WorkerConfigError('a worker needs the gateway URL and a worker token: --gateway URL --token T (or SIMFLEET_GATEWAY_URL and SIMFLEET_WORKER_TOKEN)');
+  }
+  return websocketDialer({ gatewayUrl: config.gatewayUrl, token: config.token, maxPayloadBytes: config.wsMaxPayloadBytes });
+}
