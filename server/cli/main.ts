@@ -2,7 +2,7 @@
 // The simfleet command: the composition root, and the one place that knows both the gateway and
 // the worker (through workers/index.ts only).
 import { GATEWAY_FLAGS, ConfigError, loadGatewayConfig } from '../config.js';
-import { EmbeddedDatabaseInUseError } from '../db/embedded.js';
+import { EmbeddedDatabaseInUseError } from '../db/open.js';
 import { MigrationError } from '../db/migrate.js';
 import { version } from '../paths.js';
 import { WORKER_FLAGS, WorkerConfigError, loadWorkerConfig } from '../../workers/index.js';

@@ -2,6 +2,8 @@
 import type { Logger } from 'pino';
 import type { Database } from './database.js';
 import { openEmbedded } from './embedded.js';
+
+export { EmbeddedDatabaseInUseError } from './embedded.js';
 import { openPostgres } from './postgres.js';
 
 export interface DatabaseSettings {

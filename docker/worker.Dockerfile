@@ -1,0 +1,26 @@
+# A Linux host worker: `simfleet worker`, with Debian's Chromium for web devices.
+# Build from the repository root: docker build -f docker/worker.Dockerfile -t simfleet-worker .
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY openapi ./openapi
+COPY server ./server
+COPY workers ./workers
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production SIMFLEET_DATA_DIR=/data SIMFLEET_CHROMIUM=/usr/bin/chromium
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY migrations ./migrations
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENTRYPOINT ["node", "dist/server/cli/main.js"]
+CMD ["worker"]

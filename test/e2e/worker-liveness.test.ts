@@ -1,0 +1,121 @@
+// Real gateway and worker processes over real WebSockets, on a fresh Postgres database.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess } from '../helpers/processes.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+const HEARTBEAT_MS = 200;
+const HOST_TIMEOUT_MS = 1500;
+
+let db: TestDatabase;
+let gateway: GatewayProcess;
+let workerToken: string;
+let client: ReturnType<typeof api>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gateway = await startGatewayProcess({
+    DATABASE_URL: db.url,
+    SIMFLEET_HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
+    SIMFLEET_HOST_TIMEOUT_MS: String(HOST_TIMEOUT_MS),
+  });
+  client = api(gateway.url, TEST_ADMIN_TOKEN);
+  const created = await client.call('createToken', { body: { name: 'host agent', role: 'worker', team: 'default' } });
+  expect(created.status).toBe(201);
+  workerToken = created.body.secret;
+});
+
+afterAll(async () => {
+  await killAll();
+  await db?.drop();
+});
+
+async function workerEnv(extra: Record<string, string> = {}) {
+  return {
+    SIMFLEET_GATEWAY_URL: gateway.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-worker-')),
+    SIMFLEET_FAKE_DEVICES: '3',
+    SIMFLEET_RECONNECT_MIN_MS: '50',
+    SIMFLEET_RECONNECT_MAX_MS: '300',
+    ...extra,
+  };
+}
+
+const hostState = async (id: string) => (await client.call('getHost', { params: { hostId: id } })).body;
+const devicesOf = async (id: string) => (await client.call('listDevices', { query: { hostId: id } })).body.devices as { id: string; state: string; stateReason: string | null }[];
+
+describe('a worker process registering with a gateway process', () => {
+  it('appears in /v1/hosts and /v1/devices with its devices available', async () => {
+    const env = await workerEnv({ SIMFLEET_HOST_NAME: 'mac-mini-7' });
+    const worker = await startWorkerProcess(env);
+    const hostId = (worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId) as string;
+
+    const hosts = (await client.call('listHosts')).body.hosts as { id: string; name: string; state: string; connected: boolean; deviceCount: number; backends: unknown[] }[];
+    const host = hosts.find((h) => h.id === hostId)!;
+    expect(host).toMatchObject({ name: 'mac-mini-7', state: 'online', connected: true, deviceCount: 3 });
+    expect(host.backends).toEqual([expect.objectContaining({ backend: 'fake', available: true })]);
+
+    const devices = await devicesOf(hostId);
+    expect(devices.map((d) => d.id)).toEqual([`${hostId}.fake-1`, `${hostId}.fake-2`, `${hostId}.fake-3`]);
+    expect(devices.every((d) => d.state === 'available')).toBe(true);
+    worker.kill('SIGKILL');
+  });
+
+  it('stays online across several host timeouts while heartbeats arrive', async () => {
+    const worker = await startWorkerProcess(await workerEnv());
+    const hostId = worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+    const first = (await hostState(hostId)).lastSeenAt;
+    await sleep(HOST_TIMEOUT_MS * 2.5);
+    const later = await hostState(hostId);
+    expect(later.state).toBe('online');
+    expect(Date.parse(later.lastSeenAt)).toBeGreaterThan(Date.parse(first));
+    expect(Date.now() - Date.parse(later.lastSeenAt)).toBeLessThan(HOST_TIMEOUT_MS);
+    worker.kill('SIGKILL');
+  });
+
+  it('goes offline with its devices within the host timeout after SIGKILL, and comes back as the same host', async () => {
+    const env = await workerEnv();
+    const worker = await startWorkerProcess(env);
+    const hostId = worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+
+    const killedAt = Date.now();
+    worker.kill('SIGKILL');
+    await waitFor('host offline', async () => (await hostState(hostId)).state === 'offline', HOST_TIMEOUT_MS * 3);
+    const detectedMs = Date.now() - killedAt;
+    // The sweep runs every timeout/5, so detection lands between the timeout and 1.2× it (plus polling).
+    expect(detectedMs).toBeLessThan(HOST_TIMEOUT_MS * 1.2 + 500);
+    const offline = await devicesOf(hostId);
+    expect(offline.every((d) => d.state === 'offline' && d.stateReason === 'host offline: no heartbeat')).toBe(true);
+
+    const restarted = await startWorkerProcess(env); // same data dir ⇒ same host id
+    expect(restarted.logs.find((l) => l.msg === 'registered with the gateway')!.hostId).toBe(hostId);
+    const back = await hostState(hostId);
+    expect(back).toMatchObject({ state: 'online', connected: true, offlineSince: null });
+    expect((await devicesOf(hostId)).every((d) => d.state === 'available')).toBe(true);
+    restarted.kill('SIGKILL');
+  });
+
+  it('goes offline at once when the worker shuts down cleanly (SIGTERM says goodbye)', async () => {
+    const worker = await startWorkerProcess(await workerEnv());
+    const hostId = worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+    const stoppedAt = Date.now();
+    worker.kill('SIGTERM');
+    expect((await worker.exited()).code).toBe(0);
+    await waitFor('host offline', async () => (await hostState(hostId)).state === 'offline', HOST_TIMEOUT_MS);
+    expect(Date.now() - stoppedAt).toBeLessThan(HOST_TIMEOUT_MS);
+    expect((await devicesOf(hostId)).every((d) => d.state === 'offline' && d.stateReason === 'host stopped')).toBe(true);
+  });
+
+  it('records registrations and offline transitions in the audit log', async () => {
+    const rows = await db.query<{ action: string }>(`SELECT action FROM audit_log`);
+    const actions = new Set(rows.map((r) => r.action));
+    expect(actions).toContain('host.register');
+    expect(actions).toContain('host.offline');
+    expect(actions).toContain('token.create');
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadGatewayConfig } from '../../server/config.js';
+import { WorkerConfigError, loadWorkerConfig } from '../../workers/config.js';
+
+describe('gateway configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadGatewayConfig({});
+    expect(c).toMatchObject({ port: 7420, host: '127.0.0.1', databaseUrl: undefined, heartbeatIntervalMs: 5000, hostTimeoutMs: 30000, logLevel: 'info' });
+    expect(c.dataDir).toMatch(/\.simfleet$/);
+    expect(c.gatewayId).toMatch(/^gw-[0-9a-f]{8}$/);
+  });
+
+  it('reads the environment and lets flags win', () => {
+    const c = loadGatewayConfig({ SIMFLEET_PORT: '8000', DATABASE_URL: 'postgres://x@h/db' }, { port: '9000', 'host-timeout-ms': '60000' });
+    expect(c).toMatchObject({ port: 9000, databaseUrl: 'postgres://x@h/db', hostTimeoutMs: 60000 });
+  });
+
+  it('names the bad setting, its flag and the value', () => {
+    expect(() => loadGatewayConfig({ SIMFLEET_PORT: '99999' })).toThrow('invalid setting SIMFLEET_PORT (flag --port): must be <= 65535 (got "99999")');
+    expect(() => loadGatewayConfig({ SIMFLEET_PORT: 'http' })).toThrow(/SIMFLEET_PORT .* must be integer/);
+    expect(() => loadGatewayConfig({ DATABASE_URL: 'mysql://nope' })).toThrow(/DATABASE_URL \(flag --database-url\)/);
+    expect(() => loadGatewayConfig({ SIMFLEET_LOG_LEVEL: 'loud' })).toThrow(ConfigError);
+  });
+
+  it('never echoes a token it refuses', () => {
+    try {
+      loadGatewayConfig({ SIMFLEET_ADMIN_TOKEN: 'short secret!' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toContain('SIMFLEET_ADMIN_TOKEN');
+      expect((err as Error).message).not.toContain('short secret');
+    }
+  });
+
+  it('refuses a host timeout shorter than two heartbeats', () => {
+    expect(() => loadGatewayConfig({ SIMFLEET_HEARTBEAT_INTERVAL_MS: '5000', SIMFLEET_HOST_TIMEOUT_MS: '6000' })).toThrow(/at least twice/);
+  });
+});
+
+describe('worker configuration', () => {
+  it('maps --gateway and --token to their settings', () => {
+    const c = loadWorkerConfig({}, { gateway: 'http://gw:7420', token: 'sf_abcdefghijklmnopqrstuvwxyz', 'fake-devices': '4' });
+    expect(c).toMatchObject({ gatewayUrl: 'http://gw:7420', token: 'sf_abcdefghijklmnopqrstuvwxyz', fakeDevices: 4 });
+  });
+
+  it('names a bad gateway URL', () => {
+    expect(() => loadWorkerConfig({ SIMFLEET_GATEWAY_URL: 'gw:7420' })).toThrow('invalid setting SIMFLEET_GATEWAY_URL (flag --gateway)');
+    expect(() => loadWorkerConfig({}, { 'reconnect-min-ms': '5000', 'reconnect-max-ms': '100' })).toThrow(WorkerConfigError);
+  });
+});
