@@ -21,7 +21,6 @@ export async function runStart(config: GatewayConfig, env: NodeJS.ProcessEnv, fl
     worker = await startWorker(workerConfig, {
       version,
       dial: async () => gateway.connectLocalWorker(),
-      logger: gateway.logger.child({ component: 'worker' }),
     });
     await worker.registered();
   } catch (err) {

@@ -20,15 +20,17 @@ export interface Principal {
 export const LOCAL_WORKER: Principal = { tokenId: null, name: 'local worker', role: 'worker', team: 'default' };
 
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+const newSecret = (): string => `sf_${randomBytes(32).toString('base64url')}`;
+const newTokenId = (): string => `tok_${randomBytes(10).toString('hex')}`;
 
 export class TokenService {
   constructor(private readonly db: Database) {}
 
   async mint(spec: { name: string; role: Role; team: string }, actor: Principal | null): Promise<{ row: tokens.TokenRow; secret: string }> {
-    const secret = `sf_${randomBytes(32).toString('base64url')}`;
+    const secret = newSecret();
     const row = await this.db.transaction(async (tx) => {
       const created = await tokens.insertToken(tx, {
-        id: `tok_${randomBytes(10).toString('hex')}`,
+        id: newTokenId(),
         ...spec,
         secretHash: hashSecret(secret),
         createdBy: actor?.tokenId ?? null,
@@ -75,31 +77,19 @@ export class TokenService {
     return this.db.transaction(async (tx) => {
       // Two gateways booting a fresh farm at once must not both mint an admin.
       await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [0x5f1ee7, 2]);
+      const insertAdmin = async (secret: string, name: string, detail: Record<string, unknown>) => {
+        const row = await tokens.insertToken(tx, { id: newTokenId(), name, role: 'admin', team: 'default', secretHash: hashSecret(secret), createdBy: null });
+        await recordAudit(tx, audit(null, 'token.bootstrap', row.id, detail));
+      };
       if (envToken) {
         if (!(await tokens.findTokenBySecretHash(tx, hashSecret(envToken)))) {
-          const row = await tokens.insertToken(tx, {
-            id: `tok_${randomBytes(10).toString('hex')}`,
-            name: 'admin (SIMFLEET_ADMIN_TOKEN)',
-            role: 'admin',
-            team: 'default',
-            secretHash: hashSecret(envToken),
-            createdBy: null,
-          });
-          await recordAudit(tx, audit(null, 'token.bootstrap', row.id, { source: 'env' }));
+          await insertAdmin(envToken, 'admin (SIMFLEET_ADMIN_TOKEN)', { source: 'env' });
         }
         return { file, source: 'env' as const };
       }
       if ((await tokens.countActiveAdmins(tx)) > 0) return { file, source: 'existing' as const };
-      const secret = `sf_${randomBytes(32).toString('base64url')}`;
-      const row = await tokens.insertToken(tx, {
-        id: `tok_${randomBytes(10).toString('hex')}`,
-        name: 'admin (generated on first start)',
-        role: 'admin',
-        team: 'default',
-        secretHash: hashSecret(secret),
-        createdBy: null,
-      });
-      await recordAudit(tx, audit(null, 'token.bootstrap', row.id, { source: 'generated', file }));
+      const secret = newSecret();
+      await insertAdmin(secret, 'admin (generated on first start)', { source: 'generated', file });
       await mkdir(dataDir, { recursive: true });
       await writeFile(file, `${secret}\n`, { mode: 0o600 });
       await chmod(file, 0o600); // mode applies only when the file is created

@@ -47,8 +47,13 @@ function routeParts(operationId: OperationId) {
   return { method: info.method, url: info.path.replace(/\{(\w+)\}/g, ':$1'), schema, config: { operationId } };
 }
 
-export function contractRoute<O extends OperationId>(app: FastifyInstance, operationId: O, handler: ContractHandler<O>): void {
-  app.route({ ...routeParts(operationId), handler: handler as never });
+export function contractRoute<O extends OperationId>(
+  app: FastifyInstance,
+  operationId: O,
+  handler: ContractHandler<O>,
+  options: { logLevel?: 'warn' | 'info' } = {},
+): void {
+  app.route({ ...routeParts(operationId), ...options, handler: handler as never });
 }
 
 export function contractWebSocket<O extends OperationId>(

@@ -13,6 +13,8 @@ export interface GatewayMetrics {
 }
 
 const HOST_STATES = ['online', 'offline'];
+const DEVICE_STATES = ['available', 'leased', 'preparing', 'reclaiming', 'broken', 'offline'];
+const PLATFORMS = ['web', 'android', 'ios'];
 
 export function createMetrics(db: Queryable, workerConnections: () => number, logger: Logger): GatewayMetrics {
   const registry = new Registry();
@@ -40,7 +42,10 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     async collect() {
       this.reset();
       try {
-        for (const row of await countDevicesByState(db)) this.set({ state: row.state, platform: row.platform }, row.n);
+        const rows = await countDevicesByState(db);
+        for (const state of DEVICE_STATES) {
+          for (const platform of PLATFORMS) this.set({ state, platform }, rows.find((r) => r.state === state && r.platform === platform)?.n ?? 0);
+        }
       } catch (err) {
         logger.warn({ err }, 'could not read device counts for /metrics');
       }
