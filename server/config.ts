@@ -15,7 +15,7 @@ const schema = {
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
     SIMFLEET_ADMIN_TOKEN: { type: 'string', minLength: 24, pattern: '^[A-Za-z0-9_-]+$' },
     SIMFLEET_LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    SIMFLEET_GATEWAY_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,62}$' },
+    SIMFLEET_GATEWAY_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,48}$' },
     SIMFLEET_HEARTBEAT_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 600000, default: 5000 },
     SIMFLEET_HOST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 30000 },
     SIMFLEET_HELLO_TIMEOUT_MS: { type: 'integer', minimum: 50, maximum: 600000, default: 10000 },
@@ -23,6 +23,19 @@ const schema = {
     SIMFLEET_WS_MAX_PAYLOAD_BYTES: { type: 'integer', minimum: 1024, maximum: 104857600, default: 1048576 },
     SIMFLEET_SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 10000 },
     SIMFLEET_DB_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
+    SIMFLEET_SESSION_DEFAULT_TTL_MS: { type: 'integer', minimum: 10000, maximum: 604800000, default: 900000 },
+    SIMFLEET_SESSION_MAX_TTL_MS: { type: 'integer', minimum: 10000, maximum: 604800000, default: 14400000 },
+    SIMFLEET_SESSION_DEFAULT_IDLE_MS: { type: 'integer', minimum: 5000, maximum: 86400000, default: 300000 },
+    SIMFLEET_QUEUE_DEFAULT_WAIT_MS: { type: 'integer', minimum: 0, maximum: 86400000, default: 600000 },
+    SIMFLEET_QUEUE_AGING_MS: { type: 'integer', minimum: 100, maximum: 86400000, default: 120000 },
+    SIMFLEET_FAIRNESS_WINDOW_MS: { type: 'integer', minimum: 1000, maximum: 86400000, default: 600000 },
+    SIMFLEET_TEAM_MAX_SESSIONS: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
+    SIMFLEET_PLACEMENT_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 60000, default: 1000 },
+    SIMFLEET_REAPER_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 60000, default: 1000 },
+    SIMFLEET_EXPIRY_WARNING_MS: { type: 'integer', minimum: 0, maximum: 3600000, default: 60000 },
+    SIMFLEET_PREPARE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
+    SIMFLEET_RESET_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
+    SIMFLEET_CREATE_WAIT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 30000 },
   },
 } as const;
 
@@ -44,6 +57,21 @@ export interface GatewayConfig {
   wsMaxPayloadBytes: number;
   shutdownTimeoutMs: number;
   dbPoolSize: number;
+  sessions: {
+    defaultTtlMs: number;
+    maxTtlMs: number;
+    defaultIdleMs: number;
+    defaultWaitMs: number;
+    agingMs: number;
+    fairnessWindowMs: number;
+    teamMaxSessions: number;
+    placementIntervalMs: number;
+    reaperIntervalMs: number;
+    expiryWarningMs: number;
+    prepareTimeoutMs: number;
+    resetTimeoutMs: number;
+    createWaitMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -92,7 +120,25 @@ export function loadGatewayConfig(
     wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,
     shutdownTimeoutMs: raw.SIMFLEET_SHUTDOWN_TIMEOUT_MS as number,
     dbPoolSize: raw.SIMFLEET_DB_POOL_SIZE as number,
+    sessions: {
+      defaultTtlMs: raw.SIMFLEET_SESSION_DEFAULT_TTL_MS as number,
+      maxTtlMs: raw.SIMFLEET_SESSION_MAX_TTL_MS as number,
+      defaultIdleMs: raw.SIMFLEET_SESSION_DEFAULT_IDLE_MS as number,
+      defaultWaitMs: raw.SIMFLEET_QUEUE_DEFAULT_WAIT_MS as number,
+      agingMs: raw.SIMFLEET_QUEUE_AGING_MS as number,
+      fairnessWindowMs: raw.SIMFLEET_FAIRNESS_WINDOW_MS as number,
+      teamMaxSessions: raw.SIMFLEET_TEAM_MAX_SESSIONS as number,
+      placementIntervalMs: raw.SIMFLEET_PLACEMENT_INTERVAL_MS as number,
+      reaperIntervalMs: raw.SIMFLEET_REAPER_INTERVAL_MS as number,
+      expiryWarningMs: raw.SIMFLEET_EXPIRY_WARNING_MS as number,
+      prepareTimeoutMs: raw.SIMFLEET_PREPARE_TIMEOUT_MS as number,
+      resetTimeoutMs: raw.SIMFLEET_RESET_TIMEOUT_MS as number,
+      createWaitMs: raw.SIMFLEET_CREATE_WAIT_MS as number,
+    },
   };
+  if (config.sessions.defaultTtlMs > config.sessions.maxTtlMs) {
+    throw new ConfigError(`SIMFLEET_SESSION_DEFAULT_TTL_MS (${config.sessions.defaultTtlMs}) is above SIMFLEET_SESSION_MAX_TTL_MS (${config.sessions.maxTtlMs})`);
+  }
   if (config.hostTimeoutMs < 2 * config.heartbeatIntervalMs) {
     throw new ConfigError(
       `SIMFLEET_HOST_TIMEOUT_MS (${config.hostTimeoutMs}) must be at least twice SIMFLEET_HEARTBEAT_INTERVAL_MS (${config.heartbeatIntervalMs}), ` +

@@ -14,9 +14,15 @@ import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { HostRegistry } from './domain/hosts.js';
 import { startLivenessSweep } from './domain/liveness.js';
+import { SessionEvents } from './domain/sessions/events.js';
+import { DeviceLifecycle } from './domain/sessions/lifecycle.js';
+import { Placer } from './domain/sessions/placer.js';
+import { Reaper } from './domain/sessions/reaper.js';
+import { SessionService } from './domain/sessions/service.js';
 import { LOCAL_WORKER, TokenService } from './domain/tokens.js';
 import { buildHttpApp } from './http/app.js';
 import { createMetrics } from './http/metrics.js';
+import { CommandBus } from './hub/command-bus.js';
 import { WorkerHub } from './hub/hub.js';
 import { createSocketPair, type MemorySocket } from './hub/memory-socket.js';
 import { createLogger } from './log.js';
@@ -29,6 +35,8 @@ export interface Gateway {
   readonly logger: Logger;
   readonly db: Database;
   readonly hub: WorkerHub;
+  readonly sessions: SessionService;
+  readonly reaper: Reaper;
   readonly http: FastifyInstance;
   /** Where the admin token lives, and its secret only when this start generated it. */
   readonly admin: { file: string; secret?: string; source: 'env' | 'generated' | 'existing' };
@@ -47,11 +55,53 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     if (applied.length > 0) logger.info({ applied, database: db.location }, 'migrations applied');
     const tokens = new TokenService(db);
     const admin = await tokens.bootstrapAdmin(config.adminToken, config.dataDir);
-    const registry = new HostRegistry(db, logger);
+    const sc = config.sessions;
 
+    // Construction order follows the dependencies: the bus reaches workers through the hub,
+    // which is built last because the host registry it serves needs the device lifecycle.
     let closing = false;
     const hubRef: { hub?: WorkerHub } = {};
     const metrics = createMetrics(db, () => hubRef.hub?.connectionCount ?? 0, logger);
+    const bus = new CommandBus(db, config.gatewayId, logger);
+    const placerRef: { placer?: Placer } = {};
+    const lifecycle = new DeviceLifecycle(
+      db,
+      bus,
+      { prepareTimeoutMs: sc.prepareTimeoutMs, resetTimeoutMs: sc.resetTimeoutMs, maxPrepareAttempts: 2 },
+      { onDeviceFreed: () => placerRef.placer?.kick(), onQuarantine: () => metrics.quarantines.inc() },
+      logger,
+    );
+    const placer = (placerRef.placer = new Placer(
+      db,
+      lifecycle,
+      { agingMs: sc.agingMs, fairnessWindowMs: sc.fairnessWindowMs, teamMaxSessions: sc.teamMaxSessions, intervalMs: sc.placementIntervalMs, batch: 200 },
+      {
+        onPlaced: (count, waited) => {
+          metrics.placements.inc(count);
+          for (const ms of waited) metrics.queueWait.observe(ms / 1000);
+        },
+      },
+      logger,
+    ));
+    const events = new SessionEvents(db, logger);
+    const sessions = new SessionService(
+      db,
+      placer,
+      lifecycle,
+      events,
+      {
+        defaultTtlSeconds: Math.floor(sc.defaultTtlMs / 1000),
+        maxTtlMs: sc.maxTtlMs,
+        defaultIdleSeconds: Math.floor(sc.defaultIdleMs / 1000),
+        defaultWaitSeconds: Math.floor(sc.defaultWaitMs / 1000),
+        createWaitMs: sc.createWaitMs,
+        agingMs: sc.agingMs,
+        teamMaxSessions: sc.teamMaxSessions,
+      },
+      logger,
+    );
+    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
+    const registry = new HostRegistry(db, lifecycle, logger);
     const hub = (hubRef.hub = new WorkerHub(
       registry,
       {
@@ -63,6 +113,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       },
       logger,
     ));
+    await bus.attach(hub);
+    await events.start();
     const http = await buildHttpApp(
       {
         version,
@@ -72,6 +124,9 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         tokens,
         hub,
         metrics,
+        sessions,
+        events,
+        logger,
         readiness: () => checkReadiness(db, migrations, !closing),
       },
       {
@@ -84,6 +139,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     );
     await http.listen({ port: config.port, host: config.host });
     const sweep = startLivenessSweep(registry, config.hostTimeoutMs, logger);
+    await placer.start();
+    reaper.start();
     const address = http.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -95,6 +152,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         logger.info('gateway shutting down');
         closing = true;
         sweep.stop();
+        reaper.stop();
+        await placer.stop();
         const deadline = setTimeout(() => {
           logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; cutting remaining connections');
           http.server.closeAllConnections();
@@ -103,6 +162,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
           await http.close();
         } finally {
           clearTimeout(deadline);
+          await bus.stop();
+          await events.stop();
           await db.close();
           logger.info('gateway stopped');
         }
@@ -114,6 +175,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       logger,
       db,
       hub,
+      sessions,
+      reaper,
       http,
       admin,
       connectLocalWorker() {

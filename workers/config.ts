@@ -12,6 +12,8 @@ const schema = {
     SIMFLEET_HOST_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,62}$' },
     SIMFLEET_HOST_NAME: { type: 'string', minLength: 1, maxLength: 200 },
     SIMFLEET_FAKE_DEVICES: { type: 'integer', minimum: 0, maximum: 512, default: 0 },
+    SIMFLEET_FAKE_OPERATION_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 5 },
+    SIMFLEET_DEVICE_OP_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
     SIMFLEET_RECONNECT_MIN_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 500 },
     SIMFLEET_RECONNECT_MAX_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 10000 },
     SIMFLEET_WS_MAX_PAYLOAD_BYTES: { type: 'integer', minimum: 1024, maximum: 104857600, default: 1048576 },
@@ -29,6 +31,8 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'host-id': 'SIMFLEET_HOST_ID',
   'host-name': 'SIMFLEET_HOST_NAME',
   'fake-devices': 'SIMFLEET_FAKE_DEVICES',
+  'fake-operation-ms': 'SIMFLEET_FAKE_OPERATION_MS',
+  'device-op-timeout-ms': 'SIMFLEET_DEVICE_OP_TIMEOUT_MS',
   'reconnect-min-ms': 'SIMFLEET_RECONNECT_MIN_MS',
   'reconnect-max-ms': 'SIMFLEET_RECONNECT_MAX_MS',
   'ws-max-payload-bytes': 'SIMFLEET_WS_MAX_PAYLOAD_BYTES',
@@ -42,6 +46,8 @@ export interface WorkerConfig {
   hostId: string | undefined;
   hostName: string | undefined;
   fakeDevices: number;
+  fakeOperationMs: number;
+  deviceOpTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
   wsMaxPayloadBytes: number;
@@ -85,6 +91,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     hostId: raw.SIMFLEET_HOST_ID as string | undefined,
     hostName: raw.SIMFLEET_HOST_NAME as string | undefined,
     fakeDevices: raw.SIMFLEET_FAKE_DEVICES as number,
+    fakeOperationMs: raw.SIMFLEET_FAKE_OPERATION_MS as number,
+    deviceOpTimeoutMs: raw.SIMFLEET_DEVICE_OP_TIMEOUT_MS as number,
     reconnectMinMs: raw.SIMFLEET_RECONNECT_MIN_MS as number,
     reconnectMaxMs: raw.SIMFLEET_RECONNECT_MAX_MS as number,
     wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,

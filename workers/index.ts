@@ -9,6 +9,7 @@ import type { WorkerConfig } from './config.js';
 import { WorkerConfigError } from './config.js';
 import type { BackendProvider } from './devices/backend.js';
 import { Inventory } from './devices/inventory.js';
+import { LeaseKeeper } from './devices/leases.js';
 import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { createWorkerLogger } from './log.js';
@@ -41,7 +42,16 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const identity = await loadHostIdentity({ dataDir: config.dataDir, id: config.hostId, name: config.hostName, version: opts.version });
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
   const inventory = new Inventory(opts.providers ?? createProviders(config));
-  const link = new GatewayLink({ dial, identity, inventory, backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs), logger });
+  const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
+  inventory.leaseOf = (localId) => leases.leaseOf(localId);
+  const link = new GatewayLink({
+    dial,
+    identity,
+    inventory,
+    commands: (cmd) => leases.handle(cmd),
+    backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),
+    logger,
+  });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());
     link.once('fatal', reject);

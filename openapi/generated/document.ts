@@ -25,6 +25,12 @@ const document: Record<string, unknown> = {
       "name": "tokens"
     },
     {
+      "name": "sessions"
+    },
+    {
+      "name": "queue"
+    },
+    {
       "name": "workers"
     }
   ],
@@ -470,6 +476,550 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions": {
+      "post": {
+        "operationId": "createSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Lease a device. 201 with a ready session, or 202 while it waits or is being prepared.",
+        "description": "The request waits in a fair queue (priority classes with ageing, weighted fairness across\nteams, per-team quotas) until a matching device is free, then the device is prepared (a\nclean state, the app opened) and the session turns `ready`. If a device is free the call\nanswers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its\nposition. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm\ncould ever satisfy fails at once with 422 NO_MATCHING_DEVICE.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "a retried create with the same key and body answers the same session; another body answers 409",
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SessionCreate"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "ready",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "queued or preparing; `queue` says where it stands",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "409": {
+            "description": "IDEMPOTENCY_KEY_REUSED",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "422": {
+            "description": "NO_MATCHING_DEVICE",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "get": {
+        "operationId": "listSessions",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "The caller's team's sessions (admins see every team's), newest first.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "name": "state",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/SessionState"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 500,
+              "default": 100
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "sessions",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SessionList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}": {
+      "get": {
+        "operationId": "getSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "A session; with `wait`, long-polls up to 60 s for its state to change.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "name": "wait",
+            "in": "query",
+            "required": false,
+            "description": "seconds to wait for a state change before answering (the answer is the same shape either way)",
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 60,
+              "default": 0
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the session",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "releaseSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Release (or cancel, while queued). Releasing an ended session answers it again.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the ended session",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/renew": {
+      "post": {
+        "operationId": "renewSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "Extend the lease by its TTL (or by `ttlSeconds`), up to the farm's maximum.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/SessionRenew"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the renewed session",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "410": {
+            "description": "SESSION_ENDED; `details.endReason` says why",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/events": {
+      "get": {
+        "operationId": "watchSession",
+        "tags": [
+          "sessions"
+        ],
+        "summary": "The session's event stream (WebSocket). Watching counts as activity.",
+        "description": "Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a\n`session` event on every state change and an `expiring` event before an idle or TTL expiry.\nEvery event has a per-session `seq` that only increases. The stream ends after the session\ndoes (close 1000). Another team's session answers 404 at the upgrade.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "x-websocket": {
+          "serverMessages": {
+            "$ref": "#/components/schemas/SessionEvent"
+          }
+        },
+        "responses": {
+          "101": {
+            "description": "switching protocols"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/queue": {
+      "get": {
+        "operationId": "listQueue",
+        "tags": [
+          "queue"
+        ],
+        "summary": "Every queued request in placement order, with its effective priority.",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "responses": {
+          "200": {
+            "description": "the queue",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/QueueList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/queue/{sessionId}": {
+      "delete": {
+        "operationId": "cancelQueued",
+        "tags": [
+          "queue"
+        ],
+        "summary": "Cancel a queued request (it ends with reason `cancelled`).",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the cancelled session",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Session"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "410": {
+            "description": "SESSION_ENDED — it is no longer queued",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/teams": {
+      "get": {
+        "operationId": "listTeams",
+        "tags": [
+          "queue"
+        ],
+        "summary": "Teams with their fairness weight, quota and current use.",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "responses": {
+          "200": {
+            "description": "teams",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TeamList"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/teams/{team}": {
+      "put": {
+        "operationId": "putTeam",
+        "tags": [
+          "queue"
+        ],
+        "summary": "Set a team's fairness weight and concurrency quota.",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "parameters": [
+          {
+            "name": "team",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "$ref": "#/components/schemas/TeamName"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/TeamSettings"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the team",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Team"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
+    "/v1/devices/{deviceId}/reset": {
+      "post": {
+        "operationId": "resetDevice",
+        "tags": [
+          "farm"
+        ],
+        "summary": "Try to reset a quarantined (broken) device and return it to the pool.",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/DeviceId"
+          }
+        ],
+        "responses": {
+          "202": {
+            "description": "the reset was started; the device is `reclaiming`",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Device"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "DEVICE_BUSY — the device is in use (leased or preparing) or its host is offline",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/workers/connect": {
       "get": {
         "operationId": "connectWorker",
@@ -529,6 +1079,15 @@ const document: Record<string, unknown> = {
         "required": true,
         "schema": {
           "$ref": "#/components/schemas/DeviceIdString"
+        }
+      },
+      "SessionId": {
+        "name": "sessionId",
+        "in": "path",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "pattern": "^ses_[a-z0-9]{10,40}$"
         }
       },
       "TokenId": {
@@ -608,6 +1167,14 @@ const document: Record<string, unknown> = {
           "BODY_TOO_LARGE",
           "UNSUPPORTED_MEDIA_TYPE",
           "UPGRADE_REQUIRED",
+          "NO_MATCHING_DEVICE",
+          "IDEMPOTENCY_KEY_REUSED",
+          "SESSION_ENDED",
+          "HOST_UNREACHABLE",
+          "STALE_LEASE",
+          "COMMAND_TIMEOUT",
+          "DEVICE_FAILED",
+          "DEVICE_BUSY",
           "NOT_READY",
           "SHUTTING_DOWN",
           "INTERNAL",
@@ -1104,9 +1671,547 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "SessionState": {
+        "type": "string",
+        "enum": [
+          "queued",
+          "preparing",
+          "ready",
+          "ended"
+        ]
+      },
+      "EndReason": {
+        "type": "string",
+        "enum": [
+          "released",
+          "expired",
+          "idle",
+          "host-lost",
+          "device-lost",
+          "queue-timeout",
+          "failed",
+          "cancelled"
+        ],
+        "description": "released — DELETE by its team; expired — the TTL ran out; idle — no activity for the idle timeout;\nhost-lost — the device's host went offline; device-lost — the device broke or vanished;\nqueue-timeout — no device within waitSeconds; failed — the device could not be prepared;\ncancelled — an admin cancelled it while queued.\n"
+      },
+      "Priority": {
+        "type": "string",
+        "enum": [
+          "interactive",
+          "ci",
+          "background"
+        ],
+        "description": "interactive is placed before ci before background; a request ages one class up per SIMFLEET_QUEUE_AGING_MS of waiting"
+      },
+      "DeviceRequirements": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "model": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "os": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200
+          },
+          "labels": {
+            "type": "array",
+            "maxItems": 32,
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 100
+            }
+          }
+        }
+      },
+      "AppTarget": {
+        "type": "object",
+        "description": "exactly one of url (web), bundleId (ios) or package (android)",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "maxProperties": 1,
+        "properties": {
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "maxLength": 4096
+          },
+          "bundleId": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9.-]{1,255}$"
+          },
+          "package": {
+            "type": "string",
+            "pattern": "^[A-Za-z0-9._]{1,255}$"
+          }
+        }
+      },
+      "SessionCreate": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "platform"
+        ],
+        "properties": {
+          "platform": {
+            "$ref": "#/components/schemas/Platform"
+          },
+          "device": {
+            "$ref": "#/components/schemas/DeviceRequirements"
+          },
+          "app": {
+            "$ref": "#/components/schemas/AppTarget"
+          },
+          "ttlSeconds": {
+            "type": "integer",
+            "minimum": 10,
+            "description": "lease length; default 900, capped by SIMFLEET_SESSION_MAX_TTL_MS"
+          },
+          "idleTimeoutSeconds": {
+            "type": "integer",
+            "minimum": 5,
+            "maximum": 86400,
+            "description": "default 300"
+          },
+          "priority": {
+            "$ref": "#/components/schemas/Priority"
+          },
+          "waitSeconds": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 86400,
+            "description": "how long to wait in the queue; default 600"
+          }
+        }
+      },
+      "SessionRenew": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "ttlSeconds": {
+            "type": "integer",
+            "minimum": 10
+          }
+        }
+      },
+      "SessionDevice": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "hostId",
+          "platform",
+          "backend",
+          "model",
+          "os",
+          "name"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/components/schemas/DeviceIdString"
+          },
+          "hostId": {
+            "$ref": "#/components/schemas/HostIdString"
+          },
+          "platform": {
+            "$ref": "#/components/schemas/Platform"
+          },
+          "backend": {
+            "$ref": "#/components/schemas/Backend"
+          },
+          "model": {
+            "type": "string"
+          },
+          "os": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          }
+        }
+      },
+      "QueuePlace": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "position",
+          "etaSeconds"
+        ],
+        "properties": {
+          "position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "1 = next for a matching device"
+          },
+          "etaSeconds": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "null when the farm has no recent placements to estimate from"
+          }
+        }
+      },
+      "Session": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "team",
+          "state",
+          "endReason",
+          "endDetail",
+          "platform",
+          "priority",
+          "requirements",
+          "app",
+          "device",
+          "epoch",
+          "ttlSeconds",
+          "idleTimeoutSeconds",
+          "createdAt",
+          "queueDeadline",
+          "placedAt",
+          "readyAt",
+          "expiresAt",
+          "lastActivityAt",
+          "endedAt",
+          "queue"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "team": {
+            "$ref": "#/components/schemas/TeamName"
+          },
+          "state": {
+            "$ref": "#/components/schemas/SessionState"
+          },
+          "endReason": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/EndReason"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "endDetail": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "platform": {
+            "$ref": "#/components/schemas/Platform"
+          },
+          "priority": {
+            "$ref": "#/components/schemas/Priority"
+          },
+          "requirements": {
+            "$ref": "#/components/schemas/DeviceRequirements"
+          },
+          "app": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/AppTarget"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "device": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/SessionDevice"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "epoch": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "the lease epoch on its device; commands under an older epoch are refused"
+          },
+          "ttlSeconds": {
+            "type": "integer"
+          },
+          "idleTimeoutSeconds": {
+            "type": "integer"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "queueDeadline": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "while queued, when it gives up"
+          },
+          "placedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "readyAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "expiresAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "when the lease (TTL) runs out"
+          },
+          "lastActivityAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "endedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time"
+          },
+          "queue": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/QueuePlace"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "SessionList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "sessions"
+        ],
+        "properties": {
+          "sessions": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Session"
+            }
+          }
+        }
+      },
+      "SessionStateEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "session"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "session"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "session": {
+            "$ref": "#/components/schemas/Session"
+          }
+        }
+      },
+      "SessionExpiringEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "reason",
+          "deadline"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "expiring"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "reason": {
+            "type": "string",
+            "enum": [
+              "idle",
+              "ttl"
+            ],
+            "description": "idle — act or renew to keep it; ttl — renew to keep it"
+          },
+          "deadline": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "SessionEvent": {
+        "type": "object",
+        "description": "what /v1/sessions/{id}/events sends",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/SessionStateEvent"
+          },
+          {
+            "$ref": "#/components/schemas/SessionExpiringEvent"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "type",
+          "mapping": {
+            "session": "#/components/schemas/SessionStateEvent",
+            "expiring": "#/components/schemas/SessionExpiringEvent"
+          }
+        }
+      },
+      "QueueEntry": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "session",
+          "effectivePriority",
+          "waitedSeconds"
+        ],
+        "properties": {
+          "session": {
+            "$ref": "#/components/schemas/Session"
+          },
+          "effectivePriority": {
+            "$ref": "#/components/schemas/Priority"
+          },
+          "waitedSeconds": {
+            "type": "number"
+          }
+        }
+      },
+      "QueueList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "entries"
+        ],
+        "properties": {
+          "entries": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/QueueEntry"
+            }
+          }
+        }
+      },
+      "TeamSettings": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "weight"
+        ],
+        "properties": {
+          "weight": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "share of contended placements, relative to other teams"
+          },
+          "maxConcurrentSessions": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "description": "null — the farm default (SIMFLEET_TEAM_MAX_SESSIONS)"
+          }
+        }
+      },
+      "Team": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name",
+          "weight",
+          "maxConcurrentSessions",
+          "activeSessions",
+          "queuedSessions"
+        ],
+        "properties": {
+          "name": {
+            "$ref": "#/components/schemas/TeamName"
+          },
+          "weight": {
+            "type": "integer"
+          },
+          "maxConcurrentSessions": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "activeSessions": {
+            "type": "integer"
+          },
+          "queuedSessions": {
+            "type": "integer"
+          }
+        }
+      },
+      "TeamList": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "teams"
+        ],
+        "properties": {
+          "teams": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Team"
+            }
+          }
+        }
+      },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 1,
+        "const": 2,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -1178,6 +2283,34 @@ const document: Record<string, unknown> = {
           "reason": {
             "type": "string",
             "maxLength": 1000
+          },
+          "lease": {
+            "description": "the lease the worker holds the device under, so a gateway can re-adopt it after a restart",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/WorkerLease"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "WorkerLease": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "epoch",
+          "sessionId"
+        ],
+        "properties": {
+          "epoch": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "sessionId": {
+            "type": "string"
           }
         }
       },
@@ -1305,6 +2438,49 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "WorkerResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the answer to one gateway command, matched by `id`",
+        "required": [
+          "type",
+          "id",
+          "ok"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "result"
+          },
+          "id": {
+            "type": "string"
+          },
+          "ok": {
+            "type": "boolean"
+          },
+          "error": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "$ref": "#/components/schemas/ErrorCode"
+              },
+              "message": {
+                "type": "string",
+                "maxLength": 2000
+              },
+              "hint": {
+                "type": "string",
+                "maxLength": 1000
+              }
+            }
+          }
+        }
+      },
       "WorkerMessage": {
         "type": "object",
         "description": "what a worker sends to the gateway",
@@ -1317,6 +2493,9 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/WorkerDevices"
+          },
+          {
+            "$ref": "#/components/schemas/WorkerResult"
           }
         ],
         "discriminator": {
@@ -1324,7 +2503,8 @@ const document: Record<string, unknown> = {
           "mapping": {
             "hello": "#/components/schemas/WorkerHello",
             "heartbeat": "#/components/schemas/WorkerHeartbeat",
-            "devices": "#/components/schemas/WorkerDevices"
+            "devices": "#/components/schemas/WorkerDevices",
+            "result": "#/components/schemas/WorkerResult"
           }
         }
       },
@@ -1408,6 +2588,75 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "GatewayPrepare": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "make a device ready for a session under a new lease epoch (clean state, app opened)",
+        "required": [
+          "type",
+          "id",
+          "localId",
+          "epoch",
+          "sessionId",
+          "app"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "prepare"
+          },
+          "id": {
+            "type": "string"
+          },
+          "localId": {
+            "type": "string"
+          },
+          "epoch": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "sessionId": {
+            "type": "string"
+          },
+          "app": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/AppTarget"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "GatewayReset": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "return a device to a clean state and drop its lease; refused for an epoch older than the device's",
+        "required": [
+          "type",
+          "id",
+          "localId",
+          "epoch"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "reset"
+          },
+          "id": {
+            "type": "string"
+          },
+          "localId": {
+            "type": "string"
+          },
+          "epoch": {
+            "type": "integer",
+            "minimum": 1
+          }
+        }
+      },
       "GatewayMessage": {
         "type": "object",
         "description": "what the gateway sends to a worker",
@@ -1420,6 +2669,12 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/GatewayError"
+          },
+          {
+            "$ref": "#/components/schemas/GatewayPrepare"
+          },
+          {
+            "$ref": "#/components/schemas/GatewayReset"
           }
         ],
         "discriminator": {
@@ -1427,7 +2682,9 @@ const document: Record<string, unknown> = {
           "mapping": {
             "welcome": "#/components/schemas/GatewayWelcome",
             "heartbeat-ack": "#/components/schemas/GatewayHeartbeatAck",
-            "error": "#/components/schemas/GatewayError"
+            "error": "#/components/schemas/GatewayError",
+            "prepare": "#/components/schemas/GatewayPrepare",
+            "reset": "#/components/schemas/GatewayReset"
           }
         }
       }

@@ -186,6 +186,175 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's team's sessions (admins see every team's), newest first. */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Lease a device. 201 with a ready session, or 202 while it waits or is being prepared.
+         * @description The request waits in a fair queue (priority classes with ageing, weighted fairness across
+         *     teams, per-team quotas) until a matching device is free, then the device is prepared (a
+         *     clean state, the app opened) and the session turns `ready`. If a device is free the call
+         *     answers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its
+         *     position. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm
+         *     could ever satisfy fails at once with 422 NO_MATCHING_DEVICE.
+         */
+        post: operations["createSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session; with `wait`, long-polls up to 60 s for its state to change. */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        /** Release (or cancel, while queued). Releasing an ended session answers it again. */
+        delete: operations["releaseSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extend the lease by its TTL (or by `ttlSeconds`), up to the farm's maximum. */
+        post: operations["renewSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's event stream (WebSocket). Watching counts as activity.
+         * @description Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a
+         *     `session` event on every state change and an `expiring` event before an idle or TTL expiry.
+         *     Every event has a per-session `seq` that only increases. The stream ends after the session
+         *     does (close 1000). Another team's session answers 404 at the upgrade.
+         */
+        get: operations["watchSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every queued request in placement order, with its effective priority. */
+        get: operations["listQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/queue/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a queued request (it ends with reason `cancelled`). */
+        delete: operations["cancelQueued"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Teams with their fairness weight, quota and current use. */
+        get: operations["listTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a team's fairness weight and concurrency quota. */
+        put: operations["putTeam"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/{deviceId}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try to reset a quarantined (broken) device and return it to the pool. */
+        post: operations["resetDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workers/connect": {
         parameters: {
             query?: never;
@@ -220,7 +389,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -370,11 +539,162 @@ export type components = {
         TokenList: {
             tokens: components["schemas"]["Token"][];
         };
+        /** @enum {string} */
+        SessionState: "queued" | "preparing" | "ready" | "ended";
+        /**
+         * @description released — DELETE by its team; expired — the TTL ran out; idle — no activity for the idle timeout;
+         *     host-lost — the device's host went offline; device-lost — the device broke or vanished;
+         *     queue-timeout — no device within waitSeconds; failed — the device could not be prepared;
+         *     cancelled — an admin cancelled it while queued.
+         * @enum {string}
+         */
+        EndReason: "released" | "expired" | "idle" | "host-lost" | "device-lost" | "queue-timeout" | "failed" | "cancelled";
+        /**
+         * @description interactive is placed before ci before background; a request ages one class up per SIMFLEET_QUEUE_AGING_MS of waiting
+         * @enum {string}
+         */
+        Priority: "interactive" | "ci" | "background";
+        DeviceRequirements: {
+            model?: string;
+            os?: string;
+            labels?: string[];
+        };
+        /** @description exactly one of url (web), bundleId (ios) or package (android) */
+        AppTarget: {
+            /** Format: uri */
+            url?: string;
+            bundleId?: string;
+            package?: string;
+        };
+        SessionCreate: {
+            platform: components["schemas"]["Platform"];
+            device?: components["schemas"]["DeviceRequirements"];
+            app?: components["schemas"]["AppTarget"];
+            /** @description lease length; default 900, capped by SIMFLEET_SESSION_MAX_TTL_MS */
+            ttlSeconds?: number;
+            /** @description default 300 */
+            idleTimeoutSeconds?: number;
+            priority?: components["schemas"]["Priority"];
+            /** @description how long to wait in the queue; default 600 */
+            waitSeconds?: number;
+        };
+        SessionRenew: {
+            ttlSeconds?: number;
+        };
+        SessionDevice: {
+            id: components["schemas"]["DeviceIdString"];
+            hostId: components["schemas"]["HostIdString"];
+            platform: components["schemas"]["Platform"];
+            backend: components["schemas"]["Backend"];
+            model: string;
+            os: string;
+            name: string;
+        };
+        QueuePlace: {
+            /** @description 1 = next for a matching device */
+            position: number;
+            /** @description null when the farm has no recent placements to estimate from */
+            etaSeconds: number | null;
+        };
+        Session: {
+            id: string;
+            team: components["schemas"]["TeamName"];
+            state: components["schemas"]["SessionState"];
+            endReason: components["schemas"]["EndReason"] | null;
+            endDetail: string | null;
+            platform: components["schemas"]["Platform"];
+            priority: components["schemas"]["Priority"];
+            requirements: components["schemas"]["DeviceRequirements"];
+            app: components["schemas"]["AppTarget"] | null;
+            device: components["schemas"]["SessionDevice"] | null;
+            /** @description the lease epoch on its device; commands under an older epoch are refused */
+            epoch: number | null;
+            ttlSeconds: number;
+            idleTimeoutSeconds: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description while queued, when it gives up
+             */
+            queueDeadline: string | null;
+            /** Format: date-time */
+            placedAt: string | null;
+            /** Format: date-time */
+            readyAt: string | null;
+            /**
+             * Format: date-time
+             * @description when the lease (TTL) runs out
+             */
+            expiresAt: string | null;
+            /** Format: date-time */
+            lastActivityAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            queue: components["schemas"]["QueuePlace"] | null;
+        };
+        SessionList: {
+            sessions: components["schemas"]["Session"][];
+        };
+        SessionStateEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            session: components["schemas"]["Session"];
+        };
+        SessionExpiringEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "expiring";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description idle — act or renew to keep it; ttl — renew to keep it
+             * @enum {string}
+             */
+            reason: "idle" | "ttl";
+            /** Format: date-time */
+            deadline: string;
+        };
+        /** @description what /v1/sessions/{id}/events sends */
+        SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
+        QueueEntry: {
+            session: components["schemas"]["Session"];
+            effectivePriority: components["schemas"]["Priority"];
+            waitedSeconds: number;
+        };
+        QueueList: {
+            entries: components["schemas"]["QueueEntry"][];
+        };
+        TeamSettings: {
+            /** @description share of contended placements, relative to other teams */
+            weight: number;
+            /** @description null — the farm default (SIMFLEET_TEAM_MAX_SESSIONS) */
+            maxConcurrentSessions?: number | null;
+        };
+        Team: {
+            name: components["schemas"]["TeamName"];
+            weight: number;
+            maxConcurrentSessions: number | null;
+            activeSessions: number;
+            queuedSessions: number;
+        };
+        TeamList: {
+            teams: components["schemas"]["Team"][];
+        };
         /**
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 1;
+        ProtocolVersion: 2;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -398,6 +718,12 @@ export type components = {
              */
             health: "ready" | "broken";
             reason?: string;
+            /** @description the lease the worker holds the device under, so a gateway can re-adopt it after a restart */
+            lease?: components["schemas"]["WorkerLease"] | null;
+        };
+        WorkerLease: {
+            epoch: number;
+            sessionId: string;
         };
         WorkerHostInfo: {
             id: components["schemas"]["HostIdString"];
@@ -438,8 +764,23 @@ export type components = {
             backends: components["schemas"]["BackendStatus"][];
             devices: components["schemas"]["WorkerDevice"][];
         };
+        /** @description the answer to one gateway command, matched by `id` */
+        WorkerResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "result";
+            id: string;
+            ok: boolean;
+            error?: {
+                code: components["schemas"]["ErrorCode"];
+                message: string;
+                hint?: string;
+            };
+        };
         /** @description what a worker sends to the gateway */
-        WorkerMessage: components["schemas"]["WorkerHello"] | components["schemas"]["WorkerHeartbeat"] | components["schemas"]["WorkerDevices"];
+        WorkerMessage: components["schemas"]["WorkerHello"] | components["schemas"]["WorkerHeartbeat"] | components["schemas"]["WorkerDevices"] | components["schemas"]["WorkerResult"];
         GatewayWelcome: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -472,8 +813,32 @@ export type components = {
             message: string;
             hint: string;
         };
+        /** @description make a device ready for a session under a new lease epoch (clean state, app opened) */
+        GatewayPrepare: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "prepare";
+            id: string;
+            localId: string;
+            epoch: number;
+            sessionId: string;
+            app: components["schemas"]["AppTarget"] | null;
+        };
+        /** @description return a device to a clean state and drop its lease; refused for an epoch older than the device's */
+        GatewayReset: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reset";
+            id: string;
+            localId: string;
+            epoch: number;
+        };
         /** @description what the gateway sends to a worker */
-        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"];
+        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"] | components["schemas"]["GatewayPrepare"] | components["schemas"]["GatewayReset"];
     };
     responses: {
         /** @description the request did not match the contract; `details.field` names the part */
@@ -525,6 +890,7 @@ export type components = {
     parameters: {
         HostId: components["schemas"]["HostIdString"];
         DeviceId: components["schemas"]["DeviceIdString"];
+        SessionId: string;
         TokenId: string;
     };
     requestBodies: never;
@@ -822,6 +1188,346 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                state?: components["schemas"]["SessionState"];
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retried create with the same key and body answers the same session; another body answers 409 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionCreate"];
+            };
+        };
+        responses: {
+            /** @description ready */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description queued or preparing; `queue` says where it stands */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_MATCHING_DEVICE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: {
+                /** @description seconds to wait for a state change before answering (the answer is the same shape either way) */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    releaseSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ended session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    renewSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SessionRenew"];
+            };
+        };
+        responses: {
+            /** @description the renewed session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description SESSION_ENDED; `details.endReason` says why */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    watchSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description switching protocols */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the queue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    cancelQueued: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the cancelled session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description SESSION_ENDED — it is no longer queued */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description teams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    putTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                team: components["schemas"]["TeamName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TeamSettings"];
+            };
+        };
+        responses: {
+            /** @description the team */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    resetDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: components["parameters"]["DeviceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the reset was started; the device is `reclaiming` */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description DEVICE_BUSY — the device is in use (leased or preparing) or its host is offline */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     connectWorker: {

@@ -22,7 +22,17 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn on one connection without an implicit transaction (advisory locks). */
   session<T>(fn: (conn: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on a channel ([a-z0-9_] only). Notifications sent while the listener is reconnecting are
+   * lost, so every user of this also has a periodic or timed fallback; `onReconnect` says when to resync.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
+}
+
+export function assertChannel(channel: string): void {
+  if (!/^[a-z0-9_]{1,63}$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
 }
 
 /** SQLSTATE of a database error, if it is one. */

@@ -4,7 +4,7 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable, QueryResult } from './database.js';
+import { assertChannel, type Database, type Queryable, type QueryResult } from './database.js';
 
 export class EmbeddedDatabaseInUseError extends Error {
   override readonly name = 'EmbeddedDatabaseInUseError';
@@ -40,6 +40,13 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
     ...wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     session: (fn) => fn(wrap(db)),
+    // In-process: nothing to reconnect, so onReconnect never fires.
+    listen: async (channel, onPayload) => {
+      assertChannel(channel);
+      const unlisten = await db.listen(channel, onPayload);
+      return async () => unlisten();
+    },
+    onReconnect: () => undefined,
     close: () =>
       (closed ??= (async () => {
         await db.close();

@@ -1,7 +1,8 @@
 // A Postgres server through `pg`: the only module in simfleet that imports `pg`.
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Database, Queryable, QueryResult } from './database.js';
+import { assertChannel, type Database, type Queryable, type QueryResult } from './database.js';
+import { PgListener } from './pg-listener.js';
 
 const INT8_OID = 20;
 
@@ -55,6 +56,8 @@ export function openPostgres(opts: PostgresOptions): Database {
     }
   };
 
+  const listener = new PgListener(() => new pg.Client({ connectionString: opts.url, application_name: `${opts.applicationName}-listen`, types }), opts.logger);
+
   let closed: Promise<void> | undefined;
   return {
     kind: 'postgres',
@@ -73,7 +76,12 @@ export function openPostgres(opts: PostgresOptions): Database {
         }
       }),
     session: (fn) => withClient((client) => fn(wrap(client))),
-    close: () => (closed ??= pool.end()),
+    listen: (channel, onPayload) => {
+      assertChannel(channel);
+      return listener.listen(channel, onPayload);
+    },
+    onReconnect: (l) => listener.onReconnect(l),
+    close: () => (closed ??= Promise.all([listener.close(), pool.end()]).then(() => undefined)),
   };
 }
 

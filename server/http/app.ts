@@ -10,6 +10,8 @@ import { installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './metrics.js';
 import { farmRoutes } from './routes/farm.js';
 import { healthRoutes } from './routes/health.js';
+import { queueRoutes } from './routes/queue.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { workerRoutes } from './routes/workers.js';
 import type { GatewayServices } from './services.js';
@@ -48,12 +50,16 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     options: { maxPayload: opts.wsMaxPayloadBytes },
     preClose: async () => {
       await opts.closeSockets();
+      // Everything else (event streams) is told why, too.
+      for (const client of app.websocketServer.clients) client.close(1001, 'SHUTTING_DOWN');
       await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
     },
   });
   healthRoutes(app, s);
   farmRoutes(app, s);
   tokenRoutes(app, s);
+  sessionRoutes(app, s);
+  queueRoutes(app, s);
   workerRoutes(app, s);
   return app;
 }

@@ -15,7 +15,12 @@ type Json<T> = T extends { content: { 'application/json': infer B } }
     : never;
 type Part<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
-export type BodyOf<O extends OperationId> = Op<O> extends { requestBody: infer R } ? Json<NonNullable<R>> : undefined;
+/** The JSON body; `| undefined` when the contract makes the body optional. */
+export type BodyOf<O extends OperationId> = Op<O> extends { requestBody: infer R }
+  ? Json<NonNullable<R>>
+  : Op<O> extends { requestBody?: infer R }
+    ? Json<NonNullable<R>> | undefined
+    : undefined;
 export type ParamsOf<O extends OperationId> = Part<Op<O>['parameters']['path']>;
 export type QueryOf<O extends OperationId> = Part<Op<O>['parameters']['query']>;
 type Responses<O extends OperationId> = Op<O>['responses'];
@@ -41,10 +46,17 @@ function routeParts(operationId: OperationId) {
   const schema: Record<string, unknown> = {};
   if (body) schema.body = body;
   if (params.path) schema.params = params.path;
+  if (params.header) schema.headers = lowerCaseHeaders(params.header);
   // Unknown query parameters are refused on every non-public route, so a typo is an error.
   if (params.query) schema.querystring = params.query;
   else if (info.roles !== 'public') schema.querystring = { type: 'object', additionalProperties: false };
   return { method: info.method, url: info.path.replace(/\{(\w+)\}/g, ':$1'), schema, config: { operationId } };
+}
+
+/** Fastify sees header names in lower case. */
+function lowerCaseHeaders(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
+  return { ...schema, properties, required: (schema.required as string[]).map((k) => k.toLowerCase()) };
 }
 
 export function contractRoute<O extends OperationId>(
@@ -60,10 +72,13 @@ export function contractWebSocket<O extends OperationId>(
   app: FastifyInstance,
   operationId: O,
   wsHandler: (socket: WebSocket, req: ContractRequest<O>) => void,
+  /** Runs before the upgrade: a throw here answers a plain HTTP error (404 for another team's session). */
+  preHandler?: (req: ContractRequest<O>) => Promise<void>,
 ): void {
   const parts = routeParts(operationId);
   app.route({
     ...parts,
+    ...(preHandler ? { preHandler: preHandler as never } : {}),
     handler: async () => {
       // A plain HTTP GET on a WebSocket route: say what to do instead of hanging.
       throw new ApiError('UPGRADE_REQUIRED');

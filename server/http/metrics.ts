@@ -4,12 +4,38 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queryable } from '../db/database.js';
-import { countDevicesByState } from '../db/repositories/devices.js';
+import { countDevicesByState, countQuarantined } from '../db/repositories/devices.js';
 import { countHostsByState } from '../db/repositories/hosts.js';
+import { countByState, queueDepthByPriority } from '../db/repositories/sessions.js';
 
 export interface GatewayMetrics {
   registry: Registry;
   protocolErrors: Counter<'code'>;
+  placements: Counter;
+  queueWait: Histogram;
+  sessionsEnded: Counter<'reason'>;
+  quarantines: Counter;
+}
+
+const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
+const PRIORITIES = ['interactive', 'ci', 'background'];
+
+/** A gauge read from Postgres at scrape time; left out (not zero) when the read fails. */
+function dbGauge(registry: Registry, logger: Logger, name: string, help: string, labelNames: string[], read: (g: Gauge) => Promise<void>): void {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        await read(this);
+      } catch (err) {
+        logger.warn({ err, metric: name }, 'could not read a metric from the database');
+      }
+    },
+  });
 }
 
 const HOST_STATES = ['online', 'offline'];
@@ -65,7 +91,27 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['code'],
     registers: [registry],
   });
-  return { registry, protocolErrors };
+  dbGauge(registry, logger, 'simfleet_queue_depth', 'Queued session requests by priority, farm-wide', ['priority'], async (g) => {
+    const rows = await queueDepthByPriority(db);
+    for (const priority of PRIORITIES) g.set({ priority }, rows.find((r) => r.priority === priority)?.n ?? 0);
+  });
+  dbGauge(registry, logger, 'simfleet_sessions', 'Sessions by state, farm-wide (ended: within the last hour)', ['state'], async (g) => {
+    const rows = await countByState(db);
+    for (const state of SESSION_STATES) g.set({ state }, rows.find((r) => r.state === state)?.n ?? 0);
+  });
+  dbGauge(registry, logger, 'simfleet_devices_quarantined', 'Devices taken out of service after a failed reset or prepare', [], async (g) => {
+    g.set(await countQuarantined(db));
+  });
+  const placements = new Counter({ name: 'simfleet_placements_total', help: 'Sessions placed on a device by this gateway', registers: [registry] });
+  const queueWait = new Histogram({
+    name: 'simfleet_queue_wait_seconds',
+    help: 'Time from request to placement, for sessions this gateway placed',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+    registers: [registry],
+  });
+  const sessionsEnded = new Counter({ name: 'simfleet_sessions_ended_total', help: 'Sessions this gateway ended by expiry or timeout, by reason', labelNames: ['reason'], registers: [registry] });
+  const quarantines = new Counter({ name: 'simfleet_quarantines_total', help: 'Devices this gateway quarantined', registers: [registry] });
+  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

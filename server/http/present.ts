@@ -2,6 +2,7 @@
 import type { Schemas } from '../../openapi/contract.js';
 import type { DeviceRow } from '../db/repositories/devices.js';
 import type { HostRow } from '../db/repositories/hosts.js';
+import type { SessionRow } from '../db/repositories/sessions.js';
 import type { TokenRow } from '../db/repositories/tokens.js';
 
 const iso = (d: Date): string => new Date(d).toISOString();
@@ -52,5 +53,34 @@ export function presentToken(t: TokenRow): Schemas['Token'] {
     createdBy: t.created_by,
     revokedAt: isoOrNull(t.revoked_at),
     lastUsedAt: isoOrNull(t.last_used_at),
+  };
+}
+
+export function presentSession(s: SessionRow, device: DeviceRow | undefined, queue: Schemas['QueuePlace'] | null): Schemas['Session'] {
+  const holdsDevice = s.device_id !== null && device !== undefined;
+  return {
+    id: s.id,
+    team: s.team,
+    state: s.state,
+    endReason: s.end_reason,
+    endDetail: s.end_detail,
+    platform: s.platform,
+    priority: s.priority,
+    requirements: s.requirements,
+    app: s.app,
+    device: holdsDevice
+      ? { id: device.id, hostId: device.host_id, platform: device.platform, backend: device.backend, model: device.model, os: device.os, name: device.name }
+      : null,
+    epoch: s.epoch === null ? null : Number(s.epoch),
+    ttlSeconds: s.ttl_seconds,
+    idleTimeoutSeconds: s.idle_timeout_seconds,
+    createdAt: iso(s.created_at),
+    queueDeadline: s.state === 'queued' ? isoOrNull(s.queue_deadline) : null,
+    placedAt: isoOrNull(s.placed_at),
+    readyAt: isoOrNull(s.ready_at),
+    expiresAt: isoOrNull(s.expires_at),
+    lastActivityAt: iso(s.last_activity_at),
+    endedAt: isoOrNull(s.ended_at),
+    queue,
   };
 }

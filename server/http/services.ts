@@ -1,6 +1,9 @@
 // What route handlers may call: the gateway's domain objects, handed to each route module.
 import type { Schemas } from '../../openapi/contract.js';
+import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import type { SessionEvents } from '../domain/sessions/events.js';
+import type { SessionService } from '../domain/sessions/service.js';
 import type { TokenService } from '../domain/tokens.js';
 import type { WorkerHub } from '../hub/hub.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -12,6 +15,9 @@ export interface GatewayServices {
   db: Database;
   tokens: TokenService;
   hub: WorkerHub;
+  sessions: SessionService;
+  events: SessionEvents;
+  logger: Logger;
   metrics: GatewayMetrics;
   readiness(): Promise<Schemas['Readiness']>;
 }

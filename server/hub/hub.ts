@@ -53,6 +53,12 @@ export class WorkerHub implements LinkOwner {
     if (link.hostId && this.byHost.get(link.hostId) === link) this.byHost.delete(link.hostId);
   }
 
+  /** The registered connection for a host, if this gateway holds it. */
+  linkFor(hostId: string): WorkerLink | undefined {
+    const link = this.byHost.get(hostId);
+    return link?.registered ? link : undefined;
+  }
+
   owns(link: WorkerLink): boolean {
     return link.hostId !== undefined && this.byHost.get(link.hostId) === link;
   }

@@ -14,7 +14,7 @@ import {
 } from '../../openapi/contract.js';
 import type { Connection, HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
-import { ERRORS } from '../errors.js';
+import { ApiError, ERRORS } from '../errors.js';
 import { OPEN, type WorkerSocket } from './socket.js';
 
 const isWorkerMessage = schemaValidator<WorkerMessage>('WorkerMessage');
@@ -46,8 +46,18 @@ export interface LinkOwner {
   onProtocolError(code: ErrorCode): void;
 }
 
+/** A command for the worker, before the link gives it an id. */
+export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'>;
+
+interface Pending {
+  resolve(): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
 export class WorkerLink {
   readonly connectionId = randomUUID();
+  private readonly pending = new Map<string, Pending>();
   hostId: string | undefined;
   readonly closed: Promise<void>;
   private state: 'hello' | 'ready' | 'closing' | 'closed' = 'hello';
@@ -116,6 +126,20 @@ export class WorkerLink {
     this.socket.terminate();
   }
 
+  /** Sends a command and resolves when the worker answers ok; rejects with the worker's code. */
+  request(command: WorkerCommand, timeoutMs: number): Promise<void> {
+    if (this.state !== 'ready') return Promise.reject(new ApiError('HOST_UNREACHABLE', { message: `host ${this.hostId} is not registered on this connection` }));
+    const id = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ApiError('COMMAND_TIMEOUT', { message: `host ${this.hostId} did not answer ${command.type} within ${timeoutMs} ms` }));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.send({ ...command, id } as GatewayMessage);
+    });
+  }
+
   private onMessage(data: Buffer | string, isBinary: boolean): void {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.resetSilenceTimer();
@@ -135,6 +159,7 @@ export class WorkerLink {
       const { field, reason } = describeValidationError(isWorkerMessage.errors);
       return this.fail('PROTOCOL_ERROR', `${field || 'the message'} ${reason}`);
     }
+    if (msg.type === 'result') return this.onResult(msg);
     this.enqueue(() => this.handle(msg));
   }
 
@@ -152,7 +177,18 @@ export class WorkerLink {
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'devices before hello');
         if (!(await this.registry.reportDevices(this.conn, msg.backends, msg.devices))) return this.lostOwnership();
         return;
+      case 'result':
+        return this.onResult(msg);
     }
+  }
+
+  private onResult(msg: Schemas['WorkerResult']): void {
+    const pending = this.pending.get(msg.id);
+    if (!pending) return; // answered after its timeout: the caller has moved on
+    this.pending.delete(msg.id);
+    clearTimeout(pending.timer);
+    if (msg.ok) pending.resolve();
+    else pending.reject(new ApiError(msg.error?.code ?? 'DEVICE_FAILED', { message: msg.error?.message ?? 'the worker reported a failure', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
   }
 
   private async onHello(msg: Schemas['WorkerHello']): Promise<void> {
@@ -190,6 +226,11 @@ export class WorkerLink {
     this.state = 'closed';
     clearTimeout(this.helloTimer);
     clearTimeout(this.silenceTimer);
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new ApiError('HOST_UNREACHABLE', { message: `the connection to host ${this.hostId} closed before it answered` }));
+      this.pending.delete(id);
+    }
     this.owner.release(this);
     const conn = this.conn;
     // A worker that closes on its own with 1000/1001 is shutting down: its host goes offline now.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { PROTOCOL_VERSION } from '../../openapi/contract.js';
 import { api } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { killAll, spawnSimfleet, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
@@ -78,7 +79,7 @@ function rawSession(frames: (string | Buffer)[], token = workerToken, waitMs = 3
 const hello = (id: string, overrides: Record<string, unknown> = {}) =>
   JSON.stringify({
     type: 'hello',
-    protocolVersion: 1,
+    protocolVersion: PROTOCOL_VERSION,
     host: { id, name: id, os: 'test', arch: 'x64', version: '0.0.0' },
     backends: [],
     devices: [],
@@ -131,7 +132,7 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
   });
 
   it('closes on a hello with a missing field, naming it', async () => {
-    const out = await rawSession([JSON.stringify({ type: 'hello', protocolVersion: 1, backends: [], devices: [] })]);
+    const out = await rawSession([JSON.stringify({ type: 'hello', protocolVersion: PROTOCOL_VERSION, backends: [], devices: [] })]);
     expect(out.code).toBe(4400);
     expect(out.messages[0].message).toBe('host is required');
   });

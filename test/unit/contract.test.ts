@@ -26,9 +26,9 @@ describe('the contract', () => {
 
   it('explains validation failures by field', () => {
     const isHello = schemaValidator<Schemas['WorkerHello']>('WorkerHello');
-    isHello({ type: 'hello', protocolVersion: 1, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v' }, backends: [], devices: [{ localId: 'x' }] });
+    isHello({ type: 'hello', protocolVersion: 2, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v' }, backends: [], devices: [{ localId: 'x' }] });
     expect(describeValidationError(isHello.errors)).toEqual({ field: 'devices.0.platform', reason: 'is required' });
-    isHello({ type: 'hello', protocolVersion: 1, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v', extra: 1 }, backends: [], devices: [] });
+    isHello({ type: 'hello', protocolVersion: 2, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v', extra: 1 }, backends: [], devices: [] });
     expect(describeValidationError(isHello.errors)).toEqual({ field: 'host.extra', reason: 'is not a known field' });
   });
 
@@ -38,5 +38,13 @@ describe('the contract', () => {
     expect(isDevice({ ...base, localId: 'iphone-15_a' })).toBe(true);
     expect(isDevice({ ...base, localId: '../etc' })).toBe(false);
     expect(isDevice({ ...base, localId: 'a.b' })).toBe(false);
+  });
+});
+
+describe('every schema in the contract', () => {
+  it('compiles under Ajv strict mode (a stray keyword, say from an unquoted comma in YAML, fails here)', () => {
+    const names = Object.keys((document.components as any).schemas);
+    expect(names.length).toBeGreaterThan(40);
+    for (const name of names) expect(() => schemaValidator(name as never), name).not.toThrow();
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../../openapi/contract.js';
-import { nextDeviceState } from '../../server/domain/hosts.js';
+import type { DeviceRow } from '../../server/db/repositories/devices.js';
+import type { SessionRow } from '../../server/db/repositories/sessions.js';
+import { decideDevice } from '../../server/domain/hosts.js';
 import { createSocketPair } from '../../server/hub/memory-socket.js';
 import { Backoff } from '../../workers/connection/backoff.js';
 
@@ -44,19 +46,39 @@ describe('in-memory socket pair', () => {
   });
 });
 
-describe('device state from a report', () => {
-  const report = (health: 'ready' | 'broken', reason?: string): Schemas['WorkerDevice'] => ({
-    localId: 'd', platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health, ...(reason ? { reason } : {}),
+describe('what the farm makes of a device report', () => {
+  const report = (health: 'ready' | 'broken', extra: Partial<Schemas['WorkerDevice']> = {}): Schemas['WorkerDevice'] => ({
+    localId: 'd', platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health, ...extra,
+  });
+  const row = (over: Partial<DeviceRow>): DeviceRow =>
+    ({ id: 'h.d', host_id: 'h', local_id: 'd', platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health: 'ready', reported: true,
+      state: 'available', state_reason: null, epoch: 3, session_id: null, needs_reset: false, quarantined: false, first_seen_at: new Date(), updated_at: new Date(), ...over }) as DeviceRow;
+  const session = { id: 'ses_1', state: 'ready' } as SessionRow;
+
+  it('makes a new or returning clean device available', () => {
+    expect(decideDevice(undefined, report('ready'), undefined)).toMatchObject({ state: 'available', reclaim: false });
+    expect(decideDevice(row({ state: 'offline' }), report('ready'), undefined)).toMatchObject({ state: 'available', reclaim: false });
   });
 
-  it('makes a new or returning healthy device available', () => {
-    expect(nextDeviceState(undefined, report('ready'))).toEqual({ state: 'available', reason: null });
-    expect(nextDeviceState('offline', report('ready'))).toEqual({ state: 'available', reason: null });
-    expect(nextDeviceState('broken', report('ready'))).toEqual({ state: 'available', reason: null });
+  it('resets a device that may hold a previous session before anyone gets it', () => {
+    expect(decideDevice(row({ state: 'offline', needs_reset: true }), report('ready'), undefined)).toMatchObject({ state: 'reclaiming', reclaim: true });
+    expect(decideDevice(row({ state: 'available' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), undefined)).toMatchObject({ reclaim: true });
   });
 
-  it('leaves a leased device alone and marks a broken one with its reason', () => {
-    expect(nextDeviceState('leased', report('ready'))).toEqual({ state: 'leased', reason: null });
-    expect(nextDeviceState('leased', report('broken', 'browser crashed'))).toEqual({ state: 'broken', reason: 'browser crashed' });
+  it('re-adopts a lease the worker still holds under the same epoch', () => {
+    const d = decideDevice(row({ state: 'leased', session_id: 'ses_1' }), report('ready', { lease: { epoch: 3, sessionId: 'ses_1' } }), session);
+    expect(d).toMatchObject({ state: 'leased', reclaim: false });
+    expect(d.endSession).toBeUndefined();
+  });
+
+  it('ends the session device-lost when the worker no longer holds its lease', () => {
+    const d = decideDevice(row({ state: 'leased', session_id: 'ses_1' }), report('ready', { lease: null }), session);
+    expect(d).toMatchObject({ state: 'reclaiming', reclaim: true, endSession: { reason: 'device-lost' } });
+    expect(decideDevice(row({ state: 'leased' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_1' } }), session).endSession).toBeDefined();
+  });
+
+  it('keeps a quarantined device broken whatever its host says, and ends a session on a broken report', () => {
+    expect(decideDevice(row({ state: 'broken', quarantined: true, state_reason: 'reset failed' }), report('ready'), undefined)).toMatchObject({ state: 'broken', reason: 'reset failed', reclaim: false });
+    expect(decideDevice(row({ state: 'leased' }), report('broken', { reason: 'renderer crashed' }), session)).toMatchObject({ state: 'broken', endSession: { detail: 'renderer crashed' } });
   });
 });

@@ -14,8 +14,12 @@ const isGatewayMessage = schemaValidator<GatewayMessage>('GatewayMessage');
 /** Close reasons after which redialling cannot help. */
 const FATAL_CLOSE_REASONS = new Set(['PROTOCOL_VERSION_MISMATCH']);
 
+/** Carries out a gateway command; throws a DeviceError whose code is answered to the gateway. */
+export type CommandHandler = (cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset']) => Promise<void>;
+
 export interface GatewayLinkOptions {
   dial: Dial;
+  commands: CommandHandler;
   identity: HostIdentity;
   inventory: Inventory;
   backoff: Backoff;
@@ -117,12 +121,25 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       case 'heartbeat-ack':
         this.lastAckAt = Date.now();
         return;
+      case 'prepare':
+      case 'reset':
+        return this.onCommand(msg);
       case 'error': {
         const level = FATAL_CLOSE_REASONS.has(msg.code) || msg.code === 'HOST_ID_IN_USE' ? 'error' : 'warn';
         this.logger[level]({ code: msg.code, hint: msg.hint }, `gateway: ${msg.message}`);
         return;
       }
     }
+  }
+
+  private onCommand(cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset']): void {
+    this.opts.commands(cmd).then(
+      () => this.send({ type: 'result', id: cmd.id, ok: true }),
+      (err: Error & { code?: Schemas['ErrorCode']; hint?: string }) => {
+        this.logger.warn({ command: cmd.type, localId: cmd.localId, code: err.code, err: err.message }, 'command failed');
+        this.send({ type: 'result', id: cmd.id, ok: false, error: { code: err.code ?? 'DEVICE_FAILED', message: err.message.slice(0, 2000), ...(err.hint ? { hint: err.hint } : {}) } });
+      },
+    );
   }
 
   private onWelcome(welcome: Schemas['GatewayWelcome']): void {

@@ -1,18 +1,34 @@
 // Everything this host offers, gathered from every backend: the body of a hello or devices message.
-import type { BackendProvider, BackendStatus, DeviceReport } from './backend.js';
+import type { components } from '../../openapi/generated/types.js';
+import type { BackendProvider, BackendStatus, DeviceBackend } from './backend.js';
+import type { Lease } from './leases.js';
 
 export interface InventorySnapshot {
   backends: BackendStatus[];
-  devices: DeviceReport[];
+  devices: components['schemas']['WorkerDevice'][];
 }
 
 export class Inventory {
+  private readonly owners = new Map<string, BackendProvider>();
+  leaseOf: (localId: string) => Lease | null = () => null;
+
   constructor(private readonly providers: readonly BackendProvider[]) {}
 
   async snapshot(): Promise<InventorySnapshot> {
     const backends = await Promise.all(this.providers.map((p) => p.status()));
-    const lists = await Promise.all(this.providers.map((p, i) => (backends[i]!.available ? p.discover() : Promise.resolve([]))));
-    return { backends, devices: lists.flat() };
+    const lists = await Promise.all(
+      this.providers.map(async (p, i) => {
+        const found = backends[i]!.available ? await p.discover() : [];
+        for (const d of found) this.owners.set(d.localId, p);
+        return found;
+      }),
+    );
+    return { backends, devices: lists.flat().map((d) => ({ ...d, lease: this.leaseOf(d.localId) })) };
+  }
+
+  /** The backend for one of this host's devices. */
+  device(localId: string): DeviceBackend | undefined {
+    return (this.owners.get(localId) ?? this.providers.find((p) => p.device(localId)))?.device(localId);
   }
 
   onChange(listener: () => void): () => void {

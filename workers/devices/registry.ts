@@ -4,10 +4,11 @@ import { FakeProvider } from './fake/provider.js';
 
 export interface BackendSettings {
   fakeDevices: number;
+  fakeOperationMs: number;
 }
 
 export function createProviders(settings: BackendSettings): BackendProvider[] {
   const providers: BackendProvider[] = [];
-  if (settings.fakeDevices > 0) providers.push(new FakeProvider(settings.fakeDevices));
+  if (settings.fakeDevices > 0) providers.push(new FakeProvider(settings.fakeDevices, { operationMs: settings.fakeOperationMs }));
   return providers;
 }

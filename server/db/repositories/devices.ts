@@ -17,11 +17,16 @@ export interface DeviceRow {
   reported: boolean;
   state: Schemas['DeviceState'];
   state_reason: string | null;
+  epoch: number;
+  session_id: string | null;
+  needs_reset: boolean;
+  quarantined: boolean;
   first_seen_at: Date;
   updated_at: Date;
 }
 
-export type DeviceWrite = Omit<DeviceRow, 'first_seen_at' | 'updated_at'>;
+/** What a host report may change; leases and quarantine are written by their own statements. */
+export type DeviceWrite = Omit<DeviceRow, 'first_seen_at' | 'updated_at' | 'epoch' | 'session_id' | 'quarantined'>;
 
 export async function lockDevicesOfHost(q: Queryable, hostId: string): Promise<DeviceRow[]> {
   const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE host_id = $1 ORDER BY local_id FOR UPDATE`, [hostId]);
@@ -30,24 +35,109 @@ export async function lockDevicesOfHost(q: Queryable, hostId: string): Promise<D
 
 export async function upsertDevice(q: Queryable, d: DeviceWrite): Promise<void> {
   await q.query(
-    `INSERT INTO devices (id, host_id, local_id, platform, backend, model, os, name, labels, health, reported, state, state_reason)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13)
+    `INSERT INTO devices (id, host_id, local_id, platform, backend, model, os, name, labels, health, reported, state, state_reason, needs_reset)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14)
      ON CONFLICT (id) DO UPDATE SET
        platform = excluded.platform, backend = excluded.backend, model = excluded.model, os = excluded.os,
        name = excluded.name, labels = excluded.labels, health = excluded.health, reported = excluded.reported,
-       state = excluded.state, state_reason = excluded.state_reason, updated_at = now()`,
-    [d.id, d.host_id, d.local_id, d.platform, d.backend, d.model, d.os, d.name, JSON.stringify(d.labels), d.health, d.reported, d.state, d.state_reason],
+       state = excluded.state, state_reason = excluded.state_reason, needs_reset = excluded.needs_reset, updated_at = now(),
+       session_id = CASE WHEN excluded.state IN ('leased', 'preparing') THEN devices.session_id ELSE NULL END`,
+    [d.id, d.host_id, d.local_id, d.platform, d.backend, d.model, d.os, d.name, JSON.stringify(d.labels), d.health, d.reported, d.state, d.state_reason, d.needs_reset],
   );
 }
 
+/** Devices of hosts that went away. One that held or was handling a lease must be reset before reuse. */
 export async function setDevicesOfHostsOffline(q: Queryable, hostIds: readonly string[], reason: string): Promise<number> {
   if (hostIds.length === 0) return 0;
   const { rowCount } = await q.query(
-    `UPDATE devices SET state = 'offline', state_reason = $2, updated_at = now()
+    `UPDATE devices SET state = 'offline', state_reason = $2, session_id = NULL, updated_at = now(),
+       needs_reset = needs_reset OR state IN ('leased', 'preparing', 'reclaiming')
      WHERE host_id = ANY($1::text[]) AND (state <> 'offline' OR state_reason IS DISTINCT FROM $2)`,
     [hostIds, reason],
   );
   return rowCount;
+}
+
+/** Available devices on online hosts, skipping rows another gateway is placing. */
+export async function lockAvailableDevices(q: Queryable, limit: number): Promise<DeviceRow[]> {
+  const { rows } = await q.query<DeviceRow>(
+    `SELECT d.* FROM devices d JOIN hosts h ON h.id = d.host_id
+     WHERE d.state = 'available' AND h.state = 'online' AND h.connection_id IS NOT NULL AND NOT d.needs_reset AND NOT d.quarantined
+     ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
+    [limit],
+  );
+  return rows;
+}
+
+export async function lockDevice(q: Queryable, id: string): Promise<DeviceRow | undefined> {
+  const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE id = $1 FOR UPDATE`, [id]);
+  return rows[0];
+}
+
+/** A new lease: the epoch goes up, so commands under any older epoch are refused from here on. */
+export async function leaseDevice(q: Queryable, id: string, sessionId: string): Promise<number> {
+  const { rows } = await q.query<{ epoch: number }>(
+    `UPDATE devices SET state = 'preparing', session_id = $2, epoch = epoch + 1, state_reason = NULL, updated_at = now()
+     WHERE id = $1 AND state = 'available' RETURNING epoch`,
+    [id, sessionId],
+  );
+  if (!rows[0]) throw new Error(`device ${id} was not available to lease`);
+  return Number(rows[0].epoch);
+}
+
+export async function setDeviceLeased(q: Queryable, id: string, epoch: number): Promise<boolean> {
+  const { rowCount } = await q.query(`UPDATE devices SET state = 'leased', updated_at = now() WHERE id = $1 AND epoch = $2 AND state = 'preparing'`, [id, epoch]);
+  return rowCount > 0;
+}
+
+/** Starts a reset: a fresh epoch fences off the previous session's commands. */
+export async function setDeviceReclaiming(q: Queryable, id: string, reason: string): Promise<{ epoch: number; host_id: string; local_id: string }> {
+  const { rows } = await q.query<{ epoch: number; host_id: string; local_id: string }>(
+    `UPDATE devices SET state = 'reclaiming', session_id = NULL, needs_reset = true, epoch = epoch + 1, state_reason = $2, updated_at = now()
+     WHERE id = $1 RETURNING epoch, host_id, local_id`,
+    [id, reason],
+  );
+  if (!rows[0]) throw new Error(`no device ${id}`);
+  return { ...rows[0], epoch: Number(rows[0].epoch) };
+}
+
+export async function setDeviceAvailableAfterReset(q: Queryable, id: string, epoch: number): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE devices SET state = 'available', needs_reset = false, quarantined = false, state_reason = NULL, updated_at = now()
+     WHERE id = $1 AND epoch = $2 AND state = 'reclaiming'`,
+    [id, epoch],
+  );
+  return rowCount > 0;
+}
+
+export async function quarantineDevice(q: Queryable, id: string, epoch: number, reason: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE devices SET state = 'broken', quarantined = true, needs_reset = true, session_id = NULL, state_reason = $3, updated_at = now()
+     WHERE id = $1 AND epoch = $2`,
+    [id, epoch, reason],
+  );
+  return rowCount > 0;
+}
+
+/** The host could not be reached about the device: offline until it is back, then reset. */
+export async function setDeviceUnreachable(q: Queryable, id: string, epoch: number, reason: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE devices SET state = 'offline', needs_reset = true, session_id = NULL, state_reason = $3, updated_at = now()
+     WHERE id = $1 AND epoch = $2`,
+    [id, epoch, reason],
+  );
+  return rowCount > 0;
+}
+
+/** Every device that a matching request could ever be placed on (any state, as long as its host reports it). */
+export async function reportedDevicesOfPlatform(q: Queryable, platform: string): Promise<DeviceRow[]> {
+  const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE platform = $1 AND reported ORDER BY id`, [platform]);
+  return rows;
+}
+
+export async function countQuarantined(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE quarantined`);
+  return rows[0]?.n ?? 0;
 }
 
 export interface DeviceFilter {
@@ -75,5 +165,11 @@ export async function countDevicesByState(q: Queryable): Promise<{ state: string
   const { rows } = await q.query<{ state: string; platform: string; n: number }>(
     `SELECT state, platform, count(*)::int AS n FROM devices GROUP BY state, platform`,
   );
+  return rows;
+}
+
+export async function devicesByIds(q: Queryable, ids: readonly string[]): Promise<DeviceRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE id = ANY($1::text[])`, [ids]);
   return rows;
 }

@@ -1,0 +1,24 @@
+// What the session domain needs from the hosts: the boundary to the worker protocol, implemented
+// by server/hub/command-bus.ts (locally, or through the gateway that holds the host's connection).
+// Failures are ApiErrors with HOST_UNREACHABLE, COMMAND_TIMEOUT, STALE_LEASE, DEVICE_FAILED or NOT_FOUND.
+import type { Schemas } from '../../../openapi/contract.js';
+
+export interface PrepareCommand {
+  localId: string;
+  epoch: number;
+  sessionId: string;
+  app: Schemas['AppTarget'] | null;
+}
+
+export interface ResetCommand {
+  localId: string;
+  epoch: number;
+}
+
+export interface DeviceCommands {
+  prepare(hostId: string, cmd: PrepareCommand, timeoutMs: number): Promise<void>;
+  reset(hostId: string, cmd: ResetCommand, timeoutMs: number): Promise<void>;
+}
+
+/** Failures that say nothing about the device itself, only that its host could not be asked. */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['HOST_UNREACHABLE', 'COMMAND_TIMEOUT']);

@@ -1,0 +1,128 @@
+// A device's way through a lease: prepare it for a session (then the session is ready), reset it
+// afterwards (then it is available again). A failed reset or prepare quarantines the device: it
+// stays broken, visible to admins and never handed out, until an admin resets it. A host that
+// cannot be asked leaves the device offline and marked for reset when the host returns.
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import { recordAudit } from '../../db/repositories/audit.js';
+import * as devices from '../../db/repositories/devices.js';
+import * as sessions from '../../db/repositories/sessions.js';
+import type { Schemas } from '../../../openapi/contract.js';
+import { UNREACHABLE_CODES, type DeviceCommands } from './commands.js';
+import { endSessionTx, type ReclaimJob } from './transitions.js';
+
+export interface PrepareJob {
+  sessionId: string;
+  deviceId: string;
+  hostId: string;
+  localId: string;
+  epoch: number;
+  app: Schemas['AppTarget'] | null;
+}
+
+export interface LifecycleOptions {
+  prepareTimeoutMs: number;
+  resetTimeoutMs: number;
+  /** Prepare attempts (each on a device of its own) before the session ends `failed`. */
+  maxPrepareAttempts: number;
+}
+
+export interface LifecycleHooks {
+  /** Called whenever a device may have become free. */
+  onDeviceFreed(): void;
+  onQuarantine(deviceId: string, reason: string): void;
+}
+
+export class DeviceLifecycle {
+  constructor(
+    private readonly db: Database,
+    private readonly commands: DeviceCommands,
+    private readonly opts: LifecycleOptions,
+    private readonly hooks: LifecycleHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  async prepare(job: PrepareJob): Promise<void> {
+    const log = this.logger.child({ sessionId: job.sessionId, deviceId: job.deviceId, hostId: job.hostId });
+    try {
+      await this.commands.prepare(job.hostId, { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app }, this.opts.prepareTimeoutMs);
+    } catch (err) {
+      return this.prepareFailed(job, err as Error & { code?: string });
+    }
+    const leftover = await this.db.transaction(async (tx) => {
+      const ready = await sessions.markReady(tx, job.sessionId, job.epoch);
+      if (ready) {
+        await devices.setDeviceLeased(tx, job.deviceId, job.epoch);
+        await sessions.notifySessionEvent(tx, { id: ready.id, seq: Number(ready.event_seq), kind: 'session' });
+        return undefined;
+      }
+      // The session ended while its device was being prepared: the device goes straight back.
+      const device = await devices.lockDevice(tx, job.deviceId);
+      if (device && device.epoch === job.epoch && device.state === 'preparing') {
+        const r = await devices.setDeviceReclaiming(tx, job.deviceId, `resetting after session ${job.sessionId} ended during prepare`);
+        return { deviceId: job.deviceId, hostId: r.host_id, localId: r.local_id, epoch: r.epoch };
+      }
+      return undefined;
+    });
+    if (leftover) await this.reclaim(leftover);
+    else log.info('session ready');
+  }
+
+  private async prepareFailed(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
+    const unreachable = UNREACHABLE_CODES.has(err.code ?? '');
+    const reason = `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
+    this.logger.warn({ sessionId: job.sessionId, deviceId: job.deviceId, code: err.code, err: err.message }, 'device prepare failed');
+    await this.db.transaction(async (tx) => {
+      const session = await sessions.getSession(tx, job.sessionId, true);
+      if (session && session.state === 'preparing' && Number(session.epoch) === job.epoch) {
+        if (session.prepare_attempts >= this.opts.maxPrepareAttempts) {
+          await endSessionTx(tx, session, 'failed', reason, { reclaim: false });
+        } else {
+          const back = await sessions.requeue(tx, job.sessionId, job.epoch);
+          if (back) await sessions.notifySessionEvent(tx, { id: back.id, seq: Number(back.event_seq), kind: 'session' });
+        }
+      }
+      if (unreachable) await devices.setDeviceUnreachable(tx, job.deviceId, job.epoch, reason);
+      else await this.quarantineTx(tx, job.deviceId, job.epoch, reason);
+      await sessions.notifyPlacement(tx);
+    });
+    if (!unreachable) this.hooks.onQuarantine(job.deviceId, reason);
+    this.hooks.onDeviceFreed();
+  }
+
+  /** Resets a device whose reclaim has been recorded; on success it is available again. */
+  async reclaim(job: ReclaimJob): Promise<void> {
+    try {
+      await this.commands.reset(job.hostId, { localId: job.localId, epoch: job.epoch }, this.opts.resetTimeoutMs);
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      const reason = `reset failed: ${e.code ?? 'ERROR'}: ${e.message}`;
+      this.logger.warn({ deviceId: job.deviceId, code: e.code, err: e.message }, 'device reset failed');
+      if (UNREACHABLE_CODES.has(e.code ?? '')) {
+        await this.db.transaction((tx) => devices.setDeviceUnreachable(tx, job.deviceId, job.epoch, reason));
+      } else {
+        await this.db.transaction((tx) => this.quarantineTx(tx, job.deviceId, job.epoch, reason));
+        this.hooks.onQuarantine(job.deviceId, reason);
+      }
+      return;
+    }
+    const freed = await this.db.transaction(async (tx) => {
+      const ok = await devices.setDeviceAvailableAfterReset(tx, job.deviceId, job.epoch);
+      if (ok) await sessions.notifyPlacement(tx);
+      return ok;
+    });
+    if (freed) this.hooks.onDeviceFreed();
+  }
+
+  /** Starts a reset of a device outside any session (host reconcile, admin). */
+  async startReclaim(deviceId: string, reason: string): Promise<void> {
+    const r = await this.db.transaction((tx) => devices.setDeviceReclaiming(tx, deviceId, reason));
+    await this.reclaim({ deviceId, hostId: r.host_id, localId: r.local_id, epoch: r.epoch });
+  }
+
+  private async quarantineTx(tx: Parameters<Parameters<Database['transaction']>[0]>[0], deviceId: string, epoch: number, reason: string): Promise<void> {
+    if (await devices.quarantineDevice(tx, deviceId, epoch, reason)) {
+      await recordAudit(tx, { actor: null, actorRole: null, team: null, action: 'device.quarantine', subject: deviceId, detail: { reason, epoch } });
+    }
+  }
+}

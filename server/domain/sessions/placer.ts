@@ -1,0 +1,128 @@
+// Runs placement: lock free devices and the queued requests that could use them (SKIP LOCKED, so
+// several gateways place at once without ever handing one device out twice), apply the policy in
+// placement.ts, record the leases, commit, then prepare each device. It runs when something may
+// have changed (NOTIFY sf_placement from any gateway) and on a timer as a safety net.
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import * as devices from '../../db/repositories/devices.js';
+import * as sessions from '../../db/repositories/sessions.js';
+import * as teams from '../../db/repositories/teams.js';
+import type { DeviceLifecycle, PrepareJob } from './lifecycle.js';
+import { plan, type TeamUsage } from './placement.js';
+
+export interface PlacerOptions {
+  agingMs: number;
+  fairnessWindowMs: number;
+  /** Farm-wide default quota per team; 0 means none. */
+  teamMaxSessions: number;
+  intervalMs: number;
+  /** Devices considered per run. */
+  batch: number;
+}
+
+export interface PlacerHooks {
+  onPlaced(count: number, waitedMs: number[]): void;
+}
+
+export class Placer {
+  private running = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly lifecycle: DeviceLifecycle,
+    private readonly opts: PlacerOptions,
+    private readonly hooks: PlacerHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen('sf_placement', () => this.kick());
+    this.timer = setInterval(() => this.kick(), this.opts.intervalMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.unlisten?.();
+  }
+
+  /** Asks for a placement run soon; runs coalesce. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.loop();
+  }
+
+  /** One run, for callers that want to know it has happened (session create). */
+  async runNow(): Promise<number> {
+    return this.runOnce();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        const placed = await this.runOnce();
+        if (placed >= this.opts.batch) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      this.logger.warn({ err }, 'placement run failed; the next one will retry');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runOnce(): Promise<number> {
+    const now = Date.now();
+    const { jobs, waited } = await this.db.transaction(async (tx) => {
+      const free = await devices.lockAvailableDevices(tx, this.opts.batch);
+      if (free.length === 0) return { jobs: [], waited: [] };
+      const queued = await sessions.lockQueued(tx, [...new Set(free.map((d) => d.platform))], 2000);
+      if (queued.length === 0) return { jobs: [], waited: [] };
+      const usage = new Map<string, TeamUsage>();
+      for (const t of await teams.teamUsage(tx, this.opts.fairnessWindowMs)) {
+        const quota = t.max_sessions ?? (this.opts.teamMaxSessions > 0 ? this.opts.teamMaxSessions : null);
+        usage.set(t.name, { weight: t.weight, quota, active: t.active, recent: t.recent });
+      }
+      const byId = new Map(queued.map((s) => [s.id, s]));
+      const deviceById = new Map(free.map((d) => [d.id, d]));
+      const assignments = plan(
+        queued.map((s) => ({ id: s.id, team: s.team, priority: s.priority, createdAtMs: new Date(s.created_at).getTime(), platform: s.platform, requirements: s.requirements })),
+        free.map((d) => ({ id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels })),
+        usage,
+        now,
+        this.opts.agingMs,
+      );
+      const jobs: PrepareJob[] = [];
+      const waitedMs: number[] = [];
+      for (const a of assignments) {
+        const device = deviceById.get(a.deviceId)!;
+        const epoch = await devices.leaseDevice(tx, device.id, a.sessionId);
+        const placed = await sessions.markPlaced(tx, a.sessionId, device.id, device.host_id, epoch);
+        if (!placed) throw new Error(`session ${a.sessionId} left the queue while locked`);
+        await sessions.notifySessionEvent(tx, { id: placed.id, seq: Number(placed.event_seq), kind: 'session' });
+        jobs.push({ sessionId: a.sessionId, deviceId: device.id, hostId: device.host_id, localId: device.local_id, epoch, app: byId.get(a.sessionId)!.app });
+        waitedMs.push(now - new Date(byId.get(a.sessionId)!.created_at).getTime());
+      }
+      return { jobs, waited: waitedMs };
+    });
+    if (jobs.length > 0) {
+      this.hooks.onPlaced(jobs.length, waited);
+      this.logger.debug({ placed: jobs.length }, 'placed sessions');
+    }
+    for (const job of jobs) {
+      this.lifecycle.prepare(job).catch((err: unknown) => this.logger.error({ err, sessionId: job.sessionId }, 'prepare could not be recorded'));
+    }
+    return jobs.length;
+  }
+}

@@ -1,0 +1,71 @@
+// Ends what has run out: queued requests past their wait, leases past their TTL, sessions idle
+// past their idle timeout; and warns (an `expiring` event) before an idle or TTL expiry. Every
+// gateway runs one; rows are taken with SKIP LOCKED, so two reapers never end one session twice.
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import * as sessions from '../../db/repositories/sessions.js';
+import type { DeviceLifecycle } from './lifecycle.js';
+import { endSessionTx, type ReclaimJob } from './transitions.js';
+
+export interface ReaperOptions {
+  intervalMs: number;
+  warnMaxMs: number;
+}
+
+export interface ReaperHooks {
+  onEnded(reason: string): void;
+}
+
+export class Reaper {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly lifecycle: DeviceLifecycle,
+    private readonly opts: ReaperOptions,
+    private readonly hooks: ReaperHooks,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = true;
+      this.tick()
+        .catch((err: unknown) => this.logger.warn({ err }, 'reaper pass failed; will retry'))
+        .finally(() => (this.running = false));
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const s of await sessions.lockQueueTimedOut(tx)) {
+        if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended) this.hooks.onEnded('queue-timeout');
+      }
+    });
+    const jobs = await this.db.transaction(async (tx) => {
+      const out: ReclaimJob[] = [];
+      for (const { row, reason } of await sessions.lockExpired(tx)) {
+        const detail = reason === 'expired' ? `the lease ran out (ttl ${row.ttl_seconds} s)` : `no activity for ${row.idle_timeout_seconds} s`;
+        const { ended, job } = await endSessionTx(tx, row, reason, detail, { reclaim: true });
+        if (ended) this.hooks.onEnded(reason);
+        if (job) out.push(job);
+      }
+      return out;
+    });
+    for (const job of jobs) {
+      this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
+    }
+    await this.db.transaction(async (tx) => {
+      for (const w of await sessions.takeExpiryWarnings(tx, this.opts.warnMaxMs)) {
+        await sessions.notifySessionEvent(tx, { id: w.row.id, seq: Number(w.row.event_seq), kind: 'expiring', reason: w.reason, deadline: new Date(w.deadline).toISOString() });
+      }
+    });
+  }
+}
