@@ -778,7 +778,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "sessions"
         ],
-        "summary": "The session's event stream (WebSocket). Watching counts as activity.",
+        "summary": "The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.",
         "description": "Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a\n`session` event on every state change and an `expiring` event before an idle or TTL expiry.\nEvery event has a per-session `seq` that only increases. The stream ends after the session\ndoes (close 1000). Another team's session answers 404 at the upgrade.\n",
         "x-simfleet-roles": [
           "admin",

@@ -255,7 +255,7 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * The session's event stream (WebSocket). Watching counts as activity.
+         * The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.
          * @description Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a
          *     `session` event on every state change and an `expiring` event before an idle or TTL expiry.
          *     Every event has a per-session `seq` that only increases. The stream ends after the session

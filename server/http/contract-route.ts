@@ -43,6 +43,7 @@ function routeParts(operationId: OperationId) {
   if (!info) throw new Error(`no operation ${operationId} in the contract`);
   const params = parameterSchemas(operationId);
   const body = requestBodySchema(operationId);
+  const bodyOptional = body !== undefined && (info.spec.requestBody as { required?: boolean }).required !== true;
   const schema: Record<string, unknown> = {};
   if (body) schema.body = body;
   if (params.path) schema.params = params.path;
@@ -50,7 +51,14 @@ function routeParts(operationId: OperationId) {
   // Unknown query parameters are refused on every non-public route, so a typo is an error.
   if (params.query) schema.querystring = params.query;
   else if (info.roles !== 'public') schema.querystring = { type: 'object', additionalProperties: false };
-  return { method: info.method, url: info.path.replace(/\{(\w+)\}/g, ':$1'), schema, config: { operationId } };
+  return {
+    method: info.method,
+    url: info.path.replace(/\{(\w+)\}/g, ':$1'),
+    schema,
+    config: { operationId },
+    // An optional body that was not sent is validated as an empty one.
+    ...(bodyOptional ? { preValidation: async (req: FastifyRequest) => void (req.body ??= {}) } : {}),
+  };
 }
 
 /** Fastify sees header names in lower case. */

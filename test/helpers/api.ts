@@ -22,6 +22,7 @@ export interface ApiResponse<T = any> {
 
 export function api(baseUrl: string, defaultToken?: string) {
   return {
+    token: defaultToken,
     async call<T = any>(operationId: OperationId, opts: CallOptions = {}): Promise<ApiResponse<T>> {
       const info = operationIndex.get(operationId)!;
       const path = info.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(opts.params?.[name] ?? `missing-${name}`));

@@ -138,7 +138,7 @@ export async function endSession(q: Queryable, sessionId: string, reason: EndRea
 
 export async function renew(q: Queryable, sessionId: string, ttlSeconds: number): Promise<SessionRow | undefined> {
   const { rows } = await q.query<SessionRow>(
-    `UPDATE sessions SET ttl_seconds = $2, expires_at = now() + ($2 * interval '1 second'), last_activity_at = now(),
+    `UPDATE sessions SET ttl_seconds = $2::int, expires_at = now() + ($2::int * interval '1 second'), last_activity_at = now(),
        expiring_notified = NULL, event_seq = event_seq + 1
      WHERE id = $1 AND state IN ('preparing', 'ready') RETURNING *`,
     [sessionId, ttlSeconds],

@@ -25,8 +25,9 @@ export interface PlacerHooks {
 }
 
 export class Placer {
-  private running = false;
-  private again = false;
+  /** Every run on this gateway goes through this chain: one at a time, in order. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued = false;
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private stopped = false;
@@ -50,36 +51,32 @@ export class Placer {
     this.stopped = true;
     clearInterval(this.timer);
     await this.unlisten?.();
+    await this.chain.catch(() => undefined);
   }
 
-  /** Asks for a placement run soon; runs coalesce. */
+  /** Asks for a placement run soon; requests made while one is waiting to start coalesce. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    void this.loop();
+    if (this.stopped || this.queued) return;
+    this.queued = true;
+    this.chain = this.chain.then(async () => {
+      this.queued = false;
+      try {
+        // A full batch may have left more to place.
+        while ((await this.runOnce()) >= this.opts.batch && !this.stopped);
+      } catch (err) {
+        this.logger.warn({ err }, 'placement run failed; the next one will retry');
+      }
+    });
   }
 
-  /** One run, for callers that want to know it has happened (session create). */
-  async runNow(): Promise<number> {
-    return this.runOnce();
-  }
-
-  private async loop(): Promise<void> {
-    try {
-      do {
-        this.again = false;
-        const placed = await this.runOnce();
-        if (placed >= this.opts.batch) this.again = true;
-      } while (this.again && !this.stopped);
-    } catch (err) {
-      this.logger.warn({ err }, 'placement run failed; the next one will retry');
-    } finally {
-      this.running = false;
-    }
+  /**
+   * A run whose outcome the caller reads next (session create): it starts after every earlier run
+   * here has committed, since one of those may hold the caller's request locked.
+   */
+  runNow(): Promise<number> {
+    const run = this.chain.then(() => this.runOnce());
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 
   private async runOnce(): Promise<number> {

@@ -41,7 +41,9 @@ export function sessionRoutes(app: FastifyInstance, s: GatewayServices): void {
   contractWebSocket(
     app,
     'watchSession',
-    (socket, req) => watch(s, socket, req.watched!),
+    // Only someone who may act on the session keeps it alive by watching: a dashboard (viewer) watching
+    // every session must not hold every device forever.
+    (socket, req) => watch(s, socket, req.watched!, principalOf(req).role !== 'viewer'),
     async (req) => {
       req.watched = await s.sessions.get(principalOf(req), req.params.sessionId);
     },
@@ -49,7 +51,7 @@ export function sessionRoutes(app: FastifyInstance, s: GatewayServices): void {
 }
 
 /** The session's event stream: its state now, then every change and expiry warning until it ends. */
-function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow): void {
+function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow, isActivity: boolean): void {
   let lastSeq = -1;
   let ending = false;
   const send = (event: Schemas['SessionEvent']) => {
@@ -82,12 +84,12 @@ function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow): void
     if (!answered) return socket.terminate();
     answered = false;
     socket.ping();
-    void getSession(s.db, initial.id).then((row) => row && s.sessions.touch(row), () => undefined);
+    if (isActivity) void getSession(s.db, initial.id).then((row) => row && s.sessions.touch(row), () => undefined);
   }, everyMs);
   socket.on('close', () => {
     clearInterval(keepAlive);
     unsubscribe();
   });
-  s.sessions.touch(initial);
+  if (isActivity) s.sessions.touch(initial);
   sendState().catch((err: unknown) => s.logger.warn({ err, sessionId: initial.id }, 'could not send a session event'));
 }

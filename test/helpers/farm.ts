@@ -1,0 +1,73 @@
+// An in-process farm for session tests: a gateway on a fresh Postgres database and any number of
+// workers with fake devices, connected over the in-memory protocol. Fast, and the fake devices can
+// be told to fail.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadGatewayConfig } from '../../server/config.js';
+import { startGateway, type Gateway } from '../../server/gateway.js';
+import { FakeProvider } from '../../workers/devices/fake/provider.js';
+import { loadWorkerConfig, startWorker, type Worker } from '../../workers/index.js';
+import { api } from './api.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { TEST_ADMIN_TOKEN } from './processes.js';
+
+export interface Farm {
+  db: TestDatabase;
+  gateway: Gateway;
+  admin: ReturnType<typeof api>;
+  workers: { worker: Worker; provider: FakeProvider }[];
+  addWorker(devices: number, opts?: { operationMs?: number; platform?: 'web' | 'android' | 'ios' }): Promise<{ worker: Worker; provider: FakeProvider }>;
+  token(role: 'agent' | 'viewer' | 'admin', team: string): Promise<ReturnType<typeof api>>;
+  stop(): Promise<void>;
+}
+
+export async function startFarm(env: Record<string, string> = {}): Promise<Farm> {
+  const db = await createTestDatabase();
+  const silent = pino({ level: process.env.SIMFLEET_TEST_LOG ?? 'silent' });
+  const gateway = await startGateway(
+    loadGatewayConfig({
+      DATABASE_URL: db.url,
+      SIMFLEET_PORT: '0',
+      SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-farm-')),
+      SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SIMFLEET_HEARTBEAT_INTERVAL_MS: '100',
+      SIMFLEET_HOST_TIMEOUT_MS: '1000',
+      SIMFLEET_REAPER_INTERVAL_MS: '100',
+      SIMFLEET_PLACEMENT_INTERVAL_MS: '200',
+      ...env,
+    }),
+    { logger: silent },
+  );
+  const admin = api(gateway.url, TEST_ADMIN_TOKEN);
+  const workers: Farm['workers'] = [];
+  return {
+    db,
+    gateway,
+    admin,
+    workers,
+    async addWorker(devices, opts = {}) {
+      const provider = new FakeProvider(devices, { operationMs: opts.operationMs ?? 5, platform: opts.platform ?? 'web' });
+      const worker = await startWorker(loadWorkerConfig({ SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-farmw-')) }), {
+        version: 'test',
+        dial: async () => gateway.connectLocalWorker(),
+        logger: silent,
+        providers: [provider],
+      });
+      await worker.registered();
+      const entry = { worker, provider };
+      workers.push(entry);
+      return entry;
+    },
+    async token(role, team) {
+      const res = await admin.call('createToken', { body: { name: `${role} of ${team}`, role, team } });
+      return api(gateway.url, res.body.secret);
+    },
+    async stop() {
+      for (const w of workers) await w.worker.stop();
+      await gateway.stop();
+      await db.drop();
+    },
+  };
+}
