@@ -624,7 +624,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "sessions"
         ],
-        "summary": "A session; with `wait`, long-polls up to 60 s for its state to change.",
+        "summary": "A session; with `wait` (and `ifState`), long-polls up to 60 s for its state to change.",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -644,6 +644,15 @@ const document: Record<string, unknown> = {
               "minimum": 0,
               "maximum": 60,
               "default": 0
+            }
+          },
+          {
+            "name": "ifState",
+            "in": "query",
+            "required": false,
+            "description": "the state you last saw. The answer comes at once if the session is no longer in it, and\notherwise when it leaves it (or after `wait`). Without it, the wait is for a change from\nwhatever state the session is in when the request arrives, which may already be past the\none you saw: always send it when polling.\n",
+            "schema": {
+              "$ref": "#/components/schemas/SessionState"
             }
           }
         ],

@@ -219,7 +219,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A session; with `wait`, long-polls up to 60 s for its state to change. */
+        /** A session; with `wait` (and `ifState`), long-polls up to 60 s for its state to change. */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -1278,6 +1278,13 @@ export interface operations {
             query?: {
                 /** @description seconds to wait for a state change before answering (the answer is the same shape either way) */
                 wait?: number;
+                /**
+                 * @description the state you last saw. The answer comes at once if the session is no longer in it, and
+                 *     otherwise when it leaves it (or after `wait`). Without it, the wait is for a change from
+                 *     whatever state the session is in when the request arrives, which may already be past the
+                 *     one you saw: always send it when polling.
+                 */
+                ifState?: components["schemas"]["SessionState"];
             };
             header?: never;
             path: {

@@ -35,6 +35,11 @@ export function assertChannel(channel: string): void {
   if (!/^[a-z0-9_]{1,63}$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
 }
 
+/** The database could not be reached or could not hand out a connection in time. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+}
+
 /** SQLSTATE of a database error, if it is one. */
 export function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;

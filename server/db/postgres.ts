@@ -1,7 +1,7 @@
 // A Postgres server through `pg`: the only module in simfleet that imports `pg`.
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { assertChannel, type Database, type Queryable, type QueryResult } from './database.js';
+import { assertChannel, DatabaseUnavailableError, type Database, type Queryable, type QueryResult } from './database.js';
 import { PgListener } from './pg-listener.js';
 
 const INT8_OID = 20;
@@ -25,7 +25,8 @@ export function openPostgres(opts: PostgresOptions): Database {
     connectionString: opts.url,
     max: opts.poolSize,
     application_name: opts.applicationName,
-    connectionTimeoutMillis: 5000,
+    // A burst waits for a connection rather than failing; past this it is a 503 NOT_READY.
+    connectionTimeoutMillis: 15000,
     idleTimeoutMillis: 30000,
     types,
   });
@@ -34,7 +35,11 @@ export function openPostgres(opts: PostgresOptions): Database {
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await client.query(sql, params as unknown[] | undefined);
+      const result = await client.query(sql, params as unknown[] | undefined).catch((err: Error & { code?: string }) => {
+        // A pool that cannot hand out a connection (or a server gone) is not the query's fault.
+        if (!err.code && client === pool) throw new DatabaseUnavailableError(`no database connection: ${err.message}`, { cause: err });
+        throw err;
+      });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
     },
     async exec(sql: string): Promise<void> {
@@ -43,7 +48,9 @@ export function openPostgres(opts: PostgresOptions): Database {
   });
 
   const withClient = async <T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
+    const client = await pool.connect().catch((err: Error) => {
+      throw new DatabaseUnavailableError(`no database connection: ${err.message}`, { cause: err });
+    });
     let broken: Error | undefined;
     try {
       return await fn(client);

@@ -3,12 +3,16 @@
 // Anything unexpected is logged in full and answered as INTERNAL, never with its internals.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { describeValidationError } from '../../openapi/contract.js';
+import { DatabaseUnavailableError } from '../db/database.js';
 import { ApiError, isApiError } from '../errors.js';
 
 const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 export function toApiError(err: FastifyError | Error): ApiError {
   if (isApiError(err)) return err;
+  if (err instanceof DatabaseUnavailableError) {
+    return new ApiError('NOT_READY', { message: 'the database is unavailable or busy', hint: 'retry in a few seconds; GET /readyz shows the database check', cause: err });
+  }
   const fe = err as FastifyError;
   if (fe.validation) {
     const where = WHERE[fe.validationContext ?? 'body'] ?? 'body';
@@ -42,6 +46,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(err as FastifyError);
     if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY') {
       req.log.error({ err }, 'request failed');
+    } else if (apiError.code === 'NOT_READY') {
+      req.log.warn({ err }, 'request refused: not ready');
     } else {
       req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
     }

@@ -29,7 +29,7 @@ const release = (client: Client, id: string) => client.call('releaseSession', { 
 async function createReady(client: Client, body: Record<string, unknown> = {}) {
   let s = (await create(client, body)).body;
   for (let i = 0; i < 5 && (s.state === 'queued' || s.state === 'preparing'); i++) {
-    s = (await client.call('getSession', { params: { sessionId: s.id }, query: { wait: '5' } })).body;
+    s = (await client.call('getSession', { params: { sessionId: s.id }, query: { wait: '5', ifState: s.state } })).body;
   }
   if (s.state !== 'ready') throw new Error(`session ${s.id} is ${s.state}, not ready`);
   return s;
@@ -89,7 +89,7 @@ describe('leasing a device', () => {
     await release(alpha, a.id);
     const moved = await long;
     expect(['preparing', 'ready']).toContain(moved.body.state);
-    const ready = (await beta.call('getSession', { params: { sessionId: queued.body.id }, query: { wait: '5' } })).body;
+    const ready = (await beta.call('getSession', { params: { sessionId: queued.body.id }, query: { wait: '5', ifState: moved.body.state } })).body;
     expect(ready.state).toBe('ready');
     expect(ready.device.id).toBe(a.device.id);
     await release(alpha, b.id);
@@ -101,7 +101,7 @@ describe('leasing a device', () => {
     const held = [await createReady(alpha), await createReady(alpha)];
     const res = await create(beta, { waitSeconds: 1 });
     expect(res.status).toBe(202);
-    const ended = (await beta.call('getSession', { params: { sessionId: res.body.id }, query: { wait: '5' } })).body;
+    const ended = (await beta.call('getSession', { params: { sessionId: res.body.id }, query: { wait: '5', ifState: 'queued' } })).body;
     expect(ended).toMatchObject({ state: 'ended', endReason: 'queue-timeout' });
     const now = await create(beta, { waitSeconds: 0 });
     expect(now.body).toMatchObject({ state: 'ended', endReason: 'queue-timeout' });
@@ -221,7 +221,7 @@ describe('quarantine', () => {
     const reset = await farm.admin.call('resetDevice', { params: { deviceId: s.device.id } });
     expect(reset.status).toBe(202);
     let final = waiting.body;
-    while (final.state === 'queued' || final.state === 'preparing') final = (await alpha.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5' } })).body;
+    while (final.state === 'queued' || final.state === 'preparing') final = (await alpha.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: final.state } })).body;
     expect(final).toMatchObject({ state: 'ready', device: { id: s.device.id } });
     await release(alpha, final.id);
     await release(alpha, others[0].id);

@@ -1,8 +1,19 @@
 // A REST client for tests that calls operations by their contract id and checks every response
 // body against the schema the contract gives for that status.
+import type { ValidateFunction } from 'ajv';
 import { createAjv, operationIndex, responseSchema, type OperationId } from '../../openapi/contract.js';
 
 const ajv = createAjv({ strict: false });
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(operationId: OperationId, status: number): ValidateFunction | undefined {
+  const key = `${operationId} ${status}`;
+  if (!validators.has(key)) {
+    const schema = responseSchema(operationId, status) ?? (status >= 400 ? { $ref: 'https://simfleet.dev/contract#/$defs/Error' } : undefined);
+    if (schema) validators.set(key, ajv.compile(schema));
+  }
+  return validators.get(key);
+}
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -39,9 +50,8 @@ export function api(baseUrl: string, defaultToken?: string) {
       const text = await res.text();
       const isJson = res.headers.get('content-type')?.includes('application/json');
       const parsed = isJson && text ? JSON.parse(text) : text;
-      const schema = responseSchema(operationId, res.status) ?? (res.status >= 400 ? { $ref: 'https://simfleet.dev/contract#/$defs/Error' } : undefined);
-      if (schema && isJson) {
-        const validate = ajv.compile(schema);
+      const validate = isJson ? validatorFor(operationId, res.status) : undefined;
+      if (validate) {
         if (!validate(parsed)) {
           throw new Error(`${operationId} answered ${res.status} with a body outside the contract: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
         }

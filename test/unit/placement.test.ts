@@ -32,13 +32,13 @@ describe('placement policy', () => {
     const usage = teams({ a: { weight: 1 }, b: { weight: 2 }, c: { weight: 3 } });
     const queue: QueuedRequest[] = [];
     for (let i = 0; i < 600; i++) for (const team of ['a', 'b', 'c']) queue.push(req(`${team}${i}`, { team, createdAtMs: NOW - 100_000 + i }));
-    const placed: Record<string, number> = { a: 0, b: 0, c: 0 };
+    const placed = { a: 0, b: 0, c: 0 };
     let remaining = queue;
     for (let round = 0; round < 60; round++) {
       const out = plan(remaining, Array.from({ length: 10 }, (_, i) => dev(`d${i}`)), usage, NOW, 1e12);
       for (const a of out) {
-        const team = a.sessionId[0]!;
-        placed[team]!++;
+        const team = a.sessionId[0] as 'a' | 'b' | 'c';
+        placed[team]++;
         usage.get(team)!.recent++;
       }
       const taken = new Set(out.map((a) => a.sessionId));

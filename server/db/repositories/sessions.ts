@@ -82,12 +82,22 @@ export async function listSessions(q: Queryable, f: { team: string | null; state
   return rows;
 }
 
-/** Queued requests for the given platforms, oldest first, skipping rows another gateway holds. */
-export async function lockQueued(q: Queryable, platforms: readonly string[], limit: number): Promise<SessionRow[]> {
+/**
+ * Queued requests for the given platforms that one placement run could use: per team and effective
+ * class, its oldest `perGroup` (a run never places more than that many for one group), skipping rows
+ * another gateway holds. Bounded however long the queue grows.
+ */
+export async function lockQueued(q: Queryable, platforms: readonly string[], perGroup: number, agingMs: number): Promise<SessionRow[]> {
   const { rows } = await q.query<SessionRow>(
-    `SELECT * FROM sessions WHERE state = 'queued' AND platform = ANY($1::text[]) AND queue_deadline > now()
-     ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [platforms, limit],
+    `SELECT * FROM sessions WHERE id IN (
+       SELECT id FROM (
+         SELECT id, row_number() OVER (PARTITION BY team, ${KLASS.replace('$AGING', '$3')} ORDER BY created_at, id) AS rn
+         FROM sessions WHERE state = 'queued' AND platform = ANY($1::text[]) AND queue_deadline > now()
+       ) ranked WHERE rn <= $2)
+       -- repeated here: a row changed before we lock it is re-checked against this WHERE only
+       AND state = 'queued'
+     ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+    [platforms, perGroup, agingMs],
   );
   return rows;
 }
@@ -223,18 +233,18 @@ export async function queueDepthByPriority(q: Queryable): Promise<{ priority: st
   return rows;
 }
 
+const KLASS = `greatest(0, (CASE priority WHEN 'interactive' THEN 0 WHEN 'ci' THEN 1 ELSE 2 END)
+                 - floor(extract(epoch FROM now() - created_at) * 1000 / $AGING))`;
+
 /** How many queued requests of this platform would be placed before this one, by class then age. */
 export async function queuePosition(q: Queryable, s: SessionRow, agingMs: number): Promise<number> {
+  const klass = KLASS.replace('$AGING', '$5');
   const { rows } = await q.query<{ n: number }>(
-    `WITH ranked AS (
-       SELECT id, created_at,
-         greatest(0, (CASE priority WHEN 'interactive' THEN 0 WHEN 'ci' THEN 1 ELSE 2 END)
-                     - floor(extract(epoch FROM now() - created_at) * 1000 / $3)) AS klass
-       FROM sessions WHERE state = 'queued' AND platform = $2
-     )
-     SELECT count(*)::int AS n FROM ranked r, ranked me
-     WHERE me.id = $1 AND r.id <> me.id AND (r.klass < me.klass OR (r.klass = me.klass AND (r.created_at, r.id) < (me.created_at, me.id)))`,
-    [s.id, s.platform, agingMs],
+    `WITH me AS (SELECT ${klass} AS k FROM sessions WHERE id = $1)
+     SELECT count(*)::int AS n FROM sessions, me
+     WHERE state = 'queued' AND platform = $2 AND id <> $1
+       AND (${klass} < me.k OR (${klass} = me.k AND (created_at, id) < ($3::timestamptz, $4::text)))`,
+    [s.id, s.platform, s.created_at, s.id, agingMs],
   );
   return (rows[0]?.n ?? 0) + 1;
 }

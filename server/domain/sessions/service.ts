@@ -103,12 +103,16 @@ export class SessionService {
     return row;
   }
 
-  /** The session once it changes, or as it is after `waitSeconds`. */
-  async getAfterChange(principal: Principal, id: string, waitSeconds: number): Promise<SessionRow> {
+  /**
+   * The session once it has left `ifState` (default: the state it is in now), or as it is after
+   * `waitSeconds`.
+   */
+  async getAfterChange(principal: Principal, id: string, waitSeconds: number, ifState: sessions.SessionStateName | undefined): Promise<SessionRow> {
     const row = await this.get(principal, id);
     this.touch(row);
-    if (waitSeconds <= 0 || row.state === 'ended') return row;
-    return this.waitUntil(row, waitSeconds * 1000, (s) => s.event_seq > row.event_seq && s.state !== row.state);
+    const from = ifState ?? row.state;
+    if (waitSeconds <= 0 || row.state === 'ended' || row.state !== from) return row;
+    return this.waitUntil(row, waitSeconds * 1000, (s) => s.state !== from);
   }
 
   async list(principal: Principal, state: string | undefined, limit: number): Promise<SessionRow[]> {
@@ -210,6 +214,7 @@ export class SessionService {
     return new Promise((resolve, reject) => {
       let settled = false;
       let reading = false;
+      let again = false;
       const finish = (value: SessionRow | Error) => {
         if (settled) return;
         settled = true;
@@ -218,12 +223,21 @@ export class SessionService {
         if (value instanceof Error) reject(value);
         else resolve(value);
       };
+      // A notice that lands while a read is in flight must not be lost: that read may predate it.
       const check = () => {
-        if (reading || settled) return;
+        if (settled) return;
+        if (reading) {
+          again = true;
+          return;
+        }
         reading = true;
         sessions.getSession(this.db, row.id).then((s) => {
           reading = false;
-          if (s && (done(s) || s.state === 'ended')) finish(s);
+          if (s && (done(s) || s.state === 'ended')) return finish(s);
+          if (again) {
+            again = false;
+            check();
+          }
         }, finish);
       };
       const unsubscribe = this.events.subscribe(row.id, (notice) => {

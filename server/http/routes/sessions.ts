@@ -32,7 +32,9 @@ export function sessionRoutes(app: FastifyInstance, s: GatewayServices): void {
     sessions: await presentSessions(s, await s.sessions.list(principalOf(req), req.query.state, req.query.limit ?? 100)),
   }));
 
-  contractRoute(app, 'getSession', async (req) => presentOne(s, await s.sessions.getAfterChange(principalOf(req), req.params.sessionId, req.query.wait ?? 0)));
+  contractRoute(app, 'getSession', async (req) =>
+    presentOne(s, await s.sessions.getAfterChange(principalOf(req), req.params.sessionId, req.query.wait ?? 0, req.query.ifState)),
+  );
 
   contractRoute(app, 'renewSession', async (req) => presentOne(s, await s.sessions.renew(principalOf(req), req.params.sessionId, req.body?.ttlSeconds)));
 
