@@ -100,7 +100,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       },
       logger,
     );
-    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
+    const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
+    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
     const registry = new HostRegistry(db, lifecycle, logger);
     const hub = (hubRef.hub = new WorkerHub(
       registry,

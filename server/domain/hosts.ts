@@ -76,11 +76,15 @@ export class HostRegistry {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Records a hello. Returns the resets to start once the connection is registered (the caller
+   * runs them after its welcome: a reset sent earlier would find no registered connection).
+   */
   async register(
     conn: Connection,
     hello: { host: Schemas['WorkerHostInfo']; protocolVersion: number; backends: BackendStatus[]; devices: WorkerDevice[] },
-  ): Promise<void> {
-    const jobs = await this.db.transaction(async (tx) => {
+  ): Promise<ReclaimJob[]> {
+    return this.db.transaction(async (tx) => {
       await hosts.upsertHostOnHello(tx, {
         ...hello.host,
         protocolVersion: hello.protocolVersion,
@@ -101,7 +105,6 @@ export class HostRegistry {
       await sessions.notifyPlacement(tx);
       return reclaim;
     });
-    this.runReclaims(jobs);
   }
 
   /** False when this connection no longer owns the host. */
@@ -194,7 +197,7 @@ export class HostRegistry {
     return jobs;
   }
 
-  private runReclaims(jobs: ReclaimJob[]): void {
+  runReclaims(jobs: ReclaimJob[]): void {
     for (const job of jobs) {
       this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
     }

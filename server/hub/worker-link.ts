@@ -201,7 +201,7 @@ export class WorkerLink {
     }
     if (this.state !== 'hello') return; // closed while waiting for the claim
     const conn: Connection = { hostId: msg.host.id, connectionId: this.connectionId, gatewayId: this.gatewayId, principal: this.principal };
-    await this.registry.register(conn, msg);
+    const resets = await this.registry.register(conn, msg);
     this.conn = conn;
     if (this.state !== 'hello') return;
     this.state = 'ready';
@@ -214,6 +214,7 @@ export class WorkerLink {
       heartbeatIntervalMs: this.timings.heartbeatIntervalMs,
       hostTimeoutMs: this.timings.hostTimeoutMs,
     });
+    this.registry.runReclaims(resets);
   }
 
   /** The database says this connection no longer owns its host: replaced, or swept offline. */

@@ -179,6 +179,15 @@ export async function lockActiveOnHosts(q: Queryable, hostIds: readonly string[]
   return rows;
 }
 
+/** Sessions preparing for longer than any prepare may take: the gateway running it is gone. */
+export async function lockStuckPreparing(q: Queryable, stuckMs: number): Promise<SessionRow[]> {
+  const { rows } = await q.query<SessionRow>(
+    `SELECT * FROM sessions WHERE state = 'preparing' AND placed_at < now() - ($1::double precision * interval '1 millisecond') FOR UPDATE SKIP LOCKED`,
+    [stuckMs],
+  );
+  return rows;
+}
+
 export async function lockQueueTimedOut(q: Queryable): Promise<SessionRow[]> {
   const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state = 'queued' AND queue_deadline <= now() FOR UPDATE SKIP LOCKED`);
   return rows;

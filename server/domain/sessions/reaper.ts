@@ -3,6 +3,7 @@
 // gateway runs one; rows are taken with SKIP LOCKED, so two reapers never end one session twice.
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
+import * as devices from '../../db/repositories/devices.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
@@ -10,6 +11,8 @@ import { endSessionTx, type ReclaimJob } from './transitions.js';
 export interface ReaperOptions {
   intervalMs: number;
   warnMaxMs: number;
+  /** Past this, a prepare or reset nobody answered is presumed lost (its gateway died). */
+  stuckMs: number;
 }
 
 export interface ReaperHooks {
@@ -43,6 +46,30 @@ export class Reaper {
     clearInterval(this.timer);
   }
 
+  /** The safety net under lost replies and dead gateways: nothing stays stuck for good. */
+  private async recover(): Promise<void> {
+    const jobs = await this.db.transaction(async (tx) => {
+      const out: ReclaimJob[] = [];
+      for (const s of await sessions.lockStuckPreparing(tx, this.opts.stuckMs)) {
+        const back = await sessions.requeue(tx, s.id, Number(s.epoch));
+        if (back) await sessions.notifySessionEvent(tx, { id: back.id, seq: Number(back.event_seq), kind: 'session' });
+        if (s.device_id) {
+          const r = await devices.setDeviceReclaiming(tx, s.device_id, `resetting after a prepare nobody answered (session ${s.id})`);
+          out.push({ deviceId: s.device_id, hostId: r.host_id, localId: r.local_id, epoch: r.epoch });
+        }
+        this.logger.warn({ sessionId: s.id, deviceId: s.device_id }, 'a prepare was never answered; the session is back in the queue');
+      }
+      for (const d of await devices.claimDevicesToRecover(tx, this.opts.stuckMs)) {
+        out.push({ deviceId: d.id, hostId: d.host_id, localId: d.local_id, epoch: d.epoch });
+        this.logger.info({ deviceId: d.id }, 'recovering a device left needing a reset');
+      }
+      return out;
+    });
+    for (const job of jobs) {
+      this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
+    }
+  }
+
   async tick(): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const s of await sessions.lockQueueTimedOut(tx)) {
@@ -62,6 +89,7 @@ export class Reaper {
     for (const job of jobs) {
       this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
     }
+    await this.recover();
     await this.db.transaction(async (tx) => {
       for (const w of await sessions.takeExpiryWarnings(tx, this.opts.warnMaxMs)) {
         await sessions.notifySessionEvent(tx, { id: w.row.id, seq: Number(w.row.event_seq), kind: 'expiring', reason: w.reason, deadline: new Date(w.deadline).toISOString() });
