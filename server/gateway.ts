@@ -1,10 +1,11 @@
 // The gateway process: open the database, migrate, make sure there is an admin, serve HTTP and
 // the worker protocol, sweep for silent hosts. `stop()` is the written shutdown sequence:
 //   1. refuse new requests with 503 SHUTTING_DOWN (and /readyz turns 503);
-//   2. stop the liveness sweep;
+//   2. stop the liveness sweep, the reaper and the placer, waiting for a pass in progress;
 //   3. close every worker WebSocket with 1001 SHUTTING_DOWN (workers redial elsewhere or later);
 //   4. stop listening and let in-flight requests drain;
-//   5. close the database.
+//   5. wait for prepares and resets in flight to record their outcome (bounded);
+//   6. close the database.
 // Past SIMFLEET_SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the sequence completes.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -152,9 +153,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       (stopping ??= (async () => {
         logger.info('gateway shutting down');
         closing = true;
-        sweep.stop();
-        reaper.stop();
-        await placer.stop();
+        await Promise.all([sweep.stop(), reaper.stop(), placer.stop()]);
         const deadline = setTimeout(() => {
           logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; cutting remaining connections');
           http.server.closeAllConnections();
@@ -162,6 +161,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         try {
           await http.close();
         } finally {
+          // Prepares and resets still running need the database to record their outcome.
+          await Promise.race([lifecycle.drain(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs / 2).unref())]);
           clearTimeout(deadline);
           await bus.stop();
           await events.stop();

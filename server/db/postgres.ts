@@ -52,6 +52,13 @@ export function openPostgres(opts: PostgresOptions): Database {
       throw new DatabaseUnavailableError(`no database connection: ${err.message}`, { cause: err });
     });
     let broken: Error | undefined;
+    // A connection that dies between two statements of a transaction emits here rather than on a
+    // query; unheard, that would crash the process.
+    const onError = (err: Error) => {
+      broken = err;
+      opts.logger.warn({ err: err.message }, 'postgres connection failed while in use');
+    };
+    client.on('error', onError);
     try {
       return await fn(client);
     } catch (err) {
@@ -59,6 +66,7 @@ export function openPostgres(opts: PostgresOptions): Database {
       if (!(err as { code?: string }).code) broken = err as Error;
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   };

@@ -3,18 +3,22 @@
 import type { Logger } from 'pino';
 import type { HostRegistry } from './hosts.js';
 
-export function startLivenessSweep(registry: HostRegistry, hostTimeoutMs: number, logger: Logger): { stop(): void } {
+export function startLivenessSweep(registry: HostRegistry, hostTimeoutMs: number, logger: Logger): { stop(): Promise<void> } {
   // A fifth of the timeout keeps the worst-case detection within 1.2 × the timeout.
   const everyMs = Math.max(50, Math.min(Math.floor(hostTimeoutMs / 5), 5000));
-  let running = false;
+  let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = true;
-    registry
+    running = registry
       .sweep(hostTimeoutMs)
       .catch((err: unknown) => logger.warn({ err }, 'liveness sweep failed; will retry'))
-      .finally(() => (running = false));
+      .finally(() => (running = undefined));
   }, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -17,6 +17,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  // DROP … WITH (FORCE) terminates whatever is still connected; that is the point of it.
+  pool.on('error', () => undefined);
   return {
     name,
     url: url.toString(),

@@ -34,6 +34,8 @@ export interface LifecycleHooks {
 }
 
 export class DeviceLifecycle {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
   constructor(
     private readonly db: Database,
     private readonly commands: DeviceCommands,
@@ -42,7 +44,27 @@ export class DeviceLifecycle {
     private readonly logger: Logger,
   ) {}
 
-  async prepare(job: PrepareJob): Promise<void> {
+  /** Resolves when every prepare and reset started so far has finished (shutdown waits on this). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  prepare(job: PrepareJob): Promise<void> {
+    return this.track(this.doPrepare(job));
+  }
+
+  /** Resets a device whose reclaim has been recorded; on success it is available again. */
+  reclaim(job: ReclaimJob): Promise<void> {
+    return this.track(this.doReclaim(job));
+  }
+
+  private async doPrepare(job: PrepareJob): Promise<void> {
     const log = this.logger.child({ sessionId: job.sessionId, deviceId: job.deviceId, hostId: job.hostId });
     try {
       await this.commands.prepare(job.hostId, { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app }, this.opts.prepareTimeoutMs);
@@ -90,8 +112,7 @@ export class DeviceLifecycle {
     this.hooks.onDeviceFreed();
   }
 
-  /** Resets a device whose reclaim has been recorded; on success it is available again. */
-  async reclaim(job: ReclaimJob): Promise<void> {
+  private async doReclaim(job: ReclaimJob): Promise<void> {
     try {
       await this.commands.reset(job.hostId, { localId: job.localId, epoch: job.epoch }, this.opts.resetTimeoutMs);
     } catch (err) {

@@ -21,7 +21,7 @@ export interface ReaperHooks {
 
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
-  private running = false;
+  private running: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -34,16 +34,17 @@ export class Reaper {
   start(): void {
     this.timer = setInterval(() => {
       if (this.running) return;
-      this.running = true;
-      this.tick()
+      this.running = this.tick()
         .catch((err: unknown) => this.logger.warn({ err }, 'reaper pass failed; will retry'))
-        .finally(() => (this.running = false));
+        .finally(() => (this.running = undefined));
     }, this.opts.intervalMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer and waits for a pass in progress. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.running;
   }
 
   /** The safety net under lost replies and dead gateways: nothing stays stuck for good. */

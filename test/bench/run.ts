@@ -1,0 +1,43 @@
+// npm run bench [-- SUITE ...]: runs the suites and writes bench/results/latest.{json,md}.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { machine, type Figure, type Suite } from './harness.js';
+import { placementSuite } from './suites/placement.js';
+
+const SUITES: Suite[] = [placementSuite];
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !SUITES.some((s) => s.name === w));
+  if (unknown.length) {
+    console.error(`unknown suite(s): ${unknown.join(', ')}; have: ${SUITES.map((s) => s.name).join(', ')}`);
+    process.exit(2);
+  }
+  const chosen = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES;
+  const figures: Figure[] = [];
+  for (const suite of chosen) {
+    console.error(`== ${suite.name}: ${suite.describe}`);
+    const got = await suite.run();
+    for (const f of got) console.error(`   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`);
+    figures.push(...got);
+  }
+  const result = { date: new Date().toISOString(), machine: machine(), figures };
+  const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+  await mkdir(dir, { recursive: true });
+  await writeFile(`${dir}latest.json`, `${JSON.stringify(result, null, 2)}\n`);
+  const rows = figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} |`);
+  const m = result.machine;
+  await writeFile(
+    `${dir}latest.md`,
+    [`# simfleet benchmarks`, '', `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`, '', '| suite | figure | unit | median | p95 | runs | goal |', '|---|---|---|---|---|---|---|', ...rows, ''].join('\n'),
+  );
+  console.error(`wrote ${dir}latest.json and latest.md`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
