@@ -63,7 +63,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     let closing = false;
     const hubRef: { hub?: WorkerHub } = {};
     const metrics = createMetrics(db, () => hubRef.hub?.connectionCount ?? 0, logger);
-    const bus = new CommandBus(db, config.gatewayId, logger);
+    const bus = new CommandBus(db, config.gatewayId, logger, (direction) => metrics.forwardedCommands.inc({ direction }));
     const placerRef: { placer?: Placer } = {};
     const lifecycle = new DeviceLifecycle(
       db,

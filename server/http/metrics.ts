@@ -15,6 +15,7 @@ export interface GatewayMetrics {
   queueWait: Histogram;
   sessionsEnded: Counter<'reason'>;
   quarantines: Counter;
+  forwardedCommands: Counter<'direction'>;
 }
 
 const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
@@ -111,7 +112,13 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
   });
   const sessionsEnded = new Counter({ name: 'simfleet_sessions_ended_total', help: 'Sessions this gateway ended by expiry or timeout, by reason', labelNames: ['reason'], registers: [registry] });
   const quarantines = new Counter({ name: 'simfleet_quarantines_total', help: 'Devices this gateway quarantined', registers: [registry] });
-  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines };
+  const forwardedCommands = new Counter({
+    name: 'simfleet_forwarded_commands_total',
+    help: 'Worker commands relayed between gateways: sent (for a host held elsewhere) or served (for another gateway)',
+    labelNames: ['direction'],
+    registers: [registry],
+  });
+  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

@@ -40,6 +40,7 @@ export class CommandBus implements DeviceCommands {
     private readonly db: Database,
     private readonly gatewayId: string,
     private readonly logger: Logger,
+    private readonly onForward: (kind: 'sent' | 'served') => void = () => undefined,
   ) {
     this.channel = gatewayChannel(gatewayId);
   }
@@ -84,6 +85,7 @@ export class CommandBus implements DeviceCommands {
     });
     const forward: Forward = { kind: 'cmd', reqId, replyTo: this.channel, hostId, command, timeoutMs };
     await notify(this.db, gatewayChannel(host.gateway_id), JSON.stringify(forward));
+    this.onForward('sent');
     return answered;
   }
 
@@ -104,6 +106,7 @@ export class CommandBus implements DeviceCommands {
       else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
       return;
     }
+    this.onForward('served');
     const reply: Reply = { kind: 'reply', reqId: msg.reqId, ok: true };
     try {
       const link = this.hub?.linkFor(msg.hostId);

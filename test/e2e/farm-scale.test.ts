@@ -146,5 +146,11 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
     expect(devices).toEqual([{ state: 'available', n: 50 }]);
     const errors = gateways.flatMap((g) => g.logs.filter((l) => (l.level as number) >= 50));
     expect(errors).toEqual([]);
+    // Each gateway placed sessions on hosts the other one holds: the commands crossed over.
+    for (const g of gateways) {
+      const metrics = await (await fetch(`${g.url}/metrics`)).text();
+      expect(metrics).toMatch(/^simfleet_forwarded_commands_total\{direction="sent"\} [1-9]/m);
+      expect(metrics).toMatch(/^simfleet_forwarded_commands_total\{direction="served"\} [1-9]/m);
+    }
   }, 240_000);
 });
