@@ -36,6 +36,8 @@ const schema = {
     SIMFLEET_PREPARE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
     SIMFLEET_RESET_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
     SIMFLEET_CREATE_WAIT_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 30000 },
+    SIMFLEET_WEB_ALLOWED_ORIGINS: { type: 'string', maxLength: 20000, default: '*' },
+    SIMFLEET_WEB_ALLOW_PRIVATE: { type: 'boolean', default: false },
   },
 } as const;
 
@@ -57,6 +59,8 @@ export interface GatewayConfig {
   wsMaxPayloadBytes: number;
   shutdownTimeoutMs: number;
   dbPoolSize: number;
+  /** Which pages web devices may open: sent to the worker with every prepare. */
+  webOrigins: { allowedOrigins: string[]; allowPrivate: boolean };
   sessions: {
     defaultTtlMs: number;
     maxTtlMs: number;
@@ -120,6 +124,10 @@ export function loadGatewayConfig(
     wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,
     shutdownTimeoutMs: raw.SIMFLEET_SHUTDOWN_TIMEOUT_MS as number,
     dbPoolSize: raw.SIMFLEET_DB_POOL_SIZE as number,
+    webOrigins: {
+      allowedOrigins: (raw.SIMFLEET_WEB_ALLOWED_ORIGINS as string).split(',').map((o) => o.trim()).filter(Boolean),
+      allowPrivate: raw.SIMFLEET_WEB_ALLOW_PRIVATE as boolean,
+    },
     sessions: {
       defaultTtlMs: raw.SIMFLEET_SESSION_DEFAULT_TTL_MS as number,
       maxTtlMs: raw.SIMFLEET_SESSION_MAX_TTL_MS as number,
@@ -136,6 +144,11 @@ export function loadGatewayConfig(
       createWaitMs: raw.SIMFLEET_CREATE_WAIT_MS as number,
     },
   };
+  for (const origin of config.webOrigins.allowedOrigins) {
+    if (origin !== '*' && !/^https?:\/\/(\*\.)?[^/*]+$/.test(origin)) {
+      throw new ConfigError(`SIMFLEET_WEB_ALLOWED_ORIGINS: "${origin}" is not an origin (scheme://host[:port], optionally scheme://*.domain) or *`);
+    }
+  }
   if (config.sessions.defaultTtlMs > config.sessions.maxTtlMs) {
     throw new ConfigError(`SIMFLEET_SESSION_DEFAULT_TTL_MS (${config.sessions.defaultTtlMs}) is above SIMFLEET_SESSION_MAX_TTL_MS (${config.sessions.maxTtlMs})`);
   }

@@ -27,6 +27,8 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   COMMAND_TIMEOUT: { status: 504, message: 'the host did not answer in time', hint: 'retry; if it persists the host may be overloaded or hung' },
   DEVICE_FAILED: { status: 502, message: 'the device could not do what was asked', hint: 'the message says what failed; the device may be quarantined (GET /v1/devices/{id})' },
   DEVICE_BUSY: { status: 409, message: 'the device is in use or unreachable', hint: 'release its session first, or wait for its host to come back' },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: 'a web device may not open that page', hint: 'the farm admin lists allowed origins in SIMFLEET_WEB_ALLOWED_ORIGINS; private and metadata addresses also need SIMFLEET_WEB_ALLOW_PRIVATE or an explicit entry' },
+  APP_UNREACHABLE: { status: 502, message: "the app's URL could not be loaded", hint: 'check that the URL is reachable from the device hosts' },
   NOT_READY: { status: 503, message: 'the gateway is not ready', hint: 'GET /readyz says which check is failing; retry shortly' },
   SHUTTING_DOWN: { status: 503, message: 'the gateway is shutting down', hint: 'retry against another gateway or in a few seconds' },
   INTERNAL: { status: 500, message: 'internal error', hint: 'retry; if it persists, give the operator the requestId from this response' },

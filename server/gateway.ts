@@ -68,7 +68,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const lifecycle = new DeviceLifecycle(
       db,
       bus,
-      { prepareTimeoutMs: sc.prepareTimeoutMs, resetTimeoutMs: sc.resetTimeoutMs, maxPrepareAttempts: 2 },
+      { origins: config.webOrigins, prepareTimeoutMs: sc.prepareTimeoutMs, resetTimeoutMs: sc.resetTimeoutMs, maxPrepareAttempts: 2 },
       { onDeviceFreed: () => placerRef.placer?.kick(), onQuarantine: () => metrics.quarantines.inc() },
       logger,
     );
@@ -98,6 +98,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         createWaitMs: sc.createWaitMs,
         agingMs: sc.agingMs,
         teamMaxSessions: sc.teamMaxSessions,
+        origins: config.webOrigins,
       },
       logger,
     );

@@ -2,6 +2,7 @@
 // Each setting has an environment name and a flag; flags win. Units are in the names.
 import { resolve } from 'node:path';
 import envSchema from 'env-schema';
+import { checkBackendSettings } from './devices/registry.js';
 
 const schema = {
   type: 'object',
@@ -11,6 +12,8 @@ const schema = {
     SIMFLEET_DATA_DIR: { type: 'string', minLength: 1, default: './.simfleet' },
     SIMFLEET_HOST_ID: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{2,62}$' },
     SIMFLEET_HOST_NAME: { type: 'string', minLength: 1, maxLength: 200 },
+    SIMFLEET_WEB_DEVICES: { type: 'string', maxLength: 2000, default: 'iphone-15', pattern: '^(none|[a-z0-9-]+(:[0-9]+)?(,[a-z0-9-]+(:[0-9]+)?)*)?$' },
+    SIMFLEET_CHROMIUM: { type: 'string', minLength: 1 },
     SIMFLEET_FAKE_DEVICES: { type: 'integer', minimum: 0, maximum: 512, default: 0 },
     SIMFLEET_FAKE_OPERATION_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 5 },
     SIMFLEET_DEVICE_OP_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
@@ -30,6 +33,8 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'data-dir': 'SIMFLEET_DATA_DIR',
   'host-id': 'SIMFLEET_HOST_ID',
   'host-name': 'SIMFLEET_HOST_NAME',
+  'web-devices': 'SIMFLEET_WEB_DEVICES',
+  chromium: 'SIMFLEET_CHROMIUM',
   'fake-devices': 'SIMFLEET_FAKE_DEVICES',
   'fake-operation-ms': 'SIMFLEET_FAKE_OPERATION_MS',
   'device-op-timeout-ms': 'SIMFLEET_DEVICE_OP_TIMEOUT_MS',
@@ -45,6 +50,8 @@ export interface WorkerConfig {
   dataDir: string;
   hostId: string | undefined;
   hostName: string | undefined;
+  webDevices: string;
+  chromium: string | undefined;
   fakeDevices: number;
   fakeOperationMs: number;
   deviceOpTimeoutMs: number;
@@ -90,6 +97,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     dataDir: resolve(raw.SIMFLEET_DATA_DIR as string),
     hostId: raw.SIMFLEET_HOST_ID as string | undefined,
     hostName: raw.SIMFLEET_HOST_NAME as string | undefined,
+    webDevices: raw.SIMFLEET_WEB_DEVICES as string,
+    chromium: raw.SIMFLEET_CHROMIUM as string | undefined,
     fakeDevices: raw.SIMFLEET_FAKE_DEVICES as number,
     fakeOperationMs: raw.SIMFLEET_FAKE_OPERATION_MS as number,
     deviceOpTimeoutMs: raw.SIMFLEET_DEVICE_OP_TIMEOUT_MS as number,
@@ -98,6 +107,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     wsMaxPayloadBytes: raw.SIMFLEET_WS_MAX_PAYLOAD_BYTES as number,
     logLevel: raw.SIMFLEET_LOG_LEVEL as string,
   };
+  try {
+    checkBackendSettings(config);
+  } catch (err) {
+    throw new WorkerConfigError(`invalid setting SIMFLEET_WEB_DEVICES (flag --web-devices): ${(err as Error).message}`);
+  }
   if (config.reconnectMaxMs < config.reconnectMinMs) {
     throw new WorkerConfigError(`SIMFLEET_RECONNECT_MAX_MS (${config.reconnectMaxMs}) is below SIMFLEET_RECONNECT_MIN_MS (${config.reconnectMinMs})`);
   }

@@ -41,7 +41,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const dial = opts.dial ?? networkDial(config);
   const identity = await loadHostIdentity({ dataDir: config.dataDir, id: config.hostId, name: config.hostName, version: opts.version });
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
-  const inventory = new Inventory(opts.providers ?? createProviders(config));
+  const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
+  await inventory.start();
   const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
   inventory.leaseOf = (localId) => leases.leaseOf(localId);
   const link = new GatewayLink({

@@ -1184,6 +1184,8 @@ const document: Record<string, unknown> = {
           "COMMAND_TIMEOUT",
           "DEVICE_FAILED",
           "DEVICE_BUSY",
+          "ORIGIN_NOT_ALLOWED",
+          "APP_UNREACHABLE",
           "NOT_READY",
           "SHUTTING_DOWN",
           "INTERNAL",
@@ -2220,7 +2222,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 2,
+        "const": 3,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -2607,7 +2609,8 @@ const document: Record<string, unknown> = {
           "localId",
           "epoch",
           "sessionId",
-          "app"
+          "app",
+          "origins"
         ],
         "properties": {
           "type": {
@@ -2636,6 +2639,31 @@ const document: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          },
+          "origins": {
+            "$ref": "#/components/schemas/OriginRules"
+          }
+        }
+      },
+      "OriginRules": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "which pages a web device may load for this session (the farm's SIMFLEET_WEB_ALLOWED_ORIGINS and SIMFLEET_WEB_ALLOW_PRIVATE)",
+        "required": [
+          "allowedOrigins",
+          "allowPrivate"
+        ],
+        "properties": {
+          "allowedOrigins": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "type": "string",
+              "maxLength": 300
+            }
+          },
+          "allowPrivate": {
+            "type": "boolean"
           }
         }
       },

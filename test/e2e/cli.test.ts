@@ -12,10 +12,11 @@ import { waitFor } from '../helpers/wait.js';
 afterAll(() => killAll());
 
 describe('simfleet start (the laptop default)', () => {
-  it('serves /healthz, lists its local host, and hands out the admin token once', async () => {
+  it('serves /healthz, lists its local host with a web device on the sample app, and hands out the admin token once', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'sf-start-'));
     const startedAt = Date.now();
-    const first = spawnSimfleet(['start', '--port', '0', '--fake-devices', '2'], {}, cwd);
+    // The default: one iPhone-sized web device (SIMFLEET_WEB_DEVICES unset, as on a fresh machine).
+    const first = spawnSimfleet(['start', '--port', '0'], { SIMFLEET_WEB_DEVICES: undefined }, cwd);
     const listening = await first.waitForLog('listening', (l) => l.msg === 'gateway listening', 30_000);
     const url = listening.url as string;
     await waitFor('/healthz', async () => (await fetch(`${url}/healthz`)).status === 200 || undefined, 30_000);
@@ -30,8 +31,11 @@ describe('simfleet start (the laptop default)', () => {
 
     const hosts = (await api(url, secret).call('listHosts')).body.hosts;
     expect(hosts).toHaveLength(1);
-    expect(hosts[0]).toMatchObject({ state: 'online', connected: true, deviceCount: 2 });
+    expect(hosts[0]).toMatchObject({ state: 'online', connected: true, deviceCount: 1 });
+    expect(hosts[0].backends).toEqual([expect.objectContaining({ backend: 'web', available: true })]);
     const hostId = hosts[0].id;
+    await waitFor('web device available', async () => ((await api(url, secret).call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+    expect((await api(url, secret).call('listDevices')).body.devices[0]).toMatchObject({ backend: 'web', platform: 'web', model: 'iPhone 15 (web)' });
 
     // A second simfleet on the same data dir must not open the same embedded database.
     const clash = spawnSimfleet(['start', '--port', '0'], {}, cwd);
@@ -42,7 +46,7 @@ describe('simfleet start (the laptop default)', () => {
     expect((await first.exited()).code).toBe(0);
 
     // Restart: same farm, same host, no new admin secret printed.
-    const again = spawnSimfleet(['start', '--port', '0', '--fake-devices', '2'], {}, cwd);
+    const again = spawnSimfleet(['start', '--port', '0', '--web-devices', 'none', '--fake-devices', '2'], {}, cwd);
     const url2 = (await again.waitForLog('listening', (l) => l.msg === 'gateway listening', 30_000)).url as string;
     await waitFor('banner', () => again.stdout().includes('local host:') || undefined);
     expect(again.stdout()).not.toContain(secret);

@@ -48,7 +48,7 @@ async function waitForDevice(id: string, state: string, timeoutMs = 5000) {
 describe('leasing a device', () => {
   it('answers 201 with a ready session holding a prepared device, and releases it back to the pool', async () => {
     await settled();
-    const res = await create(alpha, { app: { url: 'http://127.0.0.1:9/app' }, ttlSeconds: 120 });
+    const res = await create(alpha, { app: { url: 'https://app.example.test/start' }, ttlSeconds: 120 });
     expect(res.status).toBe(201);
     const s = res.body;
     expect(s).toMatchObject({ state: 'ready', team: 'alpha', priority: 'ci', endReason: null, epoch: expect.any(Number), queue: null });
@@ -56,7 +56,7 @@ describe('leasing a device', () => {
     expect(Date.parse(s.expiresAt) - Date.parse(s.readyAt)).toBe(120_000);
     expect((await device(s.device.id)).state).toBe('leased');
     const fake = farm.workers[0]!.provider.device(s.device.id.split('.').pop()!)!;
-    expect(fake.app).toEqual({ url: 'http://127.0.0.1:9/app' });
+    expect(fake.app).toEqual({ url: 'https://app.example.test/start' });
 
     const got = await alpha.call('getSession', { params: { sessionId: s.id } });
     expect(got.body.id).toBe(s.id);
@@ -131,7 +131,7 @@ describe('bad input', () => {
     const android = await alpha.call('createSession', { body: { platform: 'android' } });
     expect(android.status).toBe(422);
     expect(android.body.error).toMatchObject({ code: 'NO_MATCHING_DEVICE' });
-    expect(android.body.error.hint).toContain('no host reports a android device');
+    expect(android.body.error.hint).toContain('no host reports a device for platform android');
     const label = await create(alpha, { device: { labels: ['gpu'] } });
     expect(label.status).toBe(422);
     expect(label.body.error.hint).toContain('Fake Phone / fake 1.0 [fake]');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadGatewayConfig } from '../../server/config.js';
 import { startGateway, type Gateway } from '../../server/gateway.js';
+import type { BackendProvider } from '../../workers/devices/backend.js';
 import { FakeProvider } from '../../workers/devices/fake/provider.js';
 import { loadWorkerConfig, startWorker, type Worker } from '../../workers/index.js';
 import { api } from './api.js';
@@ -19,6 +20,8 @@ export interface Farm {
   admin: ReturnType<typeof api>;
   workers: { worker: Worker; provider: FakeProvider }[];
   addWorker(devices: number, opts?: { operationMs?: number; platform?: 'web' | 'android' | 'ios' }): Promise<{ worker: Worker; provider: FakeProvider }>;
+  /** A worker with the given backends (a real WebProvider, say). */
+  addWorkerWith(providers: BackendProvider[]): Promise<Worker>;
   token(role: 'agent' | 'viewer' | 'admin', team: string): Promise<ReturnType<typeof api>>;
   stop(): Promise<void>;
 }
@@ -59,6 +62,17 @@ export async function startFarm(env: Record<string, string> = {}): Promise<Farm>
       const entry = { worker, provider };
       workers.push(entry);
       return entry;
+    },
+    async addWorkerWith(providers) {
+      const worker = await startWorker(loadWorkerConfig({ SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-farmw-')) }), {
+        version: 'test',
+        dial: async () => gateway.connectLocalWorker(),
+        logger: silent,
+        providers,
+      });
+      await worker.registered();
+      workers.push({ worker, provider: new FakeProvider(0) });
+      return worker;
     },
     async token(role, team) {
       const res = await admin.call('createToken', { body: { name: `${role} of ${team}`, role, team } });

@@ -21,7 +21,8 @@ const running = new Set<ChildProcess>();
 export function spawnSimfleet(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): SimfleetProcess {
   const proc = spawn(process.execPath, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SIMFLEET_LOG_LEVEL: 'info', ...env },
+    // Workers start no browser unless a test asks for web devices.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SIMFLEET_LOG_LEVEL: 'info', SIMFLEET_WEB_DEVICES: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(proc);

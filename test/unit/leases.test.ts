@@ -8,7 +8,7 @@ const setup = () => {
   const keeper = new LeaseKeeper((id) => provider.device(id), 1000, pino({ level: 'silent' }));
   return { provider, keeper, device: provider.device('fake-1')! };
 };
-const prepare = (epoch: number, sessionId = `ses_${epoch}`) => ({ type: 'prepare' as const, id: 'c', localId: 'fake-1', epoch, sessionId, app: null });
+const prepare = (epoch: number, sessionId = `ses_${epoch}`) => ({ type: 'prepare' as const, id: 'c', localId: 'fake-1', epoch, sessionId, app: null, origins: { allowedOrigins: ['*'], allowPrivate: false } });
 const reset = (epoch: number) => ({ type: 'reset' as const, id: 'c', localId: 'fake-1', epoch });
 
 describe('the worker lease fence', () => {

@@ -1,22 +1,132 @@
-// The platform boundary, host side. A BackendProvider tells the worker which devices a backend
-// (web, android, ios, fake) offers on this host; a DeviceBackend drives one of them. Everything
-// above this file is platform-blind.
+// The platform boundary. A BackendProvider tells the worker which devices a backend (web, android,
+// ios, fake) offers on this host; a DeviceBackend drives one of them. Everything above this file is
+// platform-blind: it sees frames, a normalised tree, a touch primitive, text and keys.
 import type { components } from '../../openapi/generated/types.js';
 
 export type BackendStatus = components['schemas']['BackendStatus'];
 export type DeviceReport = Omit<components['schemas']['WorkerDevice'], 'lease'>;
 export type AppTarget = components['schemas']['AppTarget'];
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type OriginRules = components['schemas']['OriginRules'];
+
+export interface PrepareOptions {
+  signal: AbortSignal;
+  /** Which pages a browser on the device may open during the session. */
+  origins: OriginRules;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The screen in points (what taps and frames are measured in) and pixels per point. */
+export interface ScreenSize {
+  widthPt: number;
+  heightPt: number;
+  scale: number;
+}
+
+/** One rendered frame. Frames arrive only when the screen changes: a still screen yields none. */
+export interface Frame {
+  /** Encoded (jpeg, png) or raw 8-bit RGBA pixels (raw: width × height × 4 bytes). */
+  data: Buffer;
+  format: 'jpeg' | 'png' | 'raw';
+  width: number;
+  height: number;
+  /** Pixels of this frame per point of the screen (a frame may be smaller than the screen). */
+  pixelsPerPoint: number;
+  /** performance.now() on this worker when it arrived. */
+  receivedAt: number;
+}
+
+/** A full-resolution image, for `look` only. */
+export interface Screenshot {
+  png: Buffer;
+  width: number;
+  height: number;
+  scale: number;
+}
+
+export interface NodeStates {
+  checked?: boolean | 'mixed';
+  selected?: boolean;
+  disabled?: boolean;
+  focused?: boolean;
+  expanded?: boolean;
+}
+
+/** One element of the screen, the same shape from every platform. Frames are in points. */
+export interface TreeNode {
+  index: number;
+  parent: number | null;
+  role: string;
+  label: string;
+  value: string | null;
+  states: NodeStates;
+  frame: Rect;
+  /** A stable id where the platform has one (web: id or data-testid). */
+  id: string | null;
+  source: 'ax';
+  interactive: boolean;
+  /** Interactive but with no accessible name (an icon button nobody labelled). */
+  unnamed: boolean;
+  /** Entirely outside the viewport (still rendered: a list row below the fold). */
+  offscreen: boolean;
+}
+
+export interface TreeSnapshot {
+  nodes: TreeNode[];
+  /** Rendered nothing a user could see (hidden, zero-sized, transparent): left out, and counted. */
+  skippedInvisible: number;
+  screen: ScreenSize;
+  durationMs: number;
+}
+
+/** Fingers down at one moment of a gesture; a finger missing from the next frame has lifted. */
+export interface TouchFrame {
+  atMs: number;
+  touches: (Point & { id: number })[];
+}
 
 export interface DeviceBackend {
   readonly localId: string;
+  /**
+   * How far a finger moves before the platform starts scrolling (points). A drag meant to scroll
+   * an exact distance adds it (gestures.drag's slopPt); one meant to move an object does not.
+   */
+  readonly touchSlopPt: number;
+  screen(): ScreenSize;
   /** A clean state with the session's app opened (or the backend's default when app is null). */
-  prepare(app: AppTarget | null, signal: AbortSignal): Promise<void>;
+  prepare(app: AppTarget | null, opts: PrepareOptions): Promise<void>;
   /** Back to a clean state between sessions: nothing of the previous session may remain. */
   reset(signal: AbortSignal): Promise<void>;
+  /** Subscribes to frames; returns the unsubscribe function. */
+  onFrame(listener: (frame: Frame) => void): () => void;
+  tree(): Promise<TreeSnapshot>;
+  /** Plays a touch sequence with its real timing (one finger or several). */
+  touch(frames: TouchFrame[]): Promise<void>;
+  /** Types into the focused field. */
+  type(text: string): Promise<void>;
+  /** A key by its name: Enter, Backspace, Tab, Escape, ArrowDown, … */
+  key(name: string): Promise<void>;
+  open(url: string): Promise<void>;
+  back(): Promise<void>;
+  reload(): Promise<void>;
+  screenshot(): Promise<Screenshot>;
 }
 
 export interface BackendProvider {
   readonly backend: BackendStatus['backend'];
+  /** Gets the backend running (a browser launched, a bridge connected); failures show in status(). */
+  start(): Promise<void>;
   /** Whether this host can run the backend at all; when not, `hint` says how to fix it. */
   status(): Promise<BackendStatus>;
   /** The devices this backend offers on this host right now. */
@@ -31,7 +141,7 @@ export interface BackendProvider {
 export class DeviceError extends Error {
   override readonly name = 'DeviceError';
   constructor(
-    readonly code: components['schemas']['ErrorCode'],
+    readonly code: ErrorCode,
     message: string,
     readonly hint?: string,
   ) {

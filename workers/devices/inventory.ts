@@ -14,6 +14,11 @@ export class Inventory {
 
   constructor(private readonly providers: readonly BackendProvider[]) {}
 
+  /** Starts every backend; one that fails to start says why in its status, it does not stop the others. */
+  async start(): Promise<void> {
+    await Promise.all(this.providers.map((p) => p.start()));
+  }
+
   async snapshot(): Promise<InventorySnapshot> {
     const backends = await Promise.all(this.providers.map((p) => p.status()));
     const lists = await Promise.all(

@@ -46,7 +46,7 @@ export class LeaseKeeper {
     const signal = AbortSignal.timeout(this.opTimeoutMs);
     const started = Date.now();
     try {
-      if (cmd.type === 'prepare') await device.prepare(cmd.app, signal);
+      if (cmd.type === 'prepare') await device.prepare(cmd.app, { signal, origins: cmd.origins });
       else await device.reset(signal);
     } catch (err) {
       if (err instanceof DeviceError) throw err;

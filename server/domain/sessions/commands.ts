@@ -8,6 +8,7 @@ export interface PrepareCommand {
   epoch: number;
   sessionId: string;
   app: Schemas['AppTarget'] | null;
+  origins: Schemas['OriginRules'];
 }
 
 export interface ResetCommand {
@@ -22,3 +23,6 @@ export interface DeviceCommands {
 
 /** Failures that say nothing about the device itself, only that its host could not be asked. */
 export const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['HOST_UNREACHABLE', 'COMMAND_TIMEOUT']);
+
+/** Failures that are the request's fault (its app URL): the session fails, the device is fine. */
+export const REQUEST_FAULT_CODES: ReadonlySet<string> = new Set(['ORIGIN_NOT_ALLOWED', 'APP_UNREACHABLE', 'VALIDATION_FAILED']);

@@ -8,7 +8,7 @@ import { recordAudit } from '../../db/repositories/audit.js';
 import * as devices from '../../db/repositories/devices.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { Schemas } from '../../../openapi/contract.js';
-import { UNREACHABLE_CODES, type DeviceCommands } from './commands.js';
+import { REQUEST_FAULT_CODES, UNREACHABLE_CODES, type DeviceCommands } from './commands.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
 
 export interface PrepareJob {
@@ -21,6 +21,7 @@ export interface PrepareJob {
 }
 
 export interface LifecycleOptions {
+  origins: Schemas['OriginRules'];
   prepareTimeoutMs: number;
   resetTimeoutMs: number;
   /** Prepare attempts (each on a device of its own) before the session ends `failed`. */
@@ -59,6 +60,20 @@ export class DeviceLifecycle {
     return this.track(this.doPrepare(job));
   }
 
+  /** The app could not be opened for the request's own reasons: the session fails, the device is reset. */
+  private async requestRefused(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
+    const reason = `${err.code}: ${err.message}`;
+    this.logger.info({ sessionId: job.sessionId, code: err.code, err: err.message }, 'the session app could not be opened');
+    const leftover = await this.db.transaction(async (tx) => {
+      const session = await sessions.getSession(tx, job.sessionId, true);
+      if (session && session.state === 'preparing' && Number(session.epoch) === job.epoch) {
+        return (await endSessionTx(tx, session, 'failed', reason, { reclaim: true })).job;
+      }
+      return undefined;
+    });
+    if (leftover) await this.doReclaim(leftover);
+  }
+
   /** Resets a device whose reclaim has been recorded; on success it is available again. */
   reclaim(job: ReclaimJob): Promise<void> {
     return this.track(this.doReclaim(job));
@@ -67,7 +82,7 @@ export class DeviceLifecycle {
   private async doPrepare(job: PrepareJob): Promise<void> {
     const log = this.logger.child({ sessionId: job.sessionId, deviceId: job.deviceId, hostId: job.hostId });
     try {
-      await this.commands.prepare(job.hostId, { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app }, this.opts.prepareTimeoutMs);
+      await this.commands.prepare(job.hostId, { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app, origins: this.opts.origins }, this.opts.prepareTimeoutMs);
     } catch (err) {
       return this.prepareFailed(job, err as Error & { code?: string });
     }
@@ -91,6 +106,7 @@ export class DeviceLifecycle {
   }
 
   private async prepareFailed(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
+    if (REQUEST_FAULT_CODES.has(err.code ?? '')) return this.requestRefused(job, err);
     const unreachable = UNREACHABLE_CODES.has(err.code ?? '');
     const reason = `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
     this.logger.warn({ sessionId: job.sessionId, deviceId: job.deviceId, code: err.code, err: err.message }, 'device prepare failed');

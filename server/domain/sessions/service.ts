@@ -15,6 +15,7 @@ import type { Principal } from '../tokens.js';
 import type { SessionEvents } from './events.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { CLASS_NAMES, effectiveClass, matches } from './placement.js';
+import { checkAppUrl } from './origins.js';
 import type { Placer } from './placer.js';
 import { endSessionTx } from './transitions.js';
 
@@ -27,6 +28,7 @@ export interface SessionLimits {
   createWaitMs: number;
   agingMs: number;
   teamMaxSessions: number;
+  origins: Schemas['OriginRules'];
 }
 
 const APP_FOR_PLATFORM: Record<Schemas['Platform'], keyof Schemas['AppTarget']> = { web: 'url', ios: 'bundleId', android: 'package' };
@@ -48,6 +50,7 @@ export class SessionService {
     if (app && !(APP_FOR_PLATFORM[body.platform] in app)) {
       throw validation('app', `a ${body.platform} session takes app.${APP_FOR_PLATFORM[body.platform]}`);
     }
+    if (app?.url) checkAppUrl(app.url, this.limits.origins);
     const ttlSeconds = body.ttlSeconds ?? this.limits.defaultTtlSeconds;
     this.checkTtl(ttlSeconds);
     const requestHash = createHash('sha256').update(stableJson(body)).digest('hex');
@@ -267,7 +270,7 @@ export class SessionService {
     const seen = [...new Set(candidates.map((d) => `${d.model} / ${d.os}${d.labels.length ? ` [${d.labels.join(', ')}]` : ''}`))].slice(0, 10);
     throw new ApiError('NO_MATCHING_DEVICE', {
       message: `no ${platform} device in the farm matches ${JSON.stringify(requirements)}`,
-      hint: seen.length ? `the farm's ${platform} devices: ${seen.join('; ')}` : `no host reports a ${platform} device; GET /v1/hosts shows each host's backends and why one is unavailable`,
+      hint: seen.length ? `the farm's ${platform} devices: ${seen.join('; ')}` : `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`,
       details: { platform, requirements },
     });
   }

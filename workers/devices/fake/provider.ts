@@ -2,8 +2,22 @@
 // the platform boundary are tested with, and it says so in every report (backend "fake", label
 // "fake"). Tests can make a device slow to prepare, fail its reset, or report itself broken.
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeviceError, type AppTarget, type BackendProvider, type BackendStatus, type DeviceBackend, type DeviceReport } from '../backend.js';
+import {
+  DeviceError,
+  type AppTarget,
+  type BackendProvider,
+  type BackendStatus,
+  type DeviceBackend,
+  type DeviceReport,
+  type Frame,
+  type PrepareOptions,
+  type Screenshot,
+  type TouchFrame,
+  type TreeSnapshot,
+} from '../backend.js';
+import { FAKE_SCREEN, FAKE_SCREENS, fakeFrame, fakeTree, type FakeScreen } from './app.js';
 
 export interface FakeOptions {
   platform?: BackendStatus['platform'];
@@ -11,32 +25,98 @@ export interface FakeOptions {
   operationMs?: number;
 }
 
-class FakeDevice implements DeviceBackend {
+export class FakeDevice implements DeviceBackend {
+  readonly touchSlopPt = 0;
   failReset: string | undefined;
   failPrepare: string | undefined;
   app: AppTarget | null = null;
   prepares = 0;
   resets = 0;
+  typed = '';
+  readonly keys: string[] = [];
+  private current: FakeScreen = FAKE_SCREENS.home!;
+  private readonly frames = new EventEmitter();
 
   constructor(
     readonly localId: string,
     private readonly operationMs: number,
   ) {}
 
-  async prepare(app: AppTarget | null, signal: AbortSignal): Promise<void> {
+  screen() {
+    return { ...FAKE_SCREEN };
+  }
+
+  get screenName(): string {
+    return this.current.name;
+  }
+
+  async prepare(app: AppTarget | null, { signal }: PrepareOptions): Promise<void> {
     await sleep(this.operationMs, undefined, { signal });
     if (this.failPrepare) throw new DeviceError('DEVICE_FAILED', this.failPrepare);
     this.app = app;
     this.prepares++;
+    this.show('home');
   }
 
   async reset(signal: AbortSignal): Promise<void> {
     await sleep(this.operationMs, undefined, { signal });
     if (this.failReset) throw new DeviceError('DEVICE_FAILED', this.failReset);
     this.app = null;
+    this.typed = '';
     this.resets++;
+    this.show('home');
+  }
+
+  onFrame(listener: (frame: Frame) => void): () => void {
+    this.frames.on('frame', listener);
+    return () => this.frames.off('frame', listener);
+  }
+
+  async tree(): Promise<TreeSnapshot> {
+    return { nodes: fakeTree(this.current), skippedInvisible: 0, screen: this.screen(), durationMs: 0 };
+  }
+
+  /** A tap (a touch that starts and ends in one element) on an element that goes somewhere goes there. */
+  async touch(frames: TouchFrame[]): Promise<void> {
+    const first = frames[0]?.touches[0];
+    const last = [...frames].reverse().find((f) => f.touches.length > 0)?.touches[0];
+    if (!first || !last) return;
+    const hit = this.current.elements.find((e) => inside(first, e.frame) && inside(last, e.frame));
+    if (hit?.goesTo) this.show(hit.goesTo);
+  }
+
+  async type(text: string): Promise<void> {
+    this.typed += text;
+  }
+
+  async key(name: string): Promise<void> {
+    this.keys.push(name);
+  }
+
+  async open(): Promise<void> {
+    this.show('home');
+  }
+
+  async back(): Promise<void> {
+    if (this.current.name !== 'home') this.show('home');
+  }
+
+  async reload(): Promise<void> {
+    this.show(this.current.name);
+  }
+
+  async screenshot(): Promise<Screenshot> {
+    throw new DeviceError('DEVICE_FAILED', 'the fake backend has no pixels to encode', 'use raw frames from onFrame');
+  }
+
+  private show(name: string): void {
+    this.current = FAKE_SCREENS[name]!;
+    const frame: Frame = { data: fakeFrame(this.current), format: 'raw', width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, pixelsPerPoint: 1, receivedAt: performance.now() };
+    this.frames.emit('frame', frame);
   }
 }
+
+const inside = (p: { x: number; y: number }, r: { x: number; y: number; width: number; height: number }) => p.x >= r.x && p.x < r.x + r.width && p.y >= r.y && p.y < r.y + r.height;
 
 export class FakeProvider implements BackendProvider {
   readonly backend = 'fake' as const;
@@ -49,6 +129,8 @@ export class FakeProvider implements BackendProvider {
     this.platform = opts.platform ?? 'web';
     this.devices = Array.from({ length: count }, (_, i) => new FakeDevice(`fake-${i + 1}`, opts.operationMs ?? 5));
   }
+
+  async start(): Promise<void> {}
 
   async status(): Promise<BackendStatus> {
     return { backend: 'fake', platform: this.platform, available: true, detail: `${this.devices.length} deterministic test devices` };

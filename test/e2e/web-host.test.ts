@@ -1,0 +1,74 @@
+// The web backend as a host runs it: without a usable browser the worker still starts and says
+// how to fix it; with one, Chromium does not outlive a worker that is killed.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess } from '../helpers/processes.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+let db: TestDatabase;
+let gateway: GatewayProcess;
+let workerToken: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gateway = await startGatewayProcess({ DATABASE_URL: db.url });
+  workerToken = (await api(gateway.url, TEST_ADMIN_TOKEN).call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
+});
+afterAll(async () => {
+  await killAll();
+  await db?.drop();
+});
+
+const worker = async (env: Record<string, string>) =>
+  startWorkerProcess({ SIMFLEET_GATEWAY_URL: gateway.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-webhost-')), ...env });
+
+/** Chromium processes whose parent chain leads to pid. */
+function descendants(pid: number): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,comm=']).toString();
+  const rows = out.trim().split('\n').map((l) => l.trim().split(/\s+/)).map(([p, pp, c]) => ({ pid: Number(p), ppid: Number(pp), comm: c ?? '' }));
+  const found: number[] = [];
+  const walk = (parent: number) => {
+    for (const r of rows.filter((x) => x.ppid === parent)) {
+      found.push(r.pid);
+      walk(r.pid);
+    }
+  };
+  walk(pid);
+  return found.filter((p) => rows.find((r) => r.pid === p)!.comm.includes('chrom'));
+}
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the web backend on a host', () => {
+  it('without a browser: the worker starts, and the gateway shows the backend unavailable with how to install one', async () => {
+    const w = await worker({ SIMFLEET_WEB_DEVICES: 'iphone-15', SIMFLEET_CHROMIUM: '/nonexistent/chrome' });
+    const hostId = w.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+    const host = (await api(gateway.url, TEST_ADMIN_TOKEN).call('getHost', { params: { hostId } })).body;
+    expect(host.backends).toEqual([
+      expect.objectContaining({ backend: 'web', available: false, detail: expect.stringContaining('/nonexistent/chrome'), hint: expect.stringContaining('apt-get install -y chromium') }),
+    ]);
+    expect(host.deviceCount).toBe(0);
+  });
+
+  it('with one: Chromium runs under the worker and exits when the worker is killed', async () => {
+    const w = await worker({ SIMFLEET_WEB_DEVICES: 'iphone-15' });
+    const hostId = w.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+    await waitFor('device available', async () => ((await api(gateway.url, TEST_ADMIN_TOKEN).call('listDevices', { query: { hostId } })).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+    const chromium = descendants(w.proc.pid!);
+    expect(chromium.length).toBeGreaterThan(0);
+    w.kill('SIGKILL');
+    await waitFor('chromium gone', () => chromium.every((p) => !alive(p)) || undefined, 10_000);
+    await sleep(100);
+  });
+});

@@ -1,0 +1,209 @@
+// One web device: a browser context of its own (so nothing carries over between sessions) with one
+// page in mobile emulation. Frames come from the screencast, which sends a frame only when the page
+// repaints. Every request the page makes passes the origin policy. A crashed renderer makes the
+// device report itself broken, then it rebuilds itself and reports ready again.
+import { EventEmitter } from 'node:events';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Logger } from 'pino';
+import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import { readTree } from './ax-tree.js';
+import { DEFAULT_RULES, OriginPolicy } from './origin-policy.js';
+import type { WebProfile } from './profiles.js';
+import type { SampleServer } from './sample-server.js';
+import { jpegSize, playTouches } from './touch.js';
+
+export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
+
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+/** Chromium's touch slop for starting a scroll, measured: a 300 pt drag scrolls 285 pt. */
+const CHROMIUM_TOUCH_SLOP_PT = 15;
+
+export class WebDevice implements DeviceBackend {
+  readonly touchSlopPt = CHROMIUM_TOUCH_SLOP_PT;
+  health: WebHealth = { state: 'booting' };
+  private context: BrowserContext | undefined;
+  private page: Page | undefined;
+  private cdp: CDPSession | undefined;
+  private readonly frames = new EventEmitter();
+  private readonly policy: OriginPolicy;
+  private generation = 0;
+
+  constructor(
+    readonly localId: string,
+    readonly profile: WebProfile,
+    private readonly browser: () => Browser | undefined,
+    private readonly sample: SampleServer,
+    private readonly logger: Logger,
+    private readonly onHealth: () => void,
+  ) {
+    this.frames.setMaxListeners(0);
+    this.policy = new OriginPolicy(DEFAULT_RULES, [sample.origin]);
+  }
+
+  screen(): ScreenSize {
+    return { widthPt: this.profile.viewport.width, heightPt: this.profile.viewport.height, scale: this.profile.deviceScaleFactor };
+  }
+
+  /** A fresh context showing the sample app: what an idle device looks like. */
+  async boot(): Promise<void> {
+    this.policy.use(DEFAULT_RULES);
+    await this.rebuild(this.sample.url);
+    this.setHealth({ state: 'ready' });
+  }
+
+  async prepare(app: AppTarget | null, { origins }: PrepareOptions): Promise<void> {
+    this.policy.use(origins);
+    const url = app?.url ?? this.sample.url;
+    await this.policy.check(url);
+    await this.rebuild(url);
+  }
+
+  async reset(): Promise<void> {
+    this.policy.use(DEFAULT_RULES);
+    await this.rebuild(this.sample.url);
+  }
+
+  onFrame(listener: (frame: Frame) => void): () => void {
+    this.frames.on('frame', listener);
+    return () => this.frames.off('frame', listener);
+  }
+
+  async tree(): Promise<TreeSnapshot> {
+    return readTree(this.session(), this.screen());
+  }
+
+  async touch(frames: TouchFrame[]): Promise<void> {
+    await playTouches(this.session(), frames);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.currentPage().keyboard.type(text);
+  }
+
+  async key(name: string): Promise<void> {
+    await this.currentPage().keyboard.press(name);
+  }
+
+  async open(url: string): Promise<void> {
+    await this.policy.check(url);
+    await this.navigate(this.currentPage(), url);
+  }
+
+  async back(): Promise<void> {
+    await this.currentPage().goBack({ timeout: NAVIGATION_TIMEOUT_MS });
+  }
+
+  async reload(): Promise<void> {
+    await this.currentPage().reload({ timeout: NAVIGATION_TIMEOUT_MS });
+  }
+
+  async screenshot(): Promise<Screenshot> {
+    const png = await this.currentPage().screenshot({ type: 'png', scale: 'device' });
+    const { width, height } = this.profile.viewport;
+    const scale = this.profile.deviceScaleFactor;
+    return { png, width: Math.round(width * scale), height: Math.round(height * scale), scale };
+  }
+
+  /** The page, for tests that check what the device shows by reading the DOM. */
+  get currentPageForTests(): Page {
+    return this.currentPage();
+  }
+
+  async close(): Promise<void> {
+    this.generation++;
+    await this.context?.close().catch(() => undefined);
+    this.context = this.page = this.cdp = undefined;
+  }
+
+  /** The browser went away: every page with it. The provider relaunches and boots us again. */
+  browserLost(reason: string): void {
+    this.context = this.page = this.cdp = undefined;
+    this.setHealth({ state: 'broken', reason });
+  }
+
+  private async rebuild(url: string): Promise<void> {
+    const browser = this.browser();
+    if (!browser) throw new DeviceError('DEVICE_FAILED', 'the browser is not running', 'see the web backend status on GET /v1/hosts');
+    const generation = ++this.generation;
+    await this.context?.close().catch(() => undefined);
+    const context = await browser.newContext({
+      viewport: this.profile.viewport,
+      screen: this.profile.viewport,
+      deviceScaleFactor: this.profile.deviceScaleFactor,
+      isMobile: true,
+      hasTouch: true,
+      userAgent: this.profile.userAgent,
+      serviceWorkers: 'block',
+    });
+    // Every request, not just the first navigation: a public page must not reach a private address.
+    await context.route('**/*', async (route) => {
+      const verdict = await this.policy.verdict(route.request().url());
+      if (verdict) {
+        this.logger.warn({ url: route.request().url(), reason: verdict }, 'request refused by the origin policy');
+        await route.abort('blockedbyclient');
+      } else {
+        await route.continue();
+      }
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    this.context = context;
+    this.page = page;
+    this.cdp = cdp;
+    page.on('crash', () => this.onCrash(generation));
+    await this.startScreencast(cdp, generation);
+    await this.navigate(page, url);
+  }
+
+  private async navigate(page: Page, url: string): Promise<void> {
+    try {
+      await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+    } catch (err) {
+      const message = (err as Error).message;
+      if (message.includes('ERR_BLOCKED_BY_CLIENT')) {
+        throw new DeviceError('ORIGIN_NOT_ALLOWED', `${url} was refused by the origin policy`);
+      }
+      throw new DeviceError('APP_UNREACHABLE', `could not load ${url}: ${message.split('\n')[0]}`);
+    }
+  }
+
+  private async startScreencast(cdp: CDPSession, generation: number): Promise<void> {
+    const { width, height } = this.profile.viewport;
+    cdp.on('Page.screencastFrame', (event) => {
+      cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined);
+      if (generation !== this.generation) return;
+      const data = Buffer.from(event.data, 'base64');
+      const size = jpegSize(data) ?? { width, height };
+      this.frames.emit('frame', { data, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() } satisfies Frame);
+    });
+    // One pixel per point is plenty for change detection; `look` takes a full-resolution screenshot.
+    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
+  }
+
+  private onCrash(generation: number): void {
+    if (generation !== this.generation) return;
+    this.logger.warn({ localId: this.localId }, 'the page crashed; rebuilding the device');
+    this.setHealth({ state: 'broken', reason: 'the browser page crashed' });
+    // Give the gateway a moment to see "broken" (ending the session), then come back clean.
+    setTimeout(() => {
+      if (generation !== this.generation) return;
+      this.boot().catch((err: unknown) => this.setHealth({ state: 'broken', reason: `could not rebuild after a crash: ${(err as Error).message}` }));
+    }, 500);
+  }
+
+  private setHealth(health: WebHealth): void {
+    this.health = health;
+    this.onHealth();
+  }
+
+  private currentPage(): Page {
+    if (!this.page || this.health.state === 'broken') throw new DeviceError('DEVICE_FAILED', `device ${this.localId} is ${this.health.state === 'broken' ? `broken: ${this.health.reason}` : 'not ready'}`);
+    return this.page;
+  }
+
+  private session(): CDPSession {
+    this.currentPage();
+    return this.cdp!;
+  }
+}

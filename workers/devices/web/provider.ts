@@ -1,0 +1,137 @@
+// The web backend on this host: one Chromium (found, never downloaded) with a slot per configured
+// profile. Without a browser the worker still starts and says why in the backend status. A browser
+// that dies takes its devices down as broken; it is relaunched with backoff and they come back.
+import { EventEmitter } from 'node:events';
+import { chromium, type Browser } from 'playwright-core';
+import type { Logger } from 'pino';
+import type { BackendProvider, BackendStatus, DeviceReport } from '../backend.js';
+import { WebDevice } from './device.js';
+import { findChromium, INSTALL_HINT, type BrowserFound } from './discovery.js';
+import type { WebProfile } from './profiles.js';
+import { startSampleServer, type SampleServer } from './sample-server.js';
+
+export interface WebOptions {
+  profiles: WebProfile[];
+  chromium: string | undefined;
+  logger: Logger;
+}
+
+const CHROMIUM_ARGS = [
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-default-apps',
+  '--disable-dev-shm-usage',
+];
+
+export class WebProvider implements BackendProvider {
+  readonly backend = 'web' as const;
+  private readonly events = new EventEmitter();
+  private found: BrowserFound | { missing: string } | undefined;
+  private browser: Browser | undefined;
+  private launchError: string | undefined;
+  private sample: SampleServer | undefined;
+  private devices: WebDevice[] = [];
+  private closed = false;
+  private relaunches = 0;
+
+  constructor(private readonly opts: WebOptions) {}
+
+  async start(): Promise<void> {
+    this.found = await findChromium(this.opts.chromium);
+    if ('missing' in this.found) {
+      this.opts.logger.warn({ reason: this.found.missing }, 'the web backend is unavailable');
+      return;
+    }
+    this.sample = await startSampleServer();
+    this.devices = this.opts.profiles.map(
+      (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change')),
+    );
+    await this.launch();
+  }
+
+  /** The sample app's URL on this host. */
+  get sampleUrl(): string | undefined {
+    return this.sample?.url;
+  }
+
+  async status(): Promise<BackendStatus> {
+    if (!this.found) return { backend: 'web', platform: 'web', available: false, detail: 'not started', hint: INSTALL_HINT };
+    if ('missing' in this.found) return { backend: 'web', platform: 'web', available: false, detail: this.found.missing, hint: INSTALL_HINT };
+    const where = `${this.found.version} (${this.found.source}: ${this.found.path})`;
+    if (!this.browser) {
+      return { backend: 'web', platform: 'web', available: false, detail: `${where} would not start: ${this.launchError ?? 'starting'}`, hint: 'check the worker log; as root, Chromium needs --no-sandbox (simfleet adds it)' };
+    }
+    return { backend: 'web', platform: 'web', available: true, detail: `${where}; ${this.devices.length} device(s)` };
+  }
+
+  async discover(): Promise<DeviceReport[]> {
+    return this.devices.map((d) => ({
+      localId: d.localId,
+      platform: 'web',
+      backend: 'web',
+      model: d.profile.model,
+      os: d.profile.os,
+      name: `${d.profile.model} #${d.localId.slice(4)}`,
+      labels: d.profile.labels,
+      health: d.health.state === 'ready' ? 'ready' : 'broken',
+      ...(d.health.state === 'broken' ? { reason: d.health.reason } : d.health.state === 'booting' ? { reason: 'starting' } : {}),
+    }));
+  }
+
+  device(localId: string): WebDevice | undefined {
+    return this.devices.find((d) => d.localId === localId);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.events.on('change', listener);
+    return () => this.events.off('change', listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const d of this.devices) await d.close();
+    await this.browser?.close().catch(() => undefined);
+    await this.sample?.close();
+    this.events.removeAllListeners();
+  }
+
+  private async launch(): Promise<void> {
+    if (this.closed || !this.found || 'missing' in this.found) return;
+    try {
+      const args = [...CHROMIUM_ARGS, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
+      // Playwright talks to Chromium over a pipe: if this worker dies, the pipe closes and Chromium exits.
+      this.browser = await chromium.launch({ executablePath: this.found.path, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+      this.launchError = undefined;
+    } catch (err) {
+      this.launchError = (err as Error).message.split('\n')[0];
+      this.opts.logger.error({ err: this.launchError }, 'Chromium would not start');
+      this.events.emit('change');
+      this.retry();
+      return;
+    }
+    this.browser.on('disconnected', () => {
+      if (this.closed) return;
+      this.browser = undefined;
+      this.opts.logger.error('Chromium went away; relaunching');
+      for (const d of this.devices) d.browserLost('the browser exited');
+      this.retry();
+    });
+    this.events.emit('change');
+    await Promise.all(
+      this.devices.map((d) =>
+        d.boot().catch((err: unknown) => {
+          this.opts.logger.error({ localId: d.localId, err: (err as Error).message }, 'web device would not start');
+          d.browserLost(`would not start: ${(err as Error).message}`);
+        }),
+      ),
+    );
+  }
+
+  private retry(): void {
+    const delay = Math.min(30_000, 500 * 2 ** Math.min(this.relaunches++, 6));
+    setTimeout(() => void this.launch(), delay).unref();
+  }
+}

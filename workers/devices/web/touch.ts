@@ -1,0 +1,41 @@
+// Plays a touch sequence through the DevTools protocol with its real timing: real touchstart,
+// touchmove and touchend events, one or several fingers. Gestures come in screen points; the
+// protocol wants CSS pixels of the layout viewport, which differ on a page scaled to fit (no
+// viewport meta: laid out at 980 px, shown at 0.4) or pinch-zoomed. The mapping is read once, at
+// the start of the gesture: fingers are where they are on the glass, whatever the page does next.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CDPSession } from 'playwright-core';
+import type { TouchFrame } from '../backend.js';
+
+export async function playTouches(cdp: CDPSession, frames: TouchFrame[]): Promise<void> {
+  const { cssVisualViewport: vv } = await cdp.send('Page.getLayoutMetrics');
+  const toClient = (x: number, y: number) => ({ x: x / vv.scale + vv.offsetX, y: y / vv.scale + vv.offsetY });
+  const start = performance.now();
+  let previous = 0;
+  for (const frame of frames) {
+    const wait = start + frame.atMs - performance.now();
+    if (wait > 1) await sleep(wait);
+    const points = frame.touches.map((t) => ({ ...toClient(t.x, t.y), id: t.id, radiusX: 4, radiusY: 4, force: 1 }));
+    const type =
+      points.length === 0 ? 'touchEnd' : previous === 0 || points.length > previous ? 'touchStart' : points.length < previous ? 'touchEnd' : 'touchMove';
+    await cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points });
+    previous = points.length;
+  }
+  if (previous > 0) await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+}
+
+/** Width and height from a JPEG's frame header, without decoding it. */
+export function jpegSize(data: Buffer): { width: number; height: number } | undefined {
+  let i = 2;
+  while (i + 9 < data.length) {
+    if (data[i] !== 0xff) return undefined;
+    const marker = data[i + 1]!;
+    const length = data.readUInt16BE(i + 2);
+    // SOF0–SOF15 except DHT (C4), JPG (C8) and DAC (CC) carry the size.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: data.readUInt16BE(i + 5), width: data.readUInt16BE(i + 7) };
+    }
+    i += 2 + length;
+  }
+  return undefined;
+}
