@@ -79,6 +79,13 @@ module.exports = {
       to: { path: '^workers/devices/[^/]+/' },
     },
     {
+      name: 'only-web-backend-drives-chromium',
+      comment: 'playwright-core is the web backend\'s own business.',
+      severity: 'error',
+      from: { path: '^(server|workers|openapi)/', pathNot: '^workers/devices/web/' },
+      to: { path: 'node_modules/playwright-core/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -17,6 +17,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+COPY workers/sample-app ./workers/sample-app
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 7420

@@ -3,8 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { machine, type Figure, type Suite } from './harness.js';
 import { placementSuite } from './suites/placement.js';
+import { webSuite } from './suites/web.js';
 
-const SUITES: Suite[] = [placementSuite];
+const SUITES: Suite[] = [placementSuite, webSuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

@@ -46,6 +46,7 @@ export class WebProvider implements BackendProvider {
       return;
     }
     this.sample = await startSampleServer();
+    this.opts.logger.info({ url: this.sample.url }, 'sample app served on loopback for this host\'s web devices');
     this.devices = this.opts.profiles.map(
       (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change')),
     );
