@@ -248,6 +248,21 @@ describe('touch input', () => {
     expect(Math.abs(Number(await page().getAttribute('[data-testid="photo"]', 'data-scale')) - scale)).toBeLessThan(0.1);
   });
 
+  it('double-taps (the photo resets its zoom) and long-presses (a row shows its options, it does not open)', async () => {
+    await show('settings/photo');
+    const photo = await find((n) => n.role === 'image' && n.label === 'Photo', 'photo');
+    await device.touch(g.pinch(centre(photo), 1.8));
+    await sleep(200);
+    expect(Number(await page().getAttribute('[data-testid="photo"]', 'data-scale'))).toBeGreaterThan(1.5);
+    await device.touch(g.doubleTap(centre(photo)));
+    await waitFor('zoom reset', async () => (await page().getAttribute('[data-testid="photo"]', 'data-scale')) === '1' || undefined, 2000);
+
+    await show('inbox');
+    await device.touch(g.longPress(centre(await find((n) => n.id === 'message-2', 'row 2')), 800));
+    await waitFor('options toast', async () => ((await page().textContent('#toast')) ?? '').startsWith('Options for') || undefined, 2000);
+    expect(await page().evaluate(() => location.hash)).toBe('#/inbox');
+  });
+
   it('types into the focused field and presses keys', async () => {
     await show('search');
     await device.touch(g.tap(centre(await find((n) => n.role === 'textfield', 'search field'))));
@@ -300,6 +315,25 @@ describe('lifecycle', () => {
     off();
     expect((await provider.discover())[0]!.health).toBe('ready');
     expect((await device.tree()).nodes.some((n) => n.role === 'heading' && n.label === 'Inbox')).toBe(true);
+  });
+});
+
+describe('a browser that dies', () => {
+  it('takes its devices down as broken, is relaunched, and they come back', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args=']).toString().trim().split('\n').map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)!);
+    // The browser's main process: a child of this test process running chromium without --type=.
+    const main = rows.find((r) => Number(r[2]) === process.pid && r[3]!.includes('chrom') && !r[3]!.includes('--type='));
+    expect(main).toBeDefined();
+    const states: string[] = [];
+    const off = provider.onChange(() => states.push(device.health.state));
+    process.kill(Number(main![1]), 'SIGKILL');
+    await waitFor('broken', () => states.includes('broken') || undefined, 10_000);
+    expect((await provider.discover())[0]).toMatchObject({ health: 'broken', reason: 'the browser exited' });
+    await waitFor('relaunched and ready', () => device.health.state === 'ready' || undefined, 30_000);
+    off();
+    expect((await provider.status()).available).toBe(true);
+    expect((await device.tree()).nodes.some((n) => n.role === 'tab' && n.label === 'Settings')).toBe(true);
   });
 });
 

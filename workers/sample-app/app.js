@@ -262,8 +262,19 @@
 
   // ------------------------------------------------------------------ widgets
   function messageRow(m) {
-    return h('li', {}, h('button', { type: 'button', class: `row${m.unread ? ' unread' : ''}`, 'data-testid': `message-${m.id}`, onclick: () => push(`inbox/${m.id}`) },
-      h('span', { class: 'time' }, m.time), h('div', { class: 'from' }, m.from), h('div', { class: 'subject' }, m.subject), h('div', { class: 'preview' }, m.preview)));
+    const row = h('button', { type: 'button', class: `row${m.unread ? ' unread' : ''}`, 'data-testid': `message-${m.id}` },
+      h('span', { class: 'time' }, m.time), h('div', { class: 'from' }, m.from), h('div', { class: 'subject' }, m.subject), h('div', { class: 'preview' }, m.preview));
+    // A long press (held 500 ms without moving) shows the row's options instead of opening it.
+    let timer = null;
+    let longPressed = false;
+    row.addEventListener('touchstart', () => {
+      longPressed = false;
+      timer = setTimeout(() => { longPressed = true; toast(`Options for “${m.subject}”`); }, 500);
+    }, { passive: true });
+    for (const ev of ['touchmove', 'touchend', 'touchcancel']) row.addEventListener(ev, () => clearTimeout(timer), { passive: true });
+    row.addEventListener('contextmenu', (e) => e.preventDefault());
+    row.addEventListener('click', () => { if (!longPressed) push(`inbox/${m.id}`); });
+    return h('li', {}, row);
   }
   let labelCount = 0;
   function switchCell(label, key, store) {
@@ -343,6 +354,13 @@
         base = { scale: Number(photo.dataset.scale), rotation: Number(photo.dataset.rotation) };
         start = null;
       }
+    });
+    // A double tap puts the photo back as it was.
+    area.addEventListener('dblclick', () => {
+      base = { scale: 1, rotation: 0 };
+      photo.style.transform = '';
+      photo.dataset.scale = '1';
+      photo.dataset.rotation = '0';
     });
     return h('div', {}, h('p', { class: 'end' }, 'Pinch to zoom, turn with two fingers.'), area);
   }
