@@ -1,0 +1,142 @@
+// A device's eyes: every frame the backend sends is analysed once, in order, on libvips' threads
+// (never on the request path, never holding input), kept for a minute, and followed for motion and
+// settling. Everything perception answers comes from here, in milliseconds, without touching the
+// device. The eyes never close: they run for every device the worker has, whether anyone asks or not.
+import type { Logger } from 'pino';
+import type { DeviceBackend, Frame } from '../devices/backend.js';
+import { analyse, GRID_W, gridHeight, toPoints, type Box, type FrameAnalysis } from './analysis.js';
+import { FrameStore } from './frame-store.js';
+import { grayGrid } from './image.js';
+import { MarkBook, type Mark } from './marks.js';
+import type { Transition } from './motion.js';
+import type { IgnorableKind } from './rules.js';
+import { Activity, significantChange, type MovingRegion, type WaitRequest, type WaitStatus } from './settle.js';
+
+export interface EyesOptions {
+  retentionMs: number;
+  budgetBytes: number;
+  quietMs: number;
+}
+
+export interface FrameRef {
+  seq: number;
+  wallAt: number;
+  ageMs: number;
+}
+
+export interface ChangesAnswer {
+  mark: string;
+  changed: 'yes' | 'no' | 'unknown';
+  reason?: string;
+  fraction: number;
+  regions: Box[];
+  ignored: { box: Box; kind: IgnorableKind }[];
+  settled: boolean;
+  transition: (Transition & { settledWallAt: number }) | null;
+  framesSince: number;
+  frame: FrameRef | null;
+}
+
+export interface WaitAnswer {
+  status: WaitStatus;
+  waitedMs: number;
+  frame: FrameRef | null;
+  movingRegion?: MovingRegion;
+  transition?: Transition;
+}
+
+/** How long each step of taking a frame in took, for the benchmarks (last 500 frames). */
+export interface PhaseTimings {
+  decodeMs: number[];
+  analysisMs: number[];
+}
+
+export class Eyes {
+  readonly store: FrameStore;
+  readonly activity: Activity;
+  readonly marks = new MarkBook();
+  readonly timings: PhaseTimings = { decodeMs: [], analysisMs: [] };
+  private seq = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly device: DeviceBackend,
+    opts: EyesOptions,
+    private readonly logger: Logger,
+  ) {
+    this.store = new FrameStore({ retentionMs: opts.retentionMs, budgetBytes: opts.budgetBytes });
+    this.activity = new Activity(this.store, opts.quietMs);
+  }
+
+  start(): void {
+    this.unsubscribe ??= this.device.onFrame((frame) => {
+      this.queue = this.queue.then(() => this.take(frame)).catch((err: unknown) => this.logger.warn({ err }, 'a frame could not be analysed'));
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.activity.stop();
+  }
+
+  /** Resolves when every frame received so far has been analysed. */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  mark(epoch: number): Mark {
+    this.marks.forgetExcept(epoch);
+    return this.marks.take(epoch, this.store.newest());
+  }
+
+  changes(mark: Mark): ChangesAnswer {
+    const newest = this.store.newest();
+    const base = { mark: mark.id, fraction: 0, regions: [], ignored: [], settled: this.activity.isStill(), transition: null, frame: this.ref(newest) };
+    if (!newest) return { ...base, changed: 'unknown', reason: 'the device has not sent a frame yet', framesSince: 0 };
+    if (!mark.frame) return { ...base, changed: 'unknown', reason: 'nothing was on screen when the mark was taken', framesSince: newest.seq };
+    const framesSince = newest.seq - mark.frame.seq;
+    if (framesSince === 0) return { ...base, changed: 'no', framesSince };
+    const change = significantChange(mark.frame, newest, this.store.recent(2000));
+    const transition = this.activity.transitionsAfter(mark.frame.seq).at(-1);
+    return {
+      ...base,
+      changed: change.changed ? 'yes' : 'no',
+      fraction: Math.round(change.fraction * 1000) / 1000,
+      regions: change.regions.map((r) => toPoints(r, newest)),
+      ignored: change.ignored.map((i) => ({ box: toPoints(i.box, newest), kind: i.kind })),
+      transition: transition ? { kind: transition.kind, confidence: transition.confidence, evidence: transition.evidence, settledWallAt: transition.settledWallAt, ...(transition.offsetPt ? { offsetPt: transition.offsetPt } : {}) } : null,
+      framesSince,
+    };
+  }
+
+  async wait(req: Omit<WaitRequest, 'since'> & { since: Mark | undefined }): Promise<WaitAnswer> {
+    await this.idle(); // frames already received count before the wait begins
+    const r = await this.activity.wait({ ...req, since: req.since?.frame });
+    return { status: r.status, waitedMs: r.waitedMs, frame: this.ref(r.frame), ...(r.movingRegion ? { movingRegion: r.movingRegion } : {}), ...(r.transition ? { transition: r.transition } : {}) };
+  }
+
+  private ref(f: FrameAnalysis | undefined): FrameRef | null {
+    return f ? { seq: f.seq, wallAt: f.wallAt, ageMs: Math.max(0, Math.round(Date.now() - f.wallAt)) } : null;
+  }
+
+  private async take(frame: Frame): Promise<void> {
+    const { widthPt, heightPt } = this.device.screen();
+    const t0 = performance.now();
+    const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
+    const t1 = performance.now();
+    const analysis = analyse(gray, { seq: ++this.seq, at: frame.receivedAt, wallAt: Date.now() - (performance.now() - frame.receivedAt), widthPt, heightPt });
+    const prev = this.store.newest();
+    this.store.add(analysis, frame);
+    this.activity.onFrame(prev, analysis);
+    const t2 = performance.now();
+    push(this.timings.decodeMs, t1 - t0);
+    push(this.timings.analysisMs, t2 - t1);
+  }
+}
+
+function push(xs: number[], x: number): void {
+  xs.push(x);
+  if (xs.length > 500) xs.shift();
+}

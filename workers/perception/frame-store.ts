@@ -1,0 +1,67 @@
+// The last minute of a device's frames, analysed, bounded in bytes; and the newest encoded frame,
+// for `look`. Every frame is analysed once, in order, off the request path.
+import type { Frame } from '../devices/backend.js';
+import type { FrameAnalysis } from './analysis.js';
+
+export interface FrameStoreOptions {
+  retentionMs: number;
+  budgetBytes: number;
+}
+
+const OVERHEAD_BYTES = 200;
+const sizeOf = (f: FrameAnalysis) => f.gray.byteLength + f.cells.byteLength + OVERHEAD_BYTES;
+
+export class FrameStore {
+  private frames: FrameAnalysis[] = [];
+  private bytes = 0;
+  private encoded: Frame | undefined;
+  private encodedAt: number | undefined;
+
+  constructor(private readonly opts: FrameStoreOptions) {}
+
+  add(analysis: FrameAnalysis, frame: Frame): void {
+    this.frames.push(analysis);
+    this.bytes += sizeOf(analysis);
+    this.encoded = frame;
+    this.encodedAt = analysis.wallAt;
+    const oldest = analysis.at - this.opts.retentionMs;
+    while (this.frames.length > 1 && (this.frames[0]!.at < oldest || this.bytes > this.opts.budgetBytes)) {
+      this.bytes -= sizeOf(this.frames.shift()!);
+    }
+  }
+
+  newest(): FrameAnalysis | undefined {
+    return this.frames.at(-1);
+  }
+
+  /** The newest frame as the backend produced it, and when (Date.now()). */
+  newestEncoded(): { frame: Frame; wallAt: number } | undefined {
+    return this.encoded && this.encodedAt !== undefined ? { frame: this.encoded, wallAt: this.encodedAt } : undefined;
+  }
+
+  /** Frames that arrived within the last `ms` before the newest. */
+  recent(ms: number): FrameAnalysis[] {
+    const newest = this.newest();
+    if (!newest) return [];
+    const from = newest.at - ms;
+    let i = this.frames.length;
+    while (i > 0 && this.frames[i - 1]!.at >= from) i--;
+    return this.frames.slice(i);
+  }
+
+  /** Frames with seq in [from, to], oldest first (those still kept). */
+  range(from: number, to: number): FrameAnalysis[] {
+    return this.frames.filter((f) => f.seq >= from && f.seq <= to);
+  }
+
+  stats(): { frames: number; bytes: number; spanMs: number } {
+    const first = this.frames[0];
+    const last = this.frames.at(-1);
+    return { frames: this.frames.length, bytes: this.bytes + (this.encoded?.data.byteLength ?? 0), spanMs: first && last ? last.at - first.at : 0 };
+  }
+
+  clear(): void {
+    this.frames = [];
+    this.bytes = 0;
+  }
+}

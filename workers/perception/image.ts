@@ -1,0 +1,19 @@
+// The one module that touches pixels through an image library (sharp, on libvips). Decoding runs
+// on libvips' own threads, so it never holds the event loop: input and requests keep flowing while
+// frames are analysed. JPEGs shrink on load (libjpeg's DCT scaling), which is most of the speed.
+import sharp from 'sharp';
+import type { Frame } from '../devices/backend.js';
+
+sharp.cache(false); // every frame is new: a cache would only hold memory
+
+/** The frame as 8-bit gray at gridW × gridH (each grid pixel averages the points beneath it). */
+export async function grayGrid(frame: Frame, gridW: number, gridH: number): Promise<Uint8Array> {
+  const input = frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
+  const { data } = await input.greyscale().resize(gridW, gridH, { fit: 'fill', kernel: 'linear' }).raw().toBuffer({ resolveWithObject: true });
+  // greyscale() may still hand back more than one channel for some inputs; keep the first.
+  if (data.length === gridW * gridH) return new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const channels = data.length / (gridW * gridH);
+  const out = new Uint8Array(gridW * gridH);
+  for (let i = 0; i < out.length; i++) out[i] = data[i * channels]!;
+  return out;
+}

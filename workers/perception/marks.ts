@@ -1,0 +1,44 @@
+// Observers' marks: what an observer last saw. "Changed since" is always relative to a mark, never
+// to the previous frame: a transition over in 700 ms is invisible to an observer that compares two
+// consecutive frames a second later. A mark holds the analysis it refers to, so it never goes stale
+// when the frame store moves on. Marks belong to one lease (epoch) and vanish with it.
+import { randomBytes } from 'node:crypto';
+import type { FrameAnalysis } from './analysis.js';
+
+export interface Mark {
+  id: string;
+  epoch: number;
+  frame: FrameAnalysis | undefined;
+  takenWallAt: number;
+}
+
+const LIMIT = 500;
+
+export class MarkBook {
+  private readonly marks = new Map<string, Mark>();
+  private readonly latest = new Map<number, Mark>();
+
+  take(epoch: number, frame: FrameAnalysis | undefined): Mark {
+    const mark: Mark = { id: `mk_${randomBytes(6).toString('hex')}`, epoch, frame, takenWallAt: Date.now() };
+    this.marks.set(mark.id, mark);
+    this.latest.set(epoch, mark);
+    if (this.marks.size > LIMIT) this.marks.delete(this.marks.keys().next().value!);
+    return mark;
+  }
+
+  /** The mark, if it exists under this epoch. */
+  get(id: string, epoch: number): Mark | undefined {
+    const mark = this.marks.get(id);
+    return mark?.epoch === epoch ? mark : undefined;
+  }
+
+  latestOf(epoch: number): Mark | undefined {
+    return this.latest.get(epoch);
+  }
+
+  /** A new lease: the previous one's marks mean nothing on this device any more. */
+  forgetExcept(epoch: number): void {
+    for (const [id, m] of this.marks) if (m.epoch !== epoch) this.marks.delete(id);
+    for (const e of this.latest.keys()) if (e !== epoch) this.latest.delete(e);
+  }
+}

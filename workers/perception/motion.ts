@@ -1,0 +1,309 @@
+// What happened between two settled frames, read from the frames between them: none, push, pop,
+// scroll (with its offset), sheet up or down, alert shown or dismissed, keyboard up or down, or a
+// replace. The kind comes with its evidence and a confidence, and is reported beside a verdict,
+// never instead of it (the field report's classifier read one tab switch as replace on one run and
+// pop on the next: a noisy kind must not decide whether an action worked).
+//
+// Lessons built in: search for a vertical shift only on the band that changed (fixed bars would
+// make "no shift" win); prefer, among the shifts that fit the two ends, the one the stream of
+// frames in between agrees with (list rows repeat, so several shifts fit); tell a push from a pop by
+// the direction content moved while it moved, not by the end states.
+import type { FrameAnalysis } from './analysis.js';
+
+export type TransitionKind = 'none' | 'push' | 'pop' | 'scroll' | 'sheet-up' | 'sheet-down' | 'alert' | 'alert-dismissed' | 'keyboard-up' | 'keyboard-down' | 'replace';
+
+export interface TransitionEvidence {
+  /** Mean change (gray levels) in the top 10 %, the middle and the bottom 12 % of the screen. */
+  bands: { top: number; content: number; bottom: number };
+  /** 1 − cost(best vertical shift) / cost(no shift), on the changed band. */
+  shiftScore: number;
+  /** Horizontal motion summed over the frames in between (grid pixels; positive = leftwards). */
+  horizontalFlow: number;
+  /** Share of the screen dimmed by an overlay (in the after frame, or in the before frame when one went away). */
+  dimmed: number;
+  frames: number;
+}
+
+export interface Transition {
+  kind: TransitionKind;
+  confidence: number;
+  /** For a scroll: how far the content moved, in points (positive y: towards the end). */
+  offsetPt?: { x: number; y: number };
+  evidence: TransitionEvidence;
+}
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+export function classify(frames: readonly FrameAnalysis[]): Transition {
+  const a = frames[0]!;
+  const b = frames.at(-1)!;
+  const W = a.gridW;
+  const H = a.gridH;
+  const rowDelta = rowDeltas(a, b);
+  const bands = {
+    top: mean(rowDelta.slice(0, Math.ceil(H * 0.1))),
+    content: mean(rowDelta.slice(Math.ceil(H * 0.1), Math.floor(H * 0.88))),
+    bottom: mean(rowDelta.slice(Math.floor(H * 0.88))),
+  };
+  const evidence: TransitionEvidence = { bands: { top: r2(bands.top), content: r2(bands.content), bottom: r2(bands.bottom) }, shiftScore: 0, horizontalFlow: 0, dimmed: 0, frames: frames.length };
+  const changedRows = rowDelta.map((d, y) => (d > 1.5 ? y : -1)).filter((y) => y >= 0);
+  if (changedRows.length === 0) return { kind: 'none', confidence: 1, evidence };
+
+  // An overlay with a dimmed backdrop: a sheet or an alert, coming or going.
+  for (const [from, to, appearing] of [[a, b, true], [b, a, false]] as const) {
+    const overlay = findOverlay(from, to);
+    if (overlay) {
+      evidence.dimmed = r2(overlay.dimmed);
+      const box = overlay.box;
+      const sheet = box.y + box.height >= H * 0.93 && box.width >= W * 0.85;
+      const centred = box.x > 0 && box.x + box.width < W && Math.abs(box.x + box.width / 2 - W / 2) < W * 0.15 && box.y > 0 && box.y + box.height < H;
+      if (sheet) return { kind: appearing ? 'sheet-up' : 'sheet-down', confidence: r2(Math.min(1, overlay.dimmed * 1.5)), evidence };
+      if (centred) return { kind: appearing ? 'alert' : 'alert-dismissed', confidence: r2(Math.min(1, overlay.dimmed * 1.5)), evidence };
+    }
+  }
+
+  // A keyboard: everything above the bottom 45 % unchanged, a full-width block at the bottom.
+  const y0 = changedRows[0]!;
+  const y1 = changedRows.at(-1)!;
+  if (y0 >= H * 0.55 && y1 >= H - 2 && fullWidthChange(a, b, y0, y1)) {
+    const rising = revealDirection(frames, y0, y1);
+    return { kind: rising >= 0 ? 'keyboard-up' : 'keyboard-down', confidence: rising === 0 ? 0.5 : 0.8, evidence };
+  }
+
+  const flow = streamFlow(frames, y0, y1);
+  evidence.horizontalFlow = r2(flow.dx);
+
+  // A scroll: the changed band is the before band shifted.
+  const shift = bestVerticalShift(a, b, y0, y1, flow.dy);
+  evidence.shiftScore = r2(shift.score);
+  const horizontalMotion = Math.abs(flow.dx) >= 3 && flow.agreeingX >= 2;
+  // A scroll: the ends fit a shift well, or they fit the one a long, steady stream of frames agrees on.
+  // The stream undercounts a little (the first and last frames of a motion), so agreement is relative.
+  const streamBacked = flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > 0.3;
+  if (!horizontalMotion && shift.rows !== 0 && ((shift.score > 0.6 && shift.cost < 8) || streamBacked)) {
+    return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
+  }
+  if (horizontalMotion) {
+    return { kind: flow.dx > 0 ? 'push' : 'pop', confidence: r2(Math.min(1, Math.abs(flow.dx) / 12)), evidence };
+  }
+  // Too big for the two ends to overlap, but the frames between moved steadily vertically.
+  if (Math.abs(flow.dy) >= (y1 - y0) * 0.6 && flow.agreeingY >= 3) {
+    return { kind: 'scroll', confidence: 0.6, offsetPt: { x: 0, y: Math.round(flow.dy * (a.heightPt / H)) }, evidence };
+  }
+  return { kind: 'replace', confidence: r2(Math.min(1, bands.content / 20)), evidence };
+}
+
+function rowDeltas(a: FrameAnalysis, b: FrameAnalysis): number[] {
+  const out: number[] = [];
+  for (let y = 0; y < a.gridH; y++) {
+    let s = 0;
+    for (let x = 0; x < a.gridW; x++) s += Math.abs(a.gray[y * a.gridW + x]! - b.gray[y * b.gridW + x]!);
+    out.push(s / a.gridW);
+  }
+  return out;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
+/**
+ * Where `to` is `from` dimmed by a dark translucent layer (to ≈ k · from, k between 0.45 and 0.85)
+ * over much of the screen, and the box of what is not dimmed (the new surface).
+ */
+function findOverlay(from: FrameAnalysis, to: FrameAnalysis): { dimmed: number; box: { x: number; y: number; width: number; height: number } } | undefined {
+  const W = from.gridW;
+  const H = from.gridH;
+  // The dimming factor is the commonest darkening ratio (a translucent black layer multiplies every
+  // covered pixel by the same k); it must cover at least 5 % of the screen to count.
+  const bins = new Array<number>(26).fill(0);
+  let counted = 0;
+  for (let i = 0; i < from.gray.length; i++) {
+    if (from.gray[i]! <= 60) continue;
+    counted++;
+    const ratio = to.gray[i]! / from.gray[i]!;
+    if (ratio >= 0.4 && ratio < 0.92) bins[Math.floor((ratio - 0.4) / 0.02)]!++;
+  }
+  const peak = bins.indexOf(Math.max(...bins));
+  if (counted === 0 || bins[peak]! < counted * 0.05) return undefined;
+  const k = 0.4 + (peak + 0.5) * 0.02;
+  const undimmed = new Uint8Array(W * H);
+  let dimmedCount = 0;
+  for (let i = 0; i < from.gray.length; i++) {
+    const expected = from.gray[i]! * k;
+    if (Math.abs(to.gray[i]! - expected) <= 14 && Math.abs(to.gray[i]! - from.gray[i]!) > 8) dimmedCount++;
+    else if (Math.abs(to.gray[i]! - expected) > 20) undimmed[i] = 1;
+  }
+  const dimmed = dimmedCount / (W * H);
+  // A tall sheet leaves only a fifth of the screen dimmed above it; the box shape decides the rest.
+  if (dimmed < 0.08) return undefined;
+  // The new surface: the rows and columns where most pixels are not dimmed.
+  const rowsOn: number[] = [];
+  for (let y = 0; y < H; y++) {
+    let n = 0;
+    for (let x = 0; x < W; x++) n += undimmed[y * W + x]!;
+    if (n > W * 0.3) rowsOn.push(y);
+  }
+  if (rowsOn.length === 0) return undefined;
+  const top = rowsOn[Math.floor(rowsOn.length * 0.05)]!;
+  const bottom = rowsOn[Math.ceil(rowsOn.length * 0.95) - 1]!;
+  const colsOn: number[] = [];
+  for (let x = 0; x < W; x++) {
+    let n = 0;
+    for (let y = top; y <= bottom; y++) n += undimmed[y * W + x]!;
+    if (n > (bottom - top + 1) * 0.5) colsOn.push(x);
+  }
+  if (colsOn.length === 0) return undefined;
+  return { dimmed, box: { x: colsOn[0]!, y: top, width: colsOn.at(-1)! - colsOn[0]! + 1, height: bottom - top + 1 } };
+}
+
+function fullWidthChange(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number): boolean {
+  let cols = 0;
+  for (let x = 0; x < a.gridW; x++) {
+    let s = 0;
+    for (let y = y0; y <= y1; y++) s += Math.abs(a.gray[y * a.gridW + x]! - b.gray[y * a.gridW + x]!);
+    if (s / (y1 - y0 + 1) > 2) cols++;
+  }
+  return cols >= a.gridW * 0.9;
+}
+
+/** +1 when a bottom block rose into view over the frames, −1 when it sank away, 0 when unknown. */
+function revealDirection(frames: readonly FrameAnalysis[], y0: number, y1: number): number {
+  if (frames.length < 3) return 0;
+  const a = frames[0]!;
+  const b = frames.at(-1)!;
+  const topEdge = (f: FrameAnalysis, ref: FrameAnalysis) => {
+    for (let y = y0; y <= y1; y++) {
+      let s = 0;
+      for (let x = 0; x < f.gridW; x++) s += Math.abs(f.gray[y * f.gridW + x]! - ref.gray[y * f.gridW + x]!);
+      if (s / f.gridW > 4) return y;
+    }
+    return y1 + 1;
+  };
+  const mid = frames[Math.floor(frames.length / 2)]!;
+  // Rising: halfway through, part of the block already differs from the start.
+  const risenAtMid = topEdge(mid, a) <= y1;
+  const goneAtMid = topEdge(mid, b) > y0;
+  if (risenAtMid && !goneAtMid) return 1;
+  if (goneAtMid && !risenAtMid) return -1;
+  return topEdge(mid, a) < topEdge(mid, b) ? -1 : 1;
+}
+
+/**
+ * Motion summed over consecutive frames, on the changed rows. Each pair's shift is tracked: of the
+ * shifts that fit the pair about as well as the best, the one nearest the previous pair's wins, so a
+ * list whose rows repeat cannot make one pair jump by a whole row pitch.
+ */
+function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): { dx: number; dy: number; agreeingX: number; agreeingY: number } {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  let prevX = 0;
+  let prevY = 0;
+  for (let i = 1; i < frames.length; i++) {
+    const h = pairShift(frames[i - 1]!, frames[i]!, y0, y1, 'x', 10, prevX);
+    const v = pairShift(frames[i - 1]!, frames[i]!, y0, y1, 'y', 24, prevY);
+    xs.push(steady(h.score > 0.3 ? h.rows : 0, prevX));
+    ys.push(steady(v.score > 0.3 ? v.rows : 0, prevY));
+    prevX = xs.at(-1)!;
+    prevY = ys.at(-1)!;
+  }
+  // Motion on a screen is smooth: a lone spike (a shift of a whole row pitch in a list) is noise.
+  const fx = median5(xs);
+  const fy = median5(ys);
+  const agree = (v: number[]) => {
+    const pos = v.filter((x) => x > 0.25).length;
+    const neg = v.filter((x) => x < -0.25).length;
+    return Math.abs(pos - neg);
+  };
+  return { dx: sum(fx), dy: sum(fy), agreeingX: agree(fx), agreeingY: agree(fy) };
+}
+
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+
+/** A pair that breaks sharply from a moving velocity (content loading mid-scroll) holds the velocity. */
+function steady(v: number, prev: number): number {
+  return prev !== 0 && Math.abs(v - prev) > Math.max(3, Math.abs(prev) * 1.5) ? prev : v;
+}
+
+function median5(xs: number[]): number[] {
+  return xs.map((_, i) => {
+    const w = xs.slice(Math.max(0, i - 2), i + 3).sort((a, b) => a - b);
+    return w[Math.floor(w.length / 2)]!;
+  });
+}
+
+/** Shift between two consecutive frames: q(x) = p(x + s) (content moved left/up by s). */
+function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, axis: 'x' | 'y', max: number, near: number): { rows: number; score: number } {
+  const W = p.gridW;
+  const cost = (s: number) => {
+    let sum = 0;
+    let n = 0;
+    for (let y = y0; y <= y1; y++) {
+      for (let x = 0; x < W; x++) {
+        const sx = axis === 'x' ? x + s : x;
+        const sy = axis === 'y' ? y + s : y;
+        if (sx < 0 || sx >= W || sy < y0 || sy > y1) continue;
+        sum += Math.abs(q.gray[y * W + x]! - p.gray[sy * W + sx]!);
+        n++;
+      }
+    }
+    return n > (axis === 'x' ? (y1 - y0 + 1) * W * 0.5 : W * 3) ? sum / n : Infinity;
+  };
+  const c0 = cost(0);
+  if (c0 < 1) return { rows: 0, score: 0 };
+  const costs: [number, number][] = [];
+  for (let s = -max; s <= max; s++) costs.push([s, s === 0 ? c0 : cost(s)]);
+  const best = Math.min(...costs.map(([, c]) => c));
+  const fits = costs.filter(([, c], i) => c <= best * 1.25 + 0.5 && c <= (costs[i - 1]?.[1] ?? Infinity) && c <= (costs[i + 1]?.[1] ?? Infinity));
+  const [s, c] = fits.reduce((a, b) => (Math.abs(b[0] - near) < Math.abs(a[0] - near) ? b : a));
+  // Sub-pixel: a parabola through the neighbours (motion is rarely a whole number of grid rows).
+  const i = costs.findIndex(([x]) => x === s);
+  const left = costs[i - 1]?.[1] ?? Infinity;
+  const right = costs[i + 1]?.[1] ?? Infinity;
+  let refined = s;
+  if (s !== 0 && Number.isFinite(left) && Number.isFinite(right)) {
+    const denom = left - 2 * c + right;
+    if (denom > 0) refined = s + Math.max(-0.5, Math.min(0.5, (0.5 * (left - right)) / denom));
+  }
+  return { rows: refined, score: 1 - c / c0 };
+}
+
+/**
+ * The vertical shift s that best maps the before band onto the after band (b(y) = a(y + s)), with
+ * sub-row precision; among good local minima, the one nearest the stream's estimate.
+ */
+function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number } {
+  const W = a.gridW;
+  const len = y1 - y0 + 1;
+  const minOverlap = Math.max(4, Math.floor(len * 0.25));
+  const cost = (s: number) => {
+    let sum = 0;
+    let n = 0;
+    for (let y = y0; y <= y1; y++) {
+      const sy = y + s;
+      if (sy < y0 || sy > y1) continue;
+      for (let x = 0; x < W; x++) sum += Math.abs(b.gray[y * W + x]! - a.gray[sy * W + x]!);
+      n++;
+    }
+    return n >= minOverlap ? sum / (n * W) : Infinity;
+  };
+  const limit = len - minOverlap;
+  const costs = new Map<number, number>();
+  for (let s = -limit; s <= limit; s++) costs.set(s, cost(s));
+  const c0 = costs.get(0) ?? Infinity;
+  const minima = [...costs.entries()].filter(([s, c]) => Number.isFinite(c) && c <= (costs.get(s - 1) ?? Infinity) && c <= (costs.get(s + 1) ?? Infinity));
+  if (minima.length === 0 || !Number.isFinite(c0) || c0 < 1) return { rows: 0, score: 0, cost: c0 };
+  // With a stream to go on, the ends are only asked to refine it (within half a typical row pitch):
+  // at eight points a grid row, a shift one list row away can fit the ends better than the true one.
+  const near = streamDy !== 0 ? minima.filter(([m]) => Math.abs(m - streamDy) <= Math.max(4, Math.abs(streamDy) * 0.15)) : [];
+  const pool = near.length ? near : minima;
+  const [s, c] = pool.reduce((p, q) => (q[1] < p[1] ? q : p));
+  // Parabolic refinement between the neighbours.
+  const left = costs.get(s - 1) ?? Infinity;
+  const right = costs.get(s + 1) ?? Infinity;
+  let refined = s;
+  if (Number.isFinite(left) && Number.isFinite(right)) {
+    const denom = left - 2 * c + right;
+    if (denom > 0) refined = s + (0.5 * (left - right)) / denom;
+  }
+  return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c };
+}
+

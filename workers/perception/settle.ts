@@ -1,0 +1,222 @@
+// Settling, and waiting for it. "Settled" is a change and then stillness for a quiet window; a wait
+// that starts before an animation begins first waits for the change (no change at all is
+// "no-change", never "settled"). Stillness ignores a blinking caret and a status clock (rules.ts)
+// and nothing else: while a spinner turns the screen is not settled, and a wait that times out
+// says so with the spinner's box and how long it has moved.
+//
+// The tracker also follows the stream on its own: each time the screen settles after a change it
+// classifies the transition from the previous settled frame (motion.ts), so "what happened" is
+// known before anyone asks.
+import { diff, toPoints, union, type Box, type FrameAnalysis } from './analysis.js';
+import type { FrameStore } from './frame-store.js';
+import { classify, type Transition } from './motion.js';
+import { ignorable, type IgnorableKind } from './rules.js';
+
+export interface Change {
+  changed: boolean;
+  /** Share of cells that changed, outside ignorable regions. */
+  fraction: number;
+  /** Changed regions in grid pixels, outside ignorable ones. */
+  regions: Box[];
+  ignored: { box: Box; kind: IgnorableKind }[];
+}
+
+/** What changed from `a` to `b` that counts. `recent` is the history the caret rule looks at. */
+export function significantChange(a: FrameAnalysis, b: FrameAnalysis, recent: readonly FrameAnalysis[]): Change {
+  const d = diff(a, b);
+  const regions: Box[] = [];
+  const ignored: { box: Box; kind: IgnorableKind }[] = [];
+  for (const r of d.regions) {
+    const kind = ignorable(r, b, recent);
+    if (kind) ignored.push({ box: r, kind });
+    else regions.push(r);
+  }
+  const cellInside = (cell: number, box: Box) => {
+    const cx = (cell % b.cellsX) * 4;
+    const cy = Math.floor(cell / b.cellsX) * 4;
+    return cx >= box.x - 3 && cy >= box.y - 3 && cx + 4 <= box.x + box.width + 3 && cy + 4 <= box.y + box.height + 3;
+  };
+  const cells = d.changedCells.filter((c) => !ignored.some((i) => cellInside(c, i.box)));
+  // A region of two grid pixels or more counts even when no cell mean crosses the threshold.
+  const changed = cells.length > 0 || regions.some((r) => r.width * r.height >= 2);
+  return { changed, fraction: cells.length / b.cells.length, regions, ignored };
+}
+
+export interface RecordedTransition extends Transition {
+  fromSeq: number;
+  toSeq: number;
+  /** Date.now() of the settled frame it ended on. */
+  settledWallAt: number;
+}
+
+export interface MovingRegion {
+  box: Box;
+  movingForMs: number;
+}
+
+export type WaitStatus = 'settled' | 'changed' | 'no-change' | 'not-settled';
+
+export interface WaitResult {
+  status: WaitStatus;
+  waitedMs: number;
+  frame: FrameAnalysis | undefined;
+  movingRegion?: MovingRegion;
+  transition?: Transition;
+}
+
+export interface WaitRequest {
+  for: 'settled' | 'change';
+  timeoutMs: number;
+  /** How long the screen must be still (settled only). */
+  quietMs: number;
+  /** How long a settled-wait waits for the change to start. */
+  changeTimeoutMs: number;
+  /** The frame the observer last saw; the newest frame when the wait starts, if none. */
+  since: FrameAnalysis | undefined;
+}
+
+export class Activity {
+  private lastMotionAt: number | undefined;
+  private motionStartedAt: number | undefined;
+  private readonly motionLog: { at: number; regions: Box[] }[] = [];
+  private lastSettled: FrameAnalysis | undefined;
+  private readonly transitions: RecordedTransition[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly store: FrameStore,
+    private readonly quietMs: number,
+  ) {}
+
+  onFrame(prev: FrameAnalysis | undefined, cur: FrameAnalysis): void {
+    if (prev) {
+      const change = significantChange(prev, cur, this.store.recent(2000));
+      if (change.changed) {
+        if (this.lastMotionAt === undefined || cur.at - this.lastMotionAt > this.quietMs) this.motionStartedAt = cur.at;
+        this.lastMotionAt = cur.at;
+        this.motionLog.push({ at: cur.at, regions: change.regions });
+        while (this.motionLog.length && cur.at - this.motionLog[0]!.at > 5000) this.motionLog.shift();
+      }
+    }
+    this.scheduleCheck();
+    for (const l of this.listeners) l();
+  }
+
+  /** Still for the quiet window now (nothing non-ignorable moved within it). */
+  isStill(quietMs = this.quietMs): boolean {
+    return this.lastMotionAt === undefined || performance.now() - this.lastMotionAt >= quietMs;
+  }
+
+  get lastMotion(): number | undefined {
+    return this.lastMotionAt;
+  }
+
+  /** What has been moving over the last second, in points, and for how long it has moved. */
+  movingRegion(): MovingRegion | undefined {
+    const newest = this.store.newest();
+    if (!newest || this.lastMotionAt === undefined) return undefined;
+    const recent = this.motionLog.filter((m) => this.lastMotionAt! - m.at <= 1000).flatMap((m) => m.regions);
+    const box = union(recent);
+    if (!box) return undefined;
+    return { box: toPoints(box, newest), movingForMs: Math.round(performance.now() - (this.motionStartedAt ?? this.lastMotionAt)) };
+  }
+
+  /** Transitions that ended after the given frame, oldest first. */
+  transitionsAfter(seq: number): RecordedTransition[] {
+    return this.transitions.filter((t) => t.toSeq > seq);
+  }
+
+  /** Calls back on every analysed frame and every settle; returns the unsubscribe function. */
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.listeners.clear();
+  }
+
+  private scheduleCheck(): void {
+    clearTimeout(this.timer);
+    const due = (this.lastMotionAt ?? performance.now()) + this.quietMs - performance.now();
+    this.timer = setTimeout(() => this.check(), Math.max(0, due) + 1);
+    this.timer.unref();
+  }
+
+  private check(): void {
+    if (!this.isStill()) return this.scheduleCheck();
+    const newest = this.store.newest();
+    if (!newest || this.lastSettled?.seq === newest.seq) return;
+    const before = this.lastSettled;
+    this.lastSettled = newest;
+    this.motionStartedAt = undefined;
+    if (before && significantChange(before, newest, this.store.recent(2000)).changed) {
+      const between = this.store.range(before.seq, newest.seq);
+      const frames = between[0]?.seq === before.seq ? between : [before, ...between];
+      this.transitions.push({ ...classify(frames), fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt });
+      if (this.transitions.length > 100) this.transitions.shift();
+    }
+    for (const l of this.listeners) l();
+  }
+
+  /** Waits for a change, or for a change and then stillness. */
+  wait(req: WaitRequest): Promise<WaitResult> {
+    const started = performance.now();
+    const baseline = req.since ?? this.store.newest();
+    const changedFromBaseline = () => {
+      const newest = this.store.newest();
+      if (!newest) return false;
+      if (!baseline) return true; // nothing seen before, something on screen now
+      return newest.seq !== baseline.seq && significantChange(baseline, newest, this.store.recent(2000)).changed;
+    };
+    return new Promise((resolve) => {
+      let changeSeen = req.for === 'settled' && (changedFromBaseline() || !this.isStill(req.quietMs));
+      let settleTimer: NodeJS.Timeout | undefined;
+      const finish = (status: WaitStatus, extra: Partial<WaitResult> = {}) => {
+        clearTimeout(overall);
+        clearTimeout(changeTimer);
+        clearTimeout(settleTimer);
+        unsubscribe();
+        resolve({ status, waitedMs: Math.round(performance.now() - started), frame: this.store.newest(), ...extra });
+      };
+      const transition = () => {
+        const newest = this.store.newest();
+        if (!baseline || !newest || newest.seq === baseline.seq) return undefined;
+        const between = this.store.range(baseline.seq, newest.seq);
+        return classify(between[0]?.seq === baseline.seq ? between : [baseline, ...between]);
+      };
+      const evaluate = () => {
+        if (req.for === 'change') {
+          if (changedFromBaseline()) finish('changed');
+          return;
+        }
+        // Motion after the wait began counts as the change even if the screen changed back.
+        if (!changeSeen && (changedFromBaseline() || (this.lastMotionAt !== undefined && this.lastMotionAt >= started))) changeSeen = true;
+        if (!changeSeen) return;
+        const quietFor = this.lastMotionAt === undefined ? Infinity : performance.now() - this.lastMotionAt;
+        if (quietFor >= req.quietMs) {
+          const t = transition();
+          finish('settled', t ? { transition: t } : {});
+        } else {
+          clearTimeout(settleTimer);
+          settleTimer = setTimeout(evaluate, req.quietMs - quietFor + 1);
+        }
+      };
+      const unsubscribe = this.subscribe(evaluate);
+      const overall = setTimeout(() => {
+        if (req.for === 'change' || !changeSeen) return finish('no-change');
+        const moving = this.movingRegion();
+        finish('not-settled', moving ? { movingRegion: moving } : {});
+      }, req.timeoutMs);
+      const changeTimer =
+        req.for === 'settled'
+          ? setTimeout(() => {
+              if (!changeSeen) finish('no-change');
+            }, Math.min(req.changeTimeoutMs, req.timeoutMs))
+          : undefined;
+      evaluate();
+    });
+  }
+}
