@@ -27,6 +27,8 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   COMMAND_TIMEOUT: { status: 504, message: 'the host did not answer in time', hint: 'retry; if it persists the host may be overloaded or hung' },
   DEVICE_FAILED: { status: 502, message: 'the device could not do what was asked', hint: 'the message says what failed; the device may be quarantined (GET /v1/devices/{id})' },
   DEVICE_BUSY: { status: 409, message: 'the device is in use or unreachable', hint: 'release its session first, or wait for its host to come back' },
+  SESSION_NOT_READY: { status: 409, message: 'the session has no device yet', hint: 'wait until it is ready: GET /v1/sessions/{id}?wait=60&ifState=queued' },
+  UNKNOWN_MARK: { status: 404, message: 'no such mark in this session', hint: 'POST /v1/sessions/{id}/marks to take one; marks last as long as the session holds its device' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'a web device may not open that page', hint: 'the farm admin lists allowed origins in SIMFLEET_WEB_ALLOWED_ORIGINS; private and metadata addresses also need SIMFLEET_WEB_ALLOW_PRIVATE or an explicit entry' },
   APP_UNREACHABLE: { status: 502, message: "the app's URL could not be loaded", hint: 'check that the URL is reachable from the device hosts' },
   NOT_READY: { status: 503, message: 'the gateway is not ready', hint: 'GET /readyz says which check is failing; retry shortly' },

@@ -17,6 +17,7 @@ import { HostRegistry } from './domain/hosts.js';
 import { startLivenessSweep } from './domain/liveness.js';
 import { SessionEvents } from './domain/sessions/events.js';
 import { DeviceLifecycle } from './domain/sessions/lifecycle.js';
+import { SessionPerception } from './domain/sessions/perception.js';
 import { Placer } from './domain/sessions/placer.js';
 import { Reaper } from './domain/sessions/reaper.js';
 import { SessionService } from './domain/sessions/service.js';
@@ -102,6 +103,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       },
       logger,
     );
+    const perception = new SessionPerception(db, sessions, bus, { onAnswer: (method, outcome) => metrics.perceptionAnswers.inc({ method, outcome }) }, logger);
     const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
     const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
     const registry = new HostRegistry(db, lifecycle, logger);
@@ -128,6 +130,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         hub,
         metrics,
         sessions,
+        perception,
         events,
         logger,
         readiness: () => checkReadiness(db, migrations, !closing),

@@ -15,6 +15,9 @@ const schema = {
     SIMFLEET_WEB_DEVICES: { type: 'string', maxLength: 2000, default: 'iphone-15', pattern: '^(none|[a-z0-9-]+(:[0-9]+)?(,[a-z0-9-]+(:[0-9]+)?)*)?$' },
     SIMFLEET_CHROMIUM: { type: 'string', minLength: 1 },
     SIMFLEET_FAKE_DEVICES: { type: 'integer', minimum: 0, maximum: 512, default: 0 },
+    SIMFLEET_FRAME_RETENTION_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 60000 },
+    SIMFLEET_FRAME_BUDGET_BYTES: { type: 'integer', minimum: 1048576, maximum: 4294967296, default: 67108864 },
+    SIMFLEET_QUIET_MS: { type: 'integer', minimum: 50, maximum: 5000, default: 250 },
     SIMFLEET_FAKE_OPERATION_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 5 },
     SIMFLEET_DEVICE_OP_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
     SIMFLEET_RECONNECT_MIN_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 500 },
@@ -36,6 +39,9 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'web-devices': 'SIMFLEET_WEB_DEVICES',
   chromium: 'SIMFLEET_CHROMIUM',
   'fake-devices': 'SIMFLEET_FAKE_DEVICES',
+  'frame-retention-ms': 'SIMFLEET_FRAME_RETENTION_MS',
+  'frame-budget-bytes': 'SIMFLEET_FRAME_BUDGET_BYTES',
+  'quiet-ms': 'SIMFLEET_QUIET_MS',
   'fake-operation-ms': 'SIMFLEET_FAKE_OPERATION_MS',
   'device-op-timeout-ms': 'SIMFLEET_DEVICE_OP_TIMEOUT_MS',
   'reconnect-min-ms': 'SIMFLEET_RECONNECT_MIN_MS',
@@ -54,6 +60,9 @@ export interface WorkerConfig {
   chromium: string | undefined;
   fakeDevices: number;
   fakeOperationMs: number;
+  frameRetentionMs: number;
+  frameBudgetBytes: number;
+  quietMs: number;
   deviceOpTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
@@ -100,6 +109,9 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     webDevices: raw.SIMFLEET_WEB_DEVICES as string,
     chromium: raw.SIMFLEET_CHROMIUM as string | undefined,
     fakeDevices: raw.SIMFLEET_FAKE_DEVICES as number,
+    frameRetentionMs: raw.SIMFLEET_FRAME_RETENTION_MS as number,
+    frameBudgetBytes: raw.SIMFLEET_FRAME_BUDGET_BYTES as number,
+    quietMs: raw.SIMFLEET_QUIET_MS as number,
     fakeOperationMs: raw.SIMFLEET_FAKE_OPERATION_MS as number,
     deviceOpTimeoutMs: raw.SIMFLEET_DEVICE_OP_TIMEOUT_MS as number,
     reconnectMinMs: raw.SIMFLEET_RECONNECT_MIN_MS as number,

@@ -12,6 +12,7 @@ import { Inventory } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
 import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
+import { Perception } from './perception/service.js';
 import { createWorkerLogger } from './log.js';
 
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
@@ -22,6 +23,7 @@ export interface Worker {
   readonly identity: HostIdentity;
   readonly link: GatewayLink;
   readonly logger: Logger;
+  readonly perception: Perception;
   /** Resolves on the first welcome from the gateway. */
   registered(): Promise<void>;
   /** Idempotent. Says goodbye to the gateway and closes every backend. */
@@ -42,6 +44,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const identity = await loadHostIdentity({ dataDir: config.dataDir, id: config.hostId, name: config.hostName, version: opts.version });
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
   const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
+  const perception = new Perception({ retentionMs: config.frameRetentionMs, budgetBytes: config.frameBudgetBytes, quietMs: config.quietMs }, logger);
+  inventory.onDevices = (devices) => perception.watch(devices);
   await inventory.start();
   const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
   inventory.leaseOf = (localId) => leases.leaseOf(localId);
@@ -49,7 +53,11 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     dial,
     identity,
     inventory,
-    commands: (cmd) => leases.handle(cmd),
+    commands: async (cmd) => {
+      if (cmd.type !== 'call') return leases.handle(cmd);
+      leases.assertHeld(cmd.localId, cmd.epoch);
+      return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
+    },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),
     logger,
   });
@@ -64,10 +72,12 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     identity,
     link,
     logger,
+    perception,
     registered: () => registered,
     stop: () =>
       (stopping ??= (async () => {
         await link.stop();
+        perception.close();
         await inventory.close();
         logger.info('worker stopped');
       })()),

@@ -31,6 +31,9 @@ const document: Record<string, unknown> = {
       "name": "queue"
     },
     {
+      "name": "perception"
+    },
+    {
       "name": "workers"
     }
   ],
@@ -820,6 +823,171 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/marks": {
+      "post": {
+        "operationId": "createMark",
+        "tags": [
+          "perception"
+        ],
+        "summary": "Remember what is on screen now, so that later questions can ask \"changed since then?\".",
+        "description": "A mark is the observer's last look. Every change question is relative to a mark, never to the\nprevious frame: a transition that finished before you asked still shows as a change. The\nsession's newest mark is the default `since` for /changes and /wait.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "the mark",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MarkCreated"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotReady"
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/changes": {
+      "get": {
+        "operationId": "getChanges",
+        "tags": [
+          "perception"
+        ],
+        "summary": "What changed on screen since a mark (default the session's newest), answered from the frames already seen.",
+        "description": "Compared with the frame the mark holds, not with the previous frame, so a change that came and\nsettled before you asked is still a change. 404 with UNKNOWN_MARK names a mark this session\ndoes not have (marks end with the lease).\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "name": "since",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/MarkId"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the answer, with the newest frame's time",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Changes"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotReady"
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/wait": {
+      "post": {
+        "operationId": "waitForScreen",
+        "tags": [
+          "perception"
+        ],
+        "summary": "Wait for a change, or for a change and then stillness.",
+        "description": "`settled` means a change and then stillness for `quietMs`. A wait that starts before an animation\nbegins waits for the change first (up to `changeTimeoutMs`); no change at all answers\n`no-change`, never `settled`. A blinking caret and a status clock do not keep a screen from\nsettling; anything else that keeps moving (a spinner) does, and a timeout answers\n`not-settled` with its box and how long it has moved.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WaitRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "what happened",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WaitResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotReady"
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
     "/v1/queue": {
       "get": {
         "operationId": "listQueue",
@@ -1150,6 +1318,26 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "NotReady": {
+        "description": "SESSION_NOT_READY — the session has no device yet (queued or preparing)",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "Ended": {
+        "description": "SESSION_ENDED — the session has ended; details.endReason says why",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
       "TooLarge": {
         "description": "the body is larger than the gateway accepts",
         "content": {
@@ -1184,6 +1372,8 @@ const document: Record<string, unknown> = {
           "COMMAND_TIMEOUT",
           "DEVICE_FAILED",
           "DEVICE_BUSY",
+          "SESSION_NOT_READY",
+          "UNKNOWN_MARK",
           "ORIGIN_NOT_ALLOWED",
           "APP_UNREACHABLE",
           "NOT_READY",
@@ -2116,6 +2306,381 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "MarkId": {
+        "type": "string",
+        "pattern": "^mk_[a-f0-9]{6,32}$"
+      },
+      "Box": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a rectangle in screen points",
+        "required": [
+          "x",
+          "y",
+          "width",
+          "height"
+        ],
+        "properties": {
+          "x": {
+            "type": "number"
+          },
+          "y": {
+            "type": "number"
+          },
+          "width": {
+            "type": "number"
+          },
+          "height": {
+            "type": "number"
+          }
+        }
+      },
+      "FrameRef": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the frame an answer is about, with its own timestamp and age",
+        "required": [
+          "seq",
+          "at",
+          "ageMs"
+        ],
+        "properties": {
+          "seq": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "ageMs": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "TransitionKind": {
+        "type": "string",
+        "enum": [
+          "none",
+          "push",
+          "pop",
+          "scroll",
+          "sheet-up",
+          "sheet-down",
+          "alert",
+          "alert-dismissed",
+          "keyboard-up",
+          "keyboard-down",
+          "replace"
+        ]
+      },
+      "Transition": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what moved between two settled frames; reported beside a verdict, never instead of it",
+        "required": [
+          "kind",
+          "confidence",
+          "evidence"
+        ],
+        "properties": {
+          "kind": {
+            "$ref": "#/components/schemas/TransitionKind"
+          },
+          "confidence": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "offsetPt": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "for a scroll: how far the content moved (positive y: towards the end)",
+            "required": [
+              "x",
+              "y"
+            ],
+            "properties": {
+              "x": {
+                "type": "number"
+              },
+              "y": {
+                "type": "number"
+              }
+            }
+          },
+          "settledAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "evidence": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "bands",
+              "shiftScore",
+              "horizontalFlow",
+              "dimmed",
+              "frames"
+            ],
+            "properties": {
+              "bands": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "mean change in gray levels in the top 10 %, the middle and the bottom 12 %",
+                "required": [
+                  "top",
+                  "content",
+                  "bottom"
+                ],
+                "properties": {
+                  "top": {
+                    "type": "number"
+                  },
+                  "content": {
+                    "type": "number"
+                  },
+                  "bottom": {
+                    "type": "number"
+                  }
+                }
+              },
+              "shiftScore": {
+                "type": "number"
+              },
+              "horizontalFlow": {
+                "type": "number"
+              },
+              "dimmed": {
+                "type": "number"
+              },
+              "frames": {
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "MarkCreated": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "mark",
+          "frame",
+          "takenAt"
+        ],
+        "properties": {
+          "mark": {
+            "$ref": "#/components/schemas/MarkId"
+          },
+          "frame": {
+            "description": "the frame the mark holds (null when the device has shown nothing yet)",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/FrameRef"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "takenAt": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "Changes": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "mark",
+          "changed",
+          "fraction",
+          "regions",
+          "ignored",
+          "settled",
+          "transition",
+          "framesSince",
+          "frame"
+        ],
+        "properties": {
+          "mark": {
+            "$ref": "#/components/schemas/MarkId"
+          },
+          "changed": {
+            "type": "string",
+            "enum": [
+              "yes",
+              "no",
+              "unknown"
+            ],
+            "description": "unknown when it cannot be told (no frame yet, or nothing seen at the mark); `reason` says which"
+          },
+          "reason": {
+            "type": "string"
+          },
+          "fraction": {
+            "type": "number",
+            "description": "share of the screen's cells that changed, outside ignorable regions"
+          },
+          "regions": {
+            "type": "array",
+            "description": "where it changed, the largest regions first",
+            "maxItems": 16,
+            "items": {
+              "$ref": "#/components/schemas/Box"
+            }
+          },
+          "ignored": {
+            "type": "array",
+            "description": "changes left out by rule (a blinking caret, a status clock)",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "box",
+                "kind"
+              ],
+              "properties": {
+                "box": {
+                  "$ref": "#/components/schemas/Box"
+                },
+                "kind": {
+                  "type": "string",
+                  "enum": [
+                    "caret",
+                    "clock"
+                  ]
+                }
+              }
+            }
+          },
+          "settled": {
+            "type": "boolean",
+            "description": "nothing non-ignorable moved within the quiet window"
+          },
+          "transition": {
+            "description": "the last transition classified after the mark",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Transition"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "framesSince": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "frames received since the mark (a still screen sends none)"
+          },
+          "frame": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/FrameRef"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "WaitRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "for"
+        ],
+        "properties": {
+          "for": {
+            "type": "string",
+            "enum": [
+              "settled",
+              "change"
+            ]
+          },
+          "timeoutMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 60000,
+            "default": 10000
+          },
+          "quietMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 5000,
+            "description": "stillness that counts as settled (the worker's SIMFLEET_QUIET_MS by default)"
+          },
+          "changeTimeoutMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 60000,
+            "description": "for settled: how long to wait for the change to begin (default: min(timeoutMs, 1500))"
+          },
+          "since": {
+            "$ref": "#/components/schemas/MarkId"
+          }
+        }
+      },
+      "WaitResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "status",
+          "waitedMs",
+          "frame"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "settled",
+              "changed",
+              "no-change",
+              "not-settled"
+            ]
+          },
+          "waitedMs": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "frame": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/FrameRef"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "movingRegion": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "what kept the screen from settling",
+            "required": [
+              "box",
+              "movingForMs"
+            ],
+            "properties": {
+              "box": {
+                "$ref": "#/components/schemas/Box"
+              },
+              "movingForMs": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          },
+          "transition": {
+            "$ref": "#/components/schemas/Transition"
+          }
+        }
+      },
       "QueueEntry": {
         "type": "object",
         "additionalProperties": false,
@@ -2222,7 +2787,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 3,
+        "const": 4,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -2452,7 +3017,7 @@ const document: Record<string, unknown> = {
       "WorkerResult": {
         "type": "object",
         "additionalProperties": false,
-        "description": "the answer to one gateway command, matched by `id`",
+        "description": "the answer to one gateway command or call, matched by `id`",
         "required": [
           "type",
           "id",
@@ -2468,6 +3033,11 @@ const document: Record<string, unknown> = {
           },
           "ok": {
             "type": "boolean"
+          },
+          "value": {
+            "type": "object",
+            "additionalProperties": true,
+            "description": "what a call returns (its method says which schema)"
           },
           "error": {
             "type": "object",
@@ -2694,6 +3264,47 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "GatewayCall": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult.\n",
+        "required": [
+          "type",
+          "id",
+          "localId",
+          "epoch",
+          "method",
+          "params"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "call"
+          },
+          "id": {
+            "type": "string"
+          },
+          "localId": {
+            "type": "string"
+          },
+          "epoch": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "method": {
+            "type": "string",
+            "enum": [
+              "perception.mark",
+              "perception.changes",
+              "perception.wait"
+            ]
+          },
+          "params": {
+            "type": "object",
+            "additionalProperties": true
+          }
+        }
+      },
       "GatewayMessage": {
         "type": "object",
         "description": "what the gateway sends to a worker",
@@ -2712,6 +3323,9 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/GatewayReset"
+          },
+          {
+            "$ref": "#/components/schemas/GatewayCall"
           }
         ],
         "discriminator": {
@@ -2721,7 +3335,8 @@ const document: Record<string, unknown> = {
             "heartbeat-ack": "#/components/schemas/GatewayHeartbeatAck",
             "error": "#/components/schemas/GatewayError",
             "prepare": "#/components/schemas/GatewayPrepare",
-            "reset": "#/components/schemas/GatewayReset"
+            "reset": "#/components/schemas/GatewayReset",
+            "call": "#/components/schemas/GatewayCall"
           }
         }
       }

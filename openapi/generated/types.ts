@@ -270,6 +270,74 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/marks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remember what is on screen now, so that later questions can ask "changed since then?".
+         * @description A mark is the observer's last look. Every change question is relative to a mark, never to the
+         *     previous frame: a transition that finished before you asked still shows as a change. The
+         *     session's newest mark is the default `since` for /changes and /wait.
+         */
+        post: operations["createMark"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed on screen since a mark (default the session's newest), answered from the frames already seen.
+         * @description Compared with the frame the mark holds, not with the previous frame, so a change that came and
+         *     settled before you asked is still a change. 404 with UNKNOWN_MARK names a mark this session
+         *     does not have (marks end with the lease).
+         */
+        get: operations["getChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for a change, or for a change and then stillness.
+         * @description `settled` means a change and then stillness for `quietMs`. A wait that starts before an animation
+         *     begins waits for the change first (up to `changeTimeoutMs`); no change at all answers
+         *     `no-change`, never `settled`. A blinking caret and a status clock do not keep a screen from
+         *     settling; anything else that keeps moving (a spinner) does, and a timeout answers
+         *     `not-settled` with its box and how long it has moved.
+         */
+        post: operations["waitForScreen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -389,7 +457,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -666,6 +734,103 @@ export type components = {
         };
         /** @description what /v1/sessions/{id}/events sends */
         SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
+        MarkId: string;
+        /** @description a rectangle in screen points */
+        Box: {
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+        };
+        /** @description the frame an answer is about, with its own timestamp and age */
+        FrameRef: {
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            ageMs: number;
+        };
+        /** @enum {string} */
+        TransitionKind: "none" | "push" | "pop" | "scroll" | "sheet-up" | "sheet-down" | "alert" | "alert-dismissed" | "keyboard-up" | "keyboard-down" | "replace";
+        /** @description what moved between two settled frames; reported beside a verdict, never instead of it */
+        Transition: {
+            kind: components["schemas"]["TransitionKind"];
+            confidence: number;
+            /** @description for a scroll: how far the content moved (positive y: towards the end) */
+            offsetPt?: {
+                x: number;
+                y: number;
+            };
+            /** Format: date-time */
+            settledAt?: string;
+            evidence: {
+                /** @description mean change in gray levels in the top 10 %, the middle and the bottom 12 % */
+                bands: {
+                    top: number;
+                    content: number;
+                    bottom: number;
+                };
+                shiftScore: number;
+                horizontalFlow: number;
+                dimmed: number;
+                frames: number;
+            };
+        };
+        MarkCreated: {
+            mark: components["schemas"]["MarkId"];
+            /** @description the frame the mark holds (null when the device has shown nothing yet) */
+            frame: components["schemas"]["FrameRef"] | null;
+            /** Format: date-time */
+            takenAt: string;
+        };
+        Changes: {
+            mark: components["schemas"]["MarkId"];
+            /**
+             * @description unknown when it cannot be told (no frame yet, or nothing seen at the mark); `reason` says which
+             * @enum {string}
+             */
+            changed: "yes" | "no" | "unknown";
+            reason?: string;
+            /** @description share of the screen's cells that changed, outside ignorable regions */
+            fraction: number;
+            /** @description where it changed, the largest regions first */
+            regions: components["schemas"]["Box"][];
+            /** @description changes left out by rule (a blinking caret, a status clock) */
+            ignored: {
+                box: components["schemas"]["Box"];
+                /** @enum {string} */
+                kind: "caret" | "clock";
+            }[];
+            /** @description nothing non-ignorable moved within the quiet window */
+            settled: boolean;
+            /** @description the last transition classified after the mark */
+            transition: components["schemas"]["Transition"] | null;
+            /** @description frames received since the mark (a still screen sends none) */
+            framesSince: number;
+            frame: components["schemas"]["FrameRef"] | null;
+        };
+        WaitRequest: {
+            /** @enum {string} */
+            for: "settled" | "change";
+            /** @default 10000 */
+            timeoutMs: number;
+            /** @description stillness that counts as settled (the worker's SIMFLEET_QUIET_MS by default) */
+            quietMs?: number;
+            /** @description for settled: how long to wait for the change to begin (default: min(timeoutMs, 1500)) */
+            changeTimeoutMs?: number;
+            since?: components["schemas"]["MarkId"];
+        };
+        WaitResult: {
+            /** @enum {string} */
+            status: "settled" | "changed" | "no-change" | "not-settled";
+            waitedMs: number;
+            frame: components["schemas"]["FrameRef"] | null;
+            /** @description what kept the screen from settling */
+            movingRegion?: {
+                box: components["schemas"]["Box"];
+                movingForMs: number;
+            };
+            transition?: components["schemas"]["Transition"];
+        };
         QueueEntry: {
             session: components["schemas"]["Session"];
             effectivePriority: components["schemas"]["Priority"];
@@ -694,7 +859,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 3;
+        ProtocolVersion: 4;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -764,7 +929,7 @@ export type components = {
             backends: components["schemas"]["BackendStatus"][];
             devices: components["schemas"]["WorkerDevice"][];
         };
-        /** @description the answer to one gateway command, matched by `id` */
+        /** @description the answer to one gateway command or call, matched by `id` */
         WorkerResult: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -773,6 +938,10 @@ export type components = {
             type: "result";
             id: string;
             ok: boolean;
+            /** @description what a call returns (its method says which schema) */
+            value?: {
+                [key: string]: unknown;
+            };
             error?: {
                 code: components["schemas"]["ErrorCode"];
                 message: string;
@@ -843,8 +1012,28 @@ export type components = {
             localId: string;
             epoch: number;
         };
+        /**
+         * @description a question or request about a leased device, under the session's lease epoch (refused with
+         *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
+         *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult.
+         */
+        GatewayCall: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "call";
+            id: string;
+            localId: string;
+            epoch: number;
+            /** @enum {string} */
+            method: "perception.mark" | "perception.changes" | "perception.wait";
+            params: {
+                [key: string]: unknown;
+            };
+        };
         /** @description what the gateway sends to a worker */
-        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"] | components["schemas"]["GatewayPrepare"] | components["schemas"]["GatewayReset"];
+        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"] | components["schemas"]["GatewayPrepare"] | components["schemas"]["GatewayReset"] | components["schemas"]["GatewayCall"];
     };
     responses: {
         /** @description the request did not match the contract; `details.field` names the part */
@@ -876,6 +1065,24 @@ export type components = {
         };
         /** @description no such resource (or not visible to the caller's team) */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SESSION_NOT_READY — the session has no device yet (queued or preparing) */
+        NotReady: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SESSION_ENDED — the session has ended; details.endReason says why */
+        Ended: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1400,6 +1607,95 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createMark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the mark */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarkCreated"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["NotReady"];
+            410: components["responses"]["Ended"];
+        };
+    };
+    getChanges: {
+        parameters: {
+            query?: {
+                since?: components["schemas"]["MarkId"];
+            };
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the answer, with the newest frame's time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["NotReady"];
+            410: components["responses"]["Ended"];
+        };
+    };
+    waitForScreen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WaitRequest"];
+            };
+        };
+        responses: {
+            /** @description what happened */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["NotReady"];
+            410: components["responses"]["Ended"];
         };
     };
     listQueue: {

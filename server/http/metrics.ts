@@ -16,6 +16,7 @@ export interface GatewayMetrics {
   sessionsEnded: Counter<'reason'>;
   quarantines: Counter;
   forwardedCommands: Counter<'direction'>;
+  perceptionAnswers: Counter<'method' | 'outcome'>;
 }
 
 const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
@@ -118,7 +119,13 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['direction'],
     registers: [registry],
   });
-  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands };
+  const perceptionAnswers = new Counter({
+    name: 'simfleet_perception_answers_total',
+    help: 'Perception answers given through this gateway, by method and outcome (changed yes/no/unknown, a wait status, or an error code)',
+    labelNames: ['method', 'outcome'],
+    registers: [registry],
+  });
+  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

@@ -3,6 +3,7 @@ import type { Schemas } from '../../openapi/contract.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { SessionEvents } from '../domain/sessions/events.js';
+import type { SessionPerception } from '../domain/sessions/perception.js';
 import type { SessionService } from '../domain/sessions/service.js';
 import type { TokenService } from '../domain/tokens.js';
 import type { WorkerHub } from '../hub/hub.js';
@@ -16,6 +17,7 @@ export interface GatewayServices {
   tokens: TokenService;
   hub: WorkerHub;
   sessions: SessionService;
+  perception: SessionPerception;
   events: SessionEvents;
   logger: Logger;
   metrics: GatewayMetrics;

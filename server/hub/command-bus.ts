@@ -1,16 +1,17 @@
 // Commands for a host's worker, from any gateway: sent on the local connection when this gateway
 // holds it, otherwise forwarded over Postgres NOTIFY to the gateway that does (hosts.gateway_id)
-// and answered the same way. NOTIFY payloads are small (< 8 kB), which commands are.
+// and answered the same way. A NOTIFY payload must stay under 8000 bytes: commands are small, but
+// a call's answer may not be, so long replies travel as numbered base64 parts and are reassembled.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import * as hosts from '../db/repositories/hosts.js';
 import { notify } from '../db/repositories/notify.js';
-import type { DeviceCommands, PrepareCommand, ResetCommand } from '../domain/sessions/commands.js';
+import type { CallCommand, DeviceCommands, PrepareCommand, ResetCommand } from '../domain/sessions/commands.js';
 import { ApiError } from '../errors.js';
 import type { ErrorCode } from '../../openapi/contract.js';
 import type { WorkerHub } from './hub.js';
-import type { WorkerCommand } from './worker-link.js';
+import type { CommandValue, WorkerCommand } from './worker-link.js';
 
 interface Forward {
   kind: 'cmd';
@@ -25,14 +26,35 @@ interface Reply {
   kind: 'reply';
   reqId: string;
   ok: boolean;
+  value?: Record<string, unknown>;
   error?: { code: ErrorCode; message: string; hint: string };
+}
+
+/** One piece of a reply too long for a single notification. */
+interface ReplyPart {
+  kind: 'part';
+  reqId: string;
+  index: number;
+  total: number;
+  data: string;
+}
+
+const PART_BYTES = 5400; // base64 of this, plus the envelope, stays well under the 8000-byte limit
+const MAX_PARTS = 200; // about 1 MB: larger answers are refused rather than flooding the channel
+
+interface Waiting {
+  resolve(value: CommandValue): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+  parts?: string[];
+  received?: number;
 }
 
 export const gatewayChannel = (gatewayId: string): string => `sf_gw_${gatewayId.replaceAll('-', '_')}`;
 
 export class CommandBus implements DeviceCommands {
   private hub: WorkerHub | undefined;
-  private readonly waiting = new Map<string, { resolve(): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, Waiting>();
   private unlisten: (() => Promise<void>) | undefined;
   private readonly channel: string;
 
@@ -59,15 +81,21 @@ export class CommandBus implements DeviceCommands {
     this.waiting.clear();
   }
 
-  prepare(hostId: string, cmd: PrepareCommand, timeoutMs: number): Promise<void> {
-    return this.send(hostId, { type: 'prepare', ...cmd }, timeoutMs);
+  async prepare(hostId: string, cmd: PrepareCommand, timeoutMs: number): Promise<void> {
+    await this.send(hostId, { type: 'prepare', ...cmd }, timeoutMs);
   }
 
-  reset(hostId: string, cmd: ResetCommand, timeoutMs: number): Promise<void> {
-    return this.send(hostId, { type: 'reset', ...cmd }, timeoutMs);
+  async reset(hostId: string, cmd: ResetCommand, timeoutMs: number): Promise<void> {
+    await this.send(hostId, { type: 'reset', ...cmd }, timeoutMs);
   }
 
-  private async send(hostId: string, command: WorkerCommand, timeoutMs: number): Promise<void> {
+  async call(hostId: string, cmd: CallCommand, timeoutMs: number): Promise<Record<string, unknown>> {
+    const value = await this.send(hostId, { type: 'call', ...cmd }, timeoutMs);
+    if (!value) throw new ApiError('INTERNAL', { message: `host ${hostId} answered ${cmd.method} without a value` });
+    return value;
+  }
+
+  private async send(hostId: string, command: WorkerCommand, timeoutMs: number): Promise<CommandValue> {
     const link = this.hub?.linkFor(hostId);
     if (link) return link.request(command, timeoutMs);
     const host = await hosts.getHost(this.db, hostId);
@@ -75,7 +103,7 @@ export class CommandBus implements DeviceCommands {
       throw new ApiError('HOST_UNREACHABLE', { message: `host ${hostId} is not connected to any gateway`, details: { hostId, state: host?.state ?? 'unknown' } });
     }
     const reqId = randomUUID();
-    const answered = new Promise<void>((resolve, reject) => {
+    const answered = new Promise<CommandValue>((resolve, reject) => {
       // The owner applies the same timeout; the margin covers the two NOTIFY hops.
       const timer = setTimeout(() => {
         this.waiting.delete(reqId);
@@ -90,32 +118,72 @@ export class CommandBus implements DeviceCommands {
   }
 
   private async onNotice(payload: string): Promise<void> {
-    let msg: Forward | Reply;
+    let msg: Forward | Reply | ReplyPart;
     try {
-      msg = JSON.parse(payload) as Forward | Reply;
+      msg = JSON.parse(payload) as Forward | Reply | ReplyPart;
     } catch {
-      this.logger.warn({ payload }, 'unreadable gateway notification');
+      this.logger.warn({ payload: payload.slice(0, 200) }, 'unreadable gateway notification');
       return;
     }
-    if (msg.kind === 'reply') {
-      const w = this.waiting.get(msg.reqId);
-      if (!w) return;
-      this.waiting.delete(msg.reqId);
+    if (msg.kind === 'reply') return this.onReply(msg);
+    if (msg.kind === 'part') return this.onPart(msg);
+    return this.serve(msg);
+  }
+
+  private onReply(msg: Reply): void {
+    const w = this.waiting.get(msg.reqId);
+    if (!w) return; // timed out already
+    this.waiting.delete(msg.reqId);
+    clearTimeout(w.timer);
+    if (msg.ok) w.resolve(msg.value);
+    else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
+  }
+
+  private onPart(part: ReplyPart): void {
+    const w = this.waiting.get(part.reqId);
+    if (!w || part.total > MAX_PARTS || part.index >= part.total) return;
+    w.parts ??= new Array<string>(part.total);
+    if (w.parts[part.index] === undefined) w.received = (w.received ?? 0) + 1;
+    w.parts[part.index] = part.data;
+    if (w.received !== part.total) return;
+    // Notifications from different connections may arrive out of order; the index puts them back.
+    const json = Buffer.concat(w.parts.map((p) => Buffer.from(p, 'base64'))).toString('utf8');
+    try {
+      this.onReply(JSON.parse(json) as Reply);
+    } catch {
+      this.waiting.delete(part.reqId);
       clearTimeout(w.timer);
-      if (msg.ok) w.resolve();
-      else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
-      return;
+      w.reject(new ApiError('INTERNAL', { message: 'a forwarded reply arrived garbled' }));
     }
+  }
+
+  private async serve(msg: Forward): Promise<void> {
     this.onForward('served');
     const reply: Reply = { kind: 'reply', reqId: msg.reqId, ok: true };
     try {
       const link = this.hub?.linkFor(msg.hostId);
       if (!link) throw new ApiError('HOST_UNREACHABLE', { message: `host ${msg.hostId} is no longer connected to gateway ${this.gatewayId}` });
-      await link.request(msg.command, msg.timeoutMs);
+      const value = await link.request(msg.command, msg.timeoutMs);
+      if (value) reply.value = value;
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError('INTERNAL', { cause: err });
       Object.assign(reply, { ok: false, error: { code: e.code, message: e.message, hint: e.hint } });
     }
-    await notify(this.db, msg.replyTo, JSON.stringify(reply)).catch((err: unknown) => this.logger.warn({ err }, 'could not answer a forwarded command'));
+    await this.answer(msg.replyTo, reply).catch((err: unknown) => this.logger.warn({ err }, 'could not answer a forwarded command'));
+  }
+
+  private async answer(channel: string, reply: Reply): Promise<void> {
+    const json = JSON.stringify(reply);
+    const bytes = Buffer.from(json, 'utf8');
+    if (bytes.length <= PART_BYTES) return notify(this.db, channel, json);
+    const total = Math.ceil(bytes.length / PART_BYTES);
+    if (total > MAX_PARTS) {
+      const error = { code: 'INTERNAL' as const, message: `the answer is ${bytes.length} bytes, more than a forwarded reply may carry`, hint: 'ask the gateway that holds the host directly' };
+      return notify(this.db, channel, JSON.stringify({ kind: 'reply', reqId: reply.reqId, ok: false, error } satisfies Reply));
+    }
+    for (let index = 0; index < total; index++) {
+      const data = bytes.subarray(index * PART_BYTES, (index + 1) * PART_BYTES).toString('base64');
+      await notify(this.db, channel, JSON.stringify({ kind: 'part', reqId: reply.reqId, index, total, data } satisfies ReplyPart));
+    }
   }
 }

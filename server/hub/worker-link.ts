@@ -47,10 +47,13 @@ export interface LinkOwner {
 }
 
 /** A command for the worker, before the link gives it an id. */
-export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'>;
+export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'> | Omit<Schemas['GatewayCall'], 'id'>;
+
+/** What a command answers: nothing for prepare and reset, the call's value for a call. */
+export type CommandValue = Record<string, unknown> | undefined;
 
 interface Pending {
-  resolve(): void;
+  resolve(value: CommandValue): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
 }
@@ -126,14 +129,15 @@ export class WorkerLink {
     this.socket.terminate();
   }
 
-  /** Sends a command and resolves when the worker answers ok; rejects with the worker's code. */
-  request(command: WorkerCommand, timeoutMs: number): Promise<void> {
+  /** Sends a command and resolves with its value when the worker answers ok; rejects with the worker's code. */
+  request(command: WorkerCommand, timeoutMs: number): Promise<CommandValue> {
     if (this.state !== 'ready') return Promise.reject(new ApiError('HOST_UNREACHABLE', { message: `host ${this.hostId} is not registered on this connection` }));
     const id = randomUUID();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new ApiError('COMMAND_TIMEOUT', { message: `host ${this.hostId} did not answer ${command.type} within ${timeoutMs} ms` }));
+        const what = command.type === 'call' ? command.method : command.type;
+        reject(new ApiError('COMMAND_TIMEOUT', { message: `host ${this.hostId} did not answer ${what} within ${timeoutMs} ms` }));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       this.send({ ...command, id } as GatewayMessage);
@@ -187,7 +191,7 @@ export class WorkerLink {
     if (!pending) return; // answered after its timeout: the caller has moved on
     this.pending.delete(msg.id);
     clearTimeout(pending.timer);
-    if (msg.ok) pending.resolve();
+    if (msg.ok) pending.resolve(msg.value);
     else pending.reject(new ApiError(msg.error?.code ?? 'DEVICE_FAILED', { message: msg.error?.message ?? 'the worker reported a failure', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
   }
 

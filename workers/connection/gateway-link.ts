@@ -14,8 +14,8 @@ const isGatewayMessage = schemaValidator<GatewayMessage>('GatewayMessage');
 /** Close reasons after which redialling cannot help. */
 const FATAL_CLOSE_REASONS = new Set(['PROTOCOL_VERSION_MISMATCH']);
 
-/** Carries out a gateway command; throws a DeviceError whose code is answered to the gateway. */
-export type CommandHandler = (cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset']) => Promise<void>;
+/** Carries out a gateway command or call; throws a DeviceError whose code is answered to the gateway. */
+export type CommandHandler = (cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset'] | Schemas['GatewayCall']) => Promise<Record<string, unknown> | void>;
 
 export interface GatewayLinkOptions {
   dial: Dial;
@@ -123,6 +123,7 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
         return;
       case 'prepare':
       case 'reset':
+      case 'call':
         return this.onCommand(msg);
       case 'error': {
         const level = FATAL_CLOSE_REASONS.has(msg.code) || msg.code === 'HOST_ID_IN_USE' ? 'error' : 'warn';
@@ -132,11 +133,11 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     }
   }
 
-  private onCommand(cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset']): void {
+  private onCommand(cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset'] | Schemas['GatewayCall']): void {
     this.opts.commands(cmd).then(
-      () => this.send({ type: 'result', id: cmd.id, ok: true }),
+      (value) => this.send({ type: 'result', id: cmd.id, ok: true, ...(value ? { value } : {}) }),
       (err: Error & { code?: Schemas['ErrorCode']; hint?: string }) => {
-        this.logger.warn({ command: cmd.type, localId: cmd.localId, code: err.code, err: err.message }, 'command failed');
+        this.logger.warn({ command: cmd.type === 'call' ? cmd.method : cmd.type, localId: cmd.localId, code: err.code, err: err.message }, 'command failed');
         this.send({ type: 'result', id: cmd.id, ok: false, error: { code: err.code ?? 'DEVICE_FAILED', message: err.message.slice(0, 2000), ...(err.hint ? { hint: err.hint } : {}) } });
       },
     );

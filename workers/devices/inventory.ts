@@ -11,6 +11,8 @@ export interface InventorySnapshot {
 export class Inventory {
   private readonly owners = new Map<string, BackendProvider>();
   leaseOf: (localId: string) => Lease | null = () => null;
+  /** Called after every snapshot with the devices it found (perception opens their eyes). */
+  onDevices: (devices: { localId: string; backend: DeviceBackend | undefined }[]) => void = () => undefined;
 
   constructor(private readonly providers: readonly BackendProvider[]) {}
 
@@ -28,7 +30,9 @@ export class Inventory {
         return found;
       }),
     );
-    return { backends, devices: lists.flat().map((d) => ({ ...d, lease: this.leaseOf(d.localId) })) };
+    const devices = lists.flat();
+    this.onDevices(devices.map((d) => ({ localId: d.localId, backend: this.device(d.localId) })));
+    return { backends, devices: devices.map((d) => ({ ...d, lease: this.leaseOf(d.localId) })) };
   }
 
   /** The backend for one of this host's devices. */

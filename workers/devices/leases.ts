@@ -25,6 +25,14 @@ export class LeaseKeeper {
     return l?.sessionId ? { epoch: l.epoch, sessionId: l.sessionId } : null;
   }
 
+  /** Throws STALE_LEASE unless a session holds the device under exactly this epoch. */
+  assertHeld(localId: string, epoch: number): void {
+    const lease = this.epochs.get(localId);
+    if (!lease?.sessionId || lease.epoch !== epoch) {
+      throw new DeviceError('STALE_LEASE', `device ${localId} is not held under epoch ${epoch}${lease ? ` (it is at epoch ${lease.epoch}${lease.sessionId ? '' : ', unleased'})` : ''}`);
+    }
+  }
+
   handle(cmd: Prepare | Reset): Promise<void> {
     const device = this.lookup(cmd.localId);
     if (!device) return Promise.reject(new DeviceError('NOT_FOUND', `this host has no device ${cmd.localId}`));

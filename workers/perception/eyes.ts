@@ -104,8 +104,8 @@ export class Eyes {
       ...base,
       changed: change.changed ? 'yes' : 'no',
       fraction: Math.round(change.fraction * 1000) / 1000,
-      regions: change.regions.map((r) => toPoints(r, newest)),
-      ignored: change.ignored.map((i) => ({ box: toPoints(i.box, newest), kind: i.kind })),
+      regions: largest(change.regions, MAX_REGIONS).map((r) => toPoints(r, newest)),
+      ignored: change.ignored.slice(0, MAX_REGIONS).map((i) => ({ box: toPoints(i.box, newest), kind: i.kind })),
       transition: transition ? { kind: transition.kind, confidence: transition.confidence, evidence: transition.evidence, settledWallAt: transition.settledWallAt, ...(transition.offsetPt ? { offsetPt: transition.offsetPt } : {}) } : null,
       framesSince,
     };
@@ -134,6 +134,13 @@ export class Eyes {
     push(this.timings.decodeMs, t1 - t0);
     push(this.timings.analysisMs, t2 - t1);
   }
+}
+
+/** Answers name at most this many regions, the largest first: enough to point at, small to send. */
+export const MAX_REGIONS = 16;
+
+function largest(boxes: Box[], n: number): Box[] {
+  return [...boxes].sort((a, b) => b.width * b.height - a.width * a.height).slice(0, n);
 }
 
 function push(xs: number[], x: number): void {

@@ -16,9 +16,18 @@ export interface ResetCommand {
   epoch: number;
 }
 
+/** A question about a leased device, answered by its worker (perception calls). */
+export interface CallCommand {
+  localId: string;
+  epoch: number;
+  method: Schemas['GatewayCall']['method'];
+  params: Record<string, unknown>;
+}
+
 export interface DeviceCommands {
   prepare(hostId: string, cmd: PrepareCommand, timeoutMs: number): Promise<void>;
   reset(hostId: string, cmd: ResetCommand, timeoutMs: number): Promise<void>;
+  call(hostId: string, cmd: CallCommand, timeoutMs: number): Promise<Record<string, unknown>>;
 }
 
 /** Failures that say nothing about the device itself, only that its host could not be asked. */

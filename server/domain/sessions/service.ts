@@ -280,7 +280,8 @@ function validation(field: string, reason: string): ApiError {
   return new ApiError('VALIDATION_FAILED', { message: `body.${field} ${reason}`, details: { in: 'body', field, reason } });
 }
 
-function ended(row: SessionRow): ApiError {
+/** SESSION_ENDED for an ended session, with why and when. */
+export function ended(row: SessionRow): ApiError {
   return new ApiError('SESSION_ENDED', { message: `session ${row.id} has ended (${row.end_reason})`, details: { endReason: row.end_reason, endDetail: row.end_detail, endedAt: row.ended_at } });
 }
 

@@ -1,0 +1,92 @@
+// Perception questions about a session's device, asked of the worker that watches it. The gateway
+// decides who may ask and about which device (team, state, lease epoch); the worker answers from
+// frames it has already analysed. Answers are checked against the contract before they are passed
+// on, so a worker of another build cannot hand a client something the API does not promise.
+import type { Logger } from 'pino';
+import { schemaValidator, describeValidationError, type Schemas } from '../../../openapi/contract.js';
+import type { Database } from '../../db/database.js';
+import { getDevice } from '../../db/repositories/devices.js';
+import type { SessionRow } from '../../db/repositories/sessions.js';
+import { ApiError } from '../../errors.js';
+import type { Principal } from '../tokens.js';
+import type { CallCommand, DeviceCommands } from './commands.js';
+import { ended, type SessionService } from './service.js';
+
+const CALL_TIMEOUT_MS = 10_000;
+/** A wait is answered by the worker at its own timeout; this margin covers the hops around it. */
+const WAIT_MARGIN_MS = 5_000;
+
+const checks = {
+  'perception.mark': schemaValidator<Schemas['MarkCreated']>('MarkCreated'),
+  'perception.changes': schemaValidator<Schemas['Changes']>('Changes'),
+  'perception.wait': schemaValidator<Schemas['WaitResult']>('WaitResult'),
+};
+
+export interface PerceptionObserver {
+  /** One answer given (its outcome) or refused (its error code). */
+  onAnswer(method: CallCommand['method'], outcome: string): void;
+}
+
+export class SessionPerception {
+  constructor(
+    private readonly db: Database,
+    private readonly sessions: SessionService,
+    private readonly commands: DeviceCommands,
+    private readonly observer: PerceptionObserver,
+    private readonly logger: Logger,
+  ) {}
+
+  async mark(principal: Principal, sessionId: string): Promise<Schemas['MarkCreated']> {
+    return this.ask(principal, sessionId, 'perception.mark', {}, CALL_TIMEOUT_MS, () => 'ok') as Promise<Schemas['MarkCreated']>;
+  }
+
+  async changes(principal: Principal, sessionId: string, since: string | undefined): Promise<Schemas['Changes']> {
+    const params = since ? { since } : {};
+    return this.ask(principal, sessionId, 'perception.changes', params, CALL_TIMEOUT_MS, (v) => (v as Schemas['Changes']).changed) as Promise<Schemas['Changes']>;
+  }
+
+  async wait(principal: Principal, sessionId: string, body: Schemas['WaitRequest']): Promise<Schemas['WaitResult']> {
+    const timeoutMs = (body.timeoutMs ?? 10_000) + WAIT_MARGIN_MS;
+    return this.ask(principal, sessionId, 'perception.wait', body, timeoutMs, (v) => (v as Schemas['WaitResult']).status) as Promise<Schemas['WaitResult']>;
+  }
+
+  private async ask(
+    principal: Principal,
+    sessionId: string,
+    method: CallCommand['method'],
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    outcome: (value: unknown) => string,
+  ): Promise<unknown> {
+    try {
+      const row = await this.sessions.get(principal, sessionId);
+      const target = await this.target(row);
+      // Watching is not acting: a viewer's questions do not keep the session alive.
+      if (principal.role !== 'viewer') this.sessions.touch(row);
+      const value = await this.commands.call(target.hostId, { ...target, method, params }, timeoutMs);
+      const check = checks[method];
+      if (!check(value)) {
+        const { field, reason } = describeValidationError(check.errors);
+        this.logger.error({ method, field, reason, sessionId }, 'a worker answered outside the contract');
+        throw new ApiError('INTERNAL', { message: `the worker's answer to ${method} does not match the contract (${field} ${reason})` });
+      }
+      this.observer.onAnswer(method, outcome(value));
+      return value;
+    } catch (err) {
+      this.observer.onAnswer(method, err instanceof ApiError ? err.code : 'INTERNAL');
+      throw err;
+    }
+  }
+
+  private async target(row: SessionRow): Promise<{ hostId: string; localId: string; epoch: number }> {
+    if (row.state === 'ended') {
+      throw ended(row);
+    }
+    if (row.state !== 'ready' || !row.device_id || !row.host_id || row.epoch === null) {
+      throw new ApiError('SESSION_NOT_READY', { message: `session ${row.id} is ${row.state}; it has no device to look at yet`, details: { state: row.state } });
+    }
+    const device = await getDevice(this.db, row.device_id);
+    if (!device) throw new ApiError('INTERNAL', { message: `session ${row.id} holds device ${row.device_id}, which is not in the farm` });
+    return { hostId: row.host_id, localId: device.local_id, epoch: row.epoch };
+  }
+}
