@@ -12,6 +12,9 @@ import type { Transition } from './motion.js';
 import type { IgnorableKind } from './rules.js';
 import { Activity, significantChange, type MovingRegion, type WaitRequest, type WaitStatus } from './settle.js';
 
+/** All the eyes need of a device: its frames and its size. Any backend is one. */
+export type FrameSource = Pick<DeviceBackend, 'onFrame' | 'screen'>;
+
 export interface EyesOptions {
   retentionMs: number;
   budgetBytes: number;
@@ -61,7 +64,7 @@ export class Eyes {
   private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly device: DeviceBackend,
+    private readonly device: FrameSource,
     opts: EyesOptions,
     private readonly logger: Logger,
   ) {
@@ -127,9 +130,8 @@ export class Eyes {
     const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
     const t1 = performance.now();
     const analysis = analyse(gray, { seq: ++this.seq, at: frame.receivedAt, wallAt: Date.now() - (performance.now() - frame.receivedAt), widthPt, heightPt });
-    const prev = this.store.newest();
     this.store.add(analysis, frame);
-    this.activity.onFrame(prev, analysis);
+    this.activity.onFrame(analysis);
     const t2 = performance.now();
     push(this.timings.decodeMs, t1 - t0);
     push(this.timings.analysisMs, t2 - t1);

@@ -33,6 +33,19 @@ export interface Transition {
 }
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
+/**
+ * Where between three costs the true minimum lies, from −0.5 to 0.5. Mean absolute differences
+ * grow linearly away from the minimum, so the fit is a V with equal slopes (a parabola pulls the
+ * estimate towards the whole pixel, which undercounts a long scroll by a tenth).
+ */
+function subPixel(left: number, c: number, right: number): number {
+  const rise = Math.max(left, right) - c;
+  if (!(rise > 0)) return 0;
+  return Math.max(-0.5, Math.min(0.5, (left - right) / (2 * rise)));
+}
+
+/** A shift whose cost passed the bound: larger than any that could win. */
+const ABANDONED = Number.MAX_VALUE;
 
 export function classify(frames: readonly FrameAnalysis[]): Transition {
   const a = frames[0]!;
@@ -49,6 +62,15 @@ export function classify(frames: readonly FrameAnalysis[]): Transition {
   const changedRows = rowDelta.map((d, y) => (d > 1.5 ? y : -1)).filter((y) => y >= 0);
   if (changedRows.length === 0) return { kind: 'none', confidence: 1, evidence };
 
+  // A keyboard: everything above the bottom 45 % unchanged (so nothing was dimmed), a full-width
+  // block at the bottom.
+  const y0 = changedRows[0]!;
+  const y1 = changedRows.at(-1)!;
+  if (y0 >= H * 0.55 && y1 >= H - 2 && fullWidthChange(a, b, y0, y1)) {
+    const rising = revealDirection(frames, y0, y1);
+    return { kind: rising >= 0 ? 'keyboard-up' : 'keyboard-down', confidence: rising === 0 ? 0.5 : 0.8, evidence };
+  }
+
   // An overlay with a dimmed backdrop: a sheet or an alert, coming or going.
   for (const [from, to, appearing] of [[a, b, true], [b, a, false]] as const) {
     const overlay = findOverlay(from, to);
@@ -60,14 +82,6 @@ export function classify(frames: readonly FrameAnalysis[]): Transition {
       if (sheet) return { kind: appearing ? 'sheet-up' : 'sheet-down', confidence: r2(Math.min(1, overlay.dimmed * 1.5)), evidence };
       if (centred) return { kind: appearing ? 'alert' : 'alert-dismissed', confidence: r2(Math.min(1, overlay.dimmed * 1.5)), evidence };
     }
-  }
-
-  // A keyboard: everything above the bottom 45 % unchanged, a full-width block at the bottom.
-  const y0 = changedRows[0]!;
-  const y1 = changedRows.at(-1)!;
-  if (y0 >= H * 0.55 && y1 >= H - 2 && fullWidthChange(a, b, y0, y1)) {
-    const rising = revealDirection(frames, y0, y1);
-    return { kind: rising >= 0 ? 'keyboard-up' : 'keyboard-down', confidence: rising === 0 ? 0.5 : 0.8, evidence };
   }
 
   const flow = streamFlow(frames, y0, y1);
@@ -126,16 +140,14 @@ function findOverlay(from: FrameAnalysis, to: FrameAnalysis): { dimmed: number; 
   if (counted === 0 || bins[peak]! < counted * 0.05) return undefined;
   const k = 0.4 + (peak + 0.5) * 0.02;
   const undimmed = new Uint8Array(W * H);
-  let dimmedCount = 0;
+  const dimmedMask = new Uint8Array(W * H);
   for (let i = 0; i < from.gray.length; i++) {
     const expected = from.gray[i]! * k;
-    if (Math.abs(to.gray[i]! - expected) <= 14 && Math.abs(to.gray[i]! - from.gray[i]!) > 8) dimmedCount++;
+    if (Math.abs(to.gray[i]! - expected) <= 14 && Math.abs(to.gray[i]! - from.gray[i]!) > 8) dimmedMask[i] = 1;
     else if (Math.abs(to.gray[i]! - expected) > 20) undimmed[i] = 1;
   }
-  const dimmed = dimmedCount / (W * H);
-  // A tall sheet leaves only a fifth of the screen dimmed above it; the box shape decides the rest.
-  if (dimmed < 0.08) return undefined;
-  // The new surface: the rows and columns where most pixels are not dimmed.
+  // The new surface: the rows and columns where most pixels are not dimmed (unchanged pixels count
+  // as not dimmed, so a screen that merely changed in place has no backdrop left outside its box).
   const rowsOn: number[] = [];
   for (let y = 0; y < H; y++) {
     let n = 0;
@@ -152,7 +164,20 @@ function findOverlay(from: FrameAnalysis, to: FrameAnalysis): { dimmed: number; 
     if (n > (bottom - top + 1) * 0.5) colsOn.push(x);
   }
   if (colsOn.length === 0) return undefined;
-  return { dimmed, box: { x: colsOn[0]!, y: top, width: colsOn.at(-1)! - colsOn[0]! + 1, height: bottom - top + 1 } };
+  const box = { x: colsOn[0]!, y: top, width: colsOn.at(-1)! - colsOn[0]! + 1, height: bottom - top + 1 };
+  // A backdrop lies around the surface: darkened pixels inside it are the surface's own colours (a
+  // grey keyboard, a grey card replacing white), not a dimming layer. A tall sheet leaves only a
+  // fifth of the screen dimmed above it, so a twelfth is the bar.
+  let outside = 0;
+  for (let i = 0; i < dimmedMask.length; i++) {
+    if (!dimmedMask[i]) continue;
+    const x = i % W;
+    const y = (i / W) | 0;
+    if (x < box.x || x >= box.x + box.width || y < box.y || y >= box.y + box.height) outside++;
+  }
+  const dimmed = outside / (W * H);
+  if (dimmed < 0.08) return undefined;
+  return { dimmed, box };
 }
 
 function fullWidthChange(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number): boolean {
@@ -233,35 +258,72 @@ function median5(xs: number[]): number[] {
 /** Shift between two consecutive frames: q(x) = p(x + s) (content moved left/up by s). */
 function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, axis: 'x' | 'y', max: number, near: number): { rows: number; score: number } {
   const W = p.gridW;
-  const cost = (s: number) => {
+  const P = p.gray;
+  const Q = q.gray;
+  const rows = y1 - y0 + 1;
+  const minN = axis === 'x' ? rows * W * 0.5 : W * 3;
+  const count = (s: number) => (axis === 'x' ? rows * Math.max(0, Math.min(W, W - s) - Math.max(0, -s)) : Math.max(0, Math.min(y1, y1 - s) - Math.max(y0, y0 - s) + 1) * W);
+  // Mean absolute difference at shift s; gives up (ABANDONED) once the sum passes `limit`. This
+  // runs for every pair of frames in a transition, on the event loop, so it has to be cheap: tight
+  // loops over precomputed ranges, and most shifts abandoned after a few rows (branch and bound).
+  const cost = (s: number, limit = Infinity) => {
+    const n = count(s);
+    if (n <= minN) return Infinity;
     let sum = 0;
-    let n = 0;
-    for (let y = y0; y <= y1; y++) {
-      for (let x = 0; x < W; x++) {
-        const sx = axis === 'x' ? x + s : x;
-        const sy = axis === 'y' ? y + s : y;
-        if (sx < 0 || sx >= W || sy < y0 || sy > y1) continue;
-        sum += Math.abs(q.gray[y * W + x]! - p.gray[sy * W + sx]!);
-        n++;
+    if (axis === 'x') {
+      const xa = Math.max(0, -s);
+      const xb = Math.min(W, W - s);
+      for (let y = y0; y <= y1; y++) {
+        const r = y * W;
+        for (let x = xa; x < xb; x++) {
+          const d = Q[r + x]! - P[r + x + s]!;
+          sum += d < 0 ? -d : d;
+        }
+        if (sum > limit) return ABANDONED;
+      }
+    } else {
+      const ya = Math.max(y0, y0 - s);
+      const yb = Math.min(y1, y1 - s);
+      for (let y = ya; y <= yb; y++) {
+        const r = y * W;
+        const rs = (y + s) * W;
+        for (let x = 0; x < W; x++) {
+          const d = Q[r + x]! - P[rs + x]!;
+          sum += d < 0 ? -d : d;
+        }
+        if (sum > limit) return ABANDONED;
       }
     }
-    return n > (axis === 'x' ? (y1 - y0 + 1) * W * 0.5 : W * 3) ? sum / n : Infinity;
+    return sum / n;
   };
   const c0 = cost(0);
   if (c0 < 1) return { rows: 0, score: 0 };
+  // Shifts near the previous pair's first: the best is usually there, which makes the bound tight.
+  // An abandoned shift costs more than best × 1.25 + 0.5 at the time, so it could never be a fit,
+  // and every comparison below comes out as it would with its exact cost.
+  const values = new Map<number, number>([[0, c0]]);
+  let best = c0;
+  const order = Array.from({ length: 2 * max + 1 }, (_, i) => i - max).sort((a, b) => Math.abs(a - near) - Math.abs(b - near));
+  for (const sh of order) {
+    if (sh === 0) continue;
+    const c = cost(sh, (best * 1.25 + 0.5) * count(sh));
+    values.set(sh, c);
+    if (c < best) best = c;
+  }
   const costs: [number, number][] = [];
-  for (let s = -max; s <= max; s++) costs.push([s, s === 0 ? c0 : cost(s)]);
-  const best = Math.min(...costs.map(([, c]) => c));
+  for (let sh = -max; sh <= max; sh++) costs.push([sh, values.get(sh)!]);
   const fits = costs.filter(([, c], i) => c <= best * 1.25 + 0.5 && c <= (costs[i - 1]?.[1] ?? Infinity) && c <= (costs[i + 1]?.[1] ?? Infinity));
   const [s, c] = fits.reduce((a, b) => (Math.abs(b[0] - near) < Math.abs(a[0] - near) ? b : a));
-  // Sub-pixel: a parabola through the neighbours (motion is rarely a whole number of grid rows).
-  const i = costs.findIndex(([x]) => x === s);
-  const left = costs[i - 1]?.[1] ?? Infinity;
-  const right = costs[i + 1]?.[1] ?? Infinity;
+  // Sub-pixel, from the neighbours (motion is rarely a whole number of grid rows).
+  const exact = (sh: number) => {
+    const v = values.get(sh) ?? Infinity;
+    return v === ABANDONED ? cost(sh) : v;
+  };
+  const left = s > -max ? exact(s - 1) : Infinity;
+  const right = s < max ? exact(s + 1) : Infinity;
   let refined = s;
   if (s !== 0 && Number.isFinite(left) && Number.isFinite(right)) {
-    const denom = left - 2 * c + right;
-    if (denom > 0) refined = s + Math.max(-0.5, Math.min(0.5, (0.5 * (left - right)) / denom));
+    refined = s + subPixel(left, c, right);
   }
   return { rows: refined, score: 1 - c / c0 };
 }
@@ -296,13 +358,12 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   const near = streamDy !== 0 ? minima.filter(([m]) => Math.abs(m - streamDy) <= Math.max(4, Math.abs(streamDy) * 0.15)) : [];
   const pool = near.length ? near : minima;
   const [s, c] = pool.reduce((p, q) => (q[1] < p[1] ? q : p));
-  // Parabolic refinement between the neighbours.
+  // Sub-pixel refinement between the neighbours.
   const left = costs.get(s - 1) ?? Infinity;
   const right = costs.get(s + 1) ?? Infinity;
   let refined = s;
   if (Number.isFinite(left) && Number.isFinite(right)) {
-    const denom = left - 2 * c + right;
-    if (denom > 0) refined = s + (0.5 * (left - right)) / denom;
+    refined = s + subPixel(left, c, right);
   }
   return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c };
 }

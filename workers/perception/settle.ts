@@ -7,7 +7,7 @@
 // The tracker also follows the stream on its own: each time the screen settles after a change it
 // classifies the transition from the previous settled frame (motion.ts), so "what happened" is
 // known before anyone asks.
-import { diff, toPoints, union, type Box, type FrameAnalysis } from './analysis.js';
+import { CELL, diff, mergeBoxes, toPoints, union, type Box, type FrameAnalysis } from './analysis.js';
 import type { FrameStore } from './frame-store.js';
 import { classify, type Transition } from './motion.js';
 import { ignorable, type IgnorableKind } from './rules.js';
@@ -32,14 +32,17 @@ export function significantChange(a: FrameAnalysis, b: FrameAnalysis, recent: re
     else regions.push(r);
   }
   const cellInside = (cell: number, box: Box) => {
-    const cx = (cell % b.cellsX) * 4;
-    const cy = Math.floor(cell / b.cellsX) * 4;
-    return cx >= box.x - 3 && cy >= box.y - 3 && cx + 4 <= box.x + box.width + 3 && cy + 4 <= box.y + box.height + 3;
+    const cx = (cell % b.cellsX) * CELL;
+    const cy = Math.floor(cell / b.cellsX) * CELL;
+    return cx >= box.x - 3 && cy >= box.y - 3 && cx + CELL <= box.x + box.width + 3 && cy + CELL <= box.y + box.height + 3;
   };
   const cells = d.changedCells.filter((c) => !ignored.some((i) => cellInside(c, i.box)));
   // A region of two grid pixels or more counts even when no cell mean crosses the threshold.
   const changed = cells.length > 0 || regions.some((r) => r.width * r.height >= 2);
-  return { changed, fraction: cells.length / b.cells.length, regions, ignored };
+  // A slow fade moves cell means before any single pixel passes its threshold: such cells are
+  // regions of their own, so whatever changed has a box to point at.
+  const loose = cells.filter((c) => !regions.some((r) => cellInside(c, r))).map((c) => ({ x: (c % b.cellsX) * CELL, y: Math.floor(c / b.cellsX) * CELL, width: CELL, height: CELL }));
+  return { changed, fraction: cells.length / b.cells.length, regions: loose.length ? mergeBoxes([...regions, ...loose], 1) : regions, ignored };
 }
 
 export interface RecordedTransition extends Transition {
@@ -80,19 +83,31 @@ export class Activity {
   private motionStartedAt: number | undefined;
   private readonly motionLog: { at: number; regions: Box[] }[] = [];
   private lastSettled: FrameAnalysis | undefined;
+  private anchor: FrameAnalysis | undefined;
   private readonly transitions: RecordedTransition[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
+  private classified: { from: number; to: number; transition: Transition } | undefined;
+  /** How long each classification took (ms, the last 200), for the benchmarks. */
+  readonly classifyMs: number[] = [];
 
   constructor(
     private readonly store: FrameStore,
     private readonly quietMs: number,
   ) {}
 
-  onFrame(prev: FrameAnalysis | undefined, cur: FrameAnalysis): void {
-    if (prev) {
-      const change = significantChange(prev, cur, this.store.recent(2000));
+  onFrame(cur: FrameAnalysis): void {
+    // The first frame is where the story starts: the first transition is measured from it.
+    this.lastSettled ??= cur;
+    // Motion is judged against the last frame that counted as moved, not the previous frame: a
+    // spinner turning a few degrees a frame stays under every threshold frame to frame, but not
+    // over three frames. Judged frame to frame, the screen would settle while the spinner spins.
+    const anchor = this.anchor;
+    this.anchor ??= cur;
+    if (anchor) {
+      const change = significantChange(anchor, cur, this.store.recent(2000));
       if (change.changed) {
+        this.anchor = cur;
         if (this.lastMotionAt === undefined || cur.at - this.lastMotionAt > this.quietMs) this.motionStartedAt = cur.at;
         this.lastMotionAt = cur.at;
         this.motionLog.push({ at: cur.at, regions: change.regions });
@@ -153,12 +168,26 @@ export class Activity {
     this.lastSettled = newest;
     this.motionStartedAt = undefined;
     if (before && significantChange(before, newest, this.store.recent(2000)).changed) {
-      const between = this.store.range(before.seq, newest.seq);
-      const frames = between[0]?.seq === before.seq ? between : [before, ...between];
-      this.transitions.push({ ...classify(frames), fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt });
+      this.transitions.push({ ...this.classifyBetween(before, newest), fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt });
       if (this.transitions.length > 100) this.transitions.shift();
     }
     for (const l of this.listeners) l();
+  }
+
+  /**
+   * The transition between two frames, from the frames kept between them. Classification runs on
+   * the event loop (a few ms per transition), so the settle tracker and a wait that ends on the
+   * same frames share one result.
+   */
+  private classifyBetween(from: FrameAnalysis, to: FrameAnalysis): Transition {
+    if (this.classified?.from === from.seq && this.classified.to === to.seq) return this.classified.transition;
+    const between = this.store.range(from.seq, to.seq);
+    const t0 = performance.now();
+    const transition = classify(between[0]?.seq === from.seq ? between : [from, ...between]);
+    this.classifyMs.push(performance.now() - t0);
+    if (this.classifyMs.length > 200) this.classifyMs.shift();
+    this.classified = { from: from.seq, to: to.seq, transition };
+    return transition;
   }
 
   /** Waits for a change, or for a change and then stillness. */
@@ -184,8 +213,7 @@ export class Activity {
       const transition = () => {
         const newest = this.store.newest();
         if (!baseline || !newest || newest.seq === baseline.seq) return undefined;
-        const between = this.store.range(baseline.seq, newest.seq);
-        return classify(between[0]?.seq === baseline.seq ? between : [baseline, ...between]);
+        return this.classifyBetween(baseline, newest);
       };
       const evaluate = () => {
         if (req.for === 'change') {

@@ -60,10 +60,10 @@ export class SessionPerception {
   ): Promise<unknown> {
     try {
       const row = await this.sessions.get(principal, sessionId);
-      const target = await this.target(row);
+      const { hostId, localId, epoch } = await this.target(row);
       // Watching is not acting: a viewer's questions do not keep the session alive.
       if (principal.role !== 'viewer') this.sessions.touch(row);
-      const value = await this.commands.call(target.hostId, { ...target, method, params }, timeoutMs);
+      const value = await this.commands.call(hostId, { localId, epoch, method, params }, timeoutMs);
       const check = checks[method];
       if (!check(value)) {
         const { field, reason } = describeValidationError(check.errors);
