@@ -1,0 +1,184 @@
+// Perception through the session API, on real processes: two gateways on one Postgres, a worker
+// process with a Chromium device connected to the first, agents asking either. Every answer is
+// checked against the contract by the test client; pages come from a loopback server here.
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../helpers/api.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+const PAGES: Record<string, string> = {
+  // Still, then at 2.5 s a panel slides in over 300 ms, then still again.
+  '/later': `<style>body{margin:0;font:16px sans-serif}#p{position:fixed;inset:0;background:#246;color:#fff;transform:translateX(100%);transition:transform 300ms}#p.in{transform:none}</style>
+    <h1>Before</h1><p>${'Some text on the first screen. '.repeat(12)}</p><div id="p"><h1>After</h1></div>
+    <script>setTimeout(()=>document.getElementById('p').classList.add('in'),2500)</script>`,
+  '/spinner': `<style>body{margin:0}.s{position:absolute;left:150px;top:300px;width:60px;height:60px;border:8px solid #ddd;border-top-color:#06c;border-radius:50%;animation:r .8s linear infinite}@keyframes r{to{transform:rotate(360deg)}}</style><h1>Loading</h1><div class="s"></div>`,
+  '/still': `<h1>Nothing moves here</h1><p>${'Plain text. '.repeat(30)}</p>`,
+};
+
+let db: TestDatabase;
+let gwA: GatewayProcess;
+let gwB: GatewayProcess;
+let worker: SimfleetProcess;
+let pages: Server;
+let origin: string;
+let agentA: ReturnType<typeof api>;
+let agentB: ReturnType<typeof api>;
+let otherTeam: ReturnType<typeof api>;
+
+beforeAll(async () => {
+  pages = createServer((req, res) => {
+    const body = PAGES[req.url ?? ''];
+    res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' });
+    res.end(body ? `<!doctype html><html><head><meta name="viewport" content="width=device-width"></head><body>${body}</body></html>` : 'no');
+  });
+  await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
+  origin = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
+  db = await createTestDatabase();
+  const env = { DATABASE_URL: db.url, SIMFLEET_WEB_ALLOWED_ORIGINS: origin, SIMFLEET_HEARTBEAT_INTERVAL_MS: '200', SIMFLEET_HOST_TIMEOUT_MS: '2000' };
+  gwA = await startGatewayProcess(env);
+  gwB = await startGatewayProcess(env);
+  const admin = api(gwA.url, TEST_ADMIN_TOKEN);
+  const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
+  worker = await startWorkerProcess({ SIMFLEET_GATEWAY_URL: gwA.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-perc-')), SIMFLEET_WEB_DEVICES: 'iphone-15' });
+  await waitFor('web device available', async () => ((await admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 30_000);
+  const secret = (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'qa' } })).body.secret as string;
+  agentA = api(gwA.url, secret);
+  agentB = api(gwB.url, secret);
+  otherTeam = api(gwA.url, (await admin.call('createToken', { body: { name: 'other', role: 'agent', team: 'growth' } })).body.secret);
+}, 90_000);
+afterAll(async () => {
+  await killAll();
+  await db?.drop();
+  await new Promise((r) => pages?.close(r));
+});
+
+async function session(path: string) {
+  const res = await agentA.call('createSession', { body: { platform: 'web', app: { url: `${origin}${path}` }, waitSeconds: 60 } });
+  let s = res.body;
+  while (s.state === 'queued' || s.state === 'preparing') s = (await agentA.call('getSession', { params: { sessionId: s.id }, query: { wait: '20', ifState: s.state } })).body;
+  expect(s.state).toBe('ready');
+  return s.id as string;
+}
+const release = async (id: string) => {
+  await agentA.call('releaseSession', { params: { sessionId: id } });
+  await waitFor('device available again', async () => ((await agentA.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+};
+const at = (id: string) => ({ params: { sessionId: id } });
+
+describe('perception through the session API', () => {
+  let firstSession = '';
+  let firstMark = '';
+
+  it('a mark taken through one gateway, a change polled through the other after it settled: changed = yes, with timestamps', async () => {
+    const id = (firstSession = await session('/later'));
+    const mark = await agentB.call('createMark', at(id)); // forwarded: the worker is on gateway A
+    expect(mark.status).toBe(201);
+    firstMark = mark.body.mark;
+    expect(mark.body.frame).not.toBeNull();
+    const before = await agentA.call('getChanges', { ...at(id), query: { since: firstMark } });
+    expect(before.body).toMatchObject({ mark: firstMark, changed: 'no' });
+    await sleep(4000); // the panel came in at 2.5 s and has been still since
+    const after = await agentA.call('getChanges', { ...at(id), query: { since: firstMark } });
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ mark: firstMark, changed: 'yes', settled: true });
+    expect(after.body.fraction).toBeGreaterThan(0.5);
+    expect(after.body.transition).not.toBeNull();
+    expect(Date.parse(after.body.frame.at)).toBeGreaterThan(Date.parse(mark.body.takenAt));
+    expect(after.body.frame.ageMs).toBeGreaterThan(500);
+    // Without `since`, the session's newest mark is meant.
+    expect((await agentB.call('getChanges', at(id))).body).toMatchObject({ mark: firstMark, changed: 'yes' });
+  }, 60_000);
+
+  it('a wait for change on a still screen is no-change after its timeout', async () => {
+    await agentA.call('createMark', at(firstSession));
+    const r = await agentB.call('waitForScreen', { ...at(firstSession), body: { for: 'change', timeoutMs: 800 } });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('no-change');
+    expect(r.body.waitedMs).toBeGreaterThanOrEqual(790);
+    expect(r.body.frame.at).toEqual(expect.any(String));
+  });
+
+  it('refuses bad questions with a code and a hint, and a team may not look at another team\'s device', async () => {
+    const unknown = await agentA.call('getChanges', { ...at(firstSession), query: { since: 'mk_0123456789ab' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: 'UNKNOWN_MARK', hint: expect.stringContaining('/marks') });
+    const malformed = await agentA.call('getChanges', { ...at(firstSession), query: { since: 'yesterday' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { in: 'query', field: 'since' } });
+    for (const body of [{ for: 'soon' }, { for: 'settled', timeoutMs: 5 }, { for: 'change', extra: 1 }, {}]) {
+      const bad = await agentA.call('waitForScreen', { ...at(firstSession), body });
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    const notJson = await agentA.call('waitForScreen', { ...at(firstSession), rawBody: '{"for":', headers: { 'content-type': 'application/json' } });
+    expect(notJson.body.error.code).toBe('MALFORMED_JSON');
+    const foreign = await otherTeam.call('createMark', at(firstSession));
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('NOT_FOUND');
+    expect((await agentA.call('createMark', at('ses_00000000000000000000'))).status).toBe(404);
+  });
+
+  it('a queued session has nothing to look at yet (409), an ended one says why (410), and marks end with their lease', async () => {
+    const queued = await agentA.call('createSession', { body: { platform: 'web', waitSeconds: 30 } });
+    expect(queued.body.state).toBe('queued');
+    const notReady = await agentA.call('createMark', at(queued.body.id));
+    expect(notReady.status).toBe(409);
+    expect(notReady.body.error).toMatchObject({ code: 'SESSION_NOT_READY', details: { state: 'queued' } });
+    await agentA.call('releaseSession', at(queued.body.id));
+    await release(firstSession);
+    const ended = await agentA.call('getChanges', at(firstSession));
+    expect(ended.status).toBe(410);
+    expect(ended.body.error).toMatchObject({ code: 'SESSION_ENDED', details: { endReason: 'released' } });
+    // The same device, a new lease: the old session's mark means nothing here.
+    const next = await session('/still');
+    const stale = await agentA.call('getChanges', { ...at(next), query: { since: firstMark } });
+    expect(stale.status).toBe(404);
+    expect(stale.body.error.code).toBe('UNKNOWN_MARK');
+    const none = await agentA.call('getChanges', at(next));
+    expect(none.status).toBe(404);
+    expect(none.body.error.message).toMatch(/no mark yet/);
+    await release(next);
+  }, 90_000);
+
+  it('a spinner never settles: the wait times out not-settled, naming its box', async () => {
+    const id = await session('/spinner');
+    await sleep(500);
+    const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('not-settled');
+    const box = r.body.movingRegion.box;
+    // The spinner is at 150–226 × 300–376 pt.
+    expect(box.x).toBeLessThan(226);
+    expect(box.x + box.width).toBeGreaterThan(150);
+    expect(box.y).toBeLessThan(376);
+    expect(box.y + box.height).toBeGreaterThan(300);
+    expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
+    expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
+    await release(id);
+  }, 60_000);
+
+  it('answers are counted in /metrics by outcome', async () => {
+    const text = await (await fetch(`${gwA.url}/metrics`)).text();
+    expect(text).toMatch(/simfleet_perception_answers_total\{method="perception.changes",outcome="yes"\} [1-9]/);
+    expect(text).toMatch(/simfleet_perception_answers_total\{method="perception.changes",outcome="UNKNOWN_MARK"\} [1-9]/);
+    expect(text).toMatch(/simfleet_perception_answers_total\{method="perception.mark",outcome="SESSION_NOT_READY"\} 1/);
+  });
+
+  it('a wait in progress when the worker dies answers HOST_UNREACHABLE at once, through either gateway', async () => {
+    const id = await session('/still');
+    await agentA.call('createMark', at(id));
+    const started = performance.now();
+    const pending = agentB.call('waitForScreen', { ...at(id), body: { for: 'change', timeoutMs: 30_000 } });
+    await sleep(700);
+    worker.kill('SIGKILL');
+    const r = await pending;
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('HOST_UNREACHABLE');
+    expect(performance.now() - started).toBeLessThan(5000);
+  }, 60_000);
+});
