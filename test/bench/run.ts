@@ -2,10 +2,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { machine, type Figure, type Suite } from './harness.js';
+import { perceptionSuite } from './suites/perception.js';
 import { placementSuite } from './suites/placement.js';
 import { webSuite } from './suites/web.js';
 
-const SUITES: Suite[] = [placementSuite, webSuite];
+const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

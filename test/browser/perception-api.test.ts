@@ -76,12 +76,16 @@ describe('perception through the session API', () => {
 
   it('a mark taken through one gateway, a change polled through the other after it settled: changed = yes, with timestamps', async () => {
     const id = (firstSession = await session('/later'));
+    // The page may still be painting as the session turns ready; let that settle first (the panel
+    // comes 2.5 s after load).
+    const loaded = await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500, changeTimeoutMs: 300 } });
+    expect(['settled', 'no-change']).toContain(loaded.body.status);
     const mark = await agentB.call('createMark', at(id)); // forwarded: the worker is on gateway A
     expect(mark.status).toBe(201);
     firstMark = mark.body.mark;
     expect(mark.body.frame).not.toBeNull();
     const before = await agentA.call('getChanges', { ...at(id), query: { since: firstMark } });
-    expect(before.body).toMatchObject({ mark: firstMark, changed: 'no' });
+    expect(before.body, JSON.stringify(before.body)).toMatchObject({ mark: firstMark, changed: 'no' });
     await sleep(4000); // the panel came in at 2.5 s and has been still since
     const after = await agentA.call('getChanges', { ...at(id), query: { since: firstMark } });
     expect(after.status).toBe(200);
@@ -171,13 +175,14 @@ describe('perception through the session API', () => {
 
   it('a wait in progress when the worker dies answers HOST_UNREACHABLE at once, through either gateway', async () => {
     const id = await session('/still');
+    await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 3000, changeTimeoutMs: 500 } }); // loading is over
     await agentA.call('createMark', at(id));
     const started = performance.now();
     const pending = agentB.call('waitForScreen', { ...at(id), body: { for: 'change', timeoutMs: 30_000 } });
     await sleep(700);
     worker.kill('SIGKILL');
     const r = await pending;
-    expect(r.status).toBe(503);
+    expect(r.status, JSON.stringify(r.body)).toBe(503);
     expect(r.body.error.code).toBe('HOST_UNREACHABLE');
     expect(performance.now() - started).toBeLessThan(5000);
   }, 60_000);

@@ -235,15 +235,15 @@ describe('settle', () => {
 });
 
 describe('motion between two settled frames', () => {
-  it('a scroll down measures its offset on the content band only, not the fixed bars', () => {
-    const t = classify(frames(steps(8, (s) => app(Math.round(s * 13)))));
+  it('a scroll down measures its offset on the content band only, not the fixed bars', async () => {
+    const t = await classify(frames(steps(8, (s) => app(Math.round(s * 13)))));
     expect(t.kind).toBe('scroll');
     expect(t.offsetPt!.y).toBeGreaterThan(13 * PT_Y * 0.9);
     expect(t.offsetPt!.y).toBeLessThan(13 * PT_Y * 1.1);
   });
 
-  it('a scroll up is a negative offset', () => {
-    const t = classify(frames(steps(8, (s) => app(Math.round(25 - s * 18)))));
+  it('a scroll up is a negative offset', async () => {
+    const t = await classify(frames(steps(8, (s) => app(Math.round(25 - s * 18)))));
     expect(t.kind).toBe('scroll');
     expect(t.offsetPt!.y).toBeLessThan(-18 * PT_Y * 0.9);
     expect(t.offsetPt!.y).toBeGreaterThan(-18 * PT_Y * 1.1);
@@ -251,32 +251,32 @@ describe('motion between two settled frames', () => {
 
   const detail = () => new Canvas(242).rect(0, 0, W, 4, 250).rect(0, 4, W, 6, 247).rect(4, 14, 30, 5, 60).rect(4, 24, 40, 30, 190).rect(4, 58, 36, 3, 110).rect(0, 94, W, 10, 249);
 
-  it('a push moves content leftwards, a pop rightwards', () => {
+  it('a push moves content leftwards, a pop rightwards', async () => {
     const list = app();
-    const push = classify(frames(steps(10, (s) => list.clone().shiftLeft(Math.round(s * W), 4, 94, detail()))));
+    const push = await classify(frames(steps(10, (s) => list.clone().shiftLeft(Math.round(s * W), 4, 94, detail()))));
     expect(push.kind).toBe('push');
     expect(push.evidence.horizontalFlow).toBeGreaterThan(0);
     // A pop: the detail slides off to the right and the list comes back.
-    const pop = classify(frames(steps(10, (s) => list.clone().shiftLeft(Math.round((1 - s) * W), 4, 94, detail()))));
+    const pop = await classify(frames(steps(10, (s) => list.clone().shiftLeft(Math.round((1 - s) * W), 4, 94, detail()))));
     expect(pop.kind).toBe('pop');
     expect(pop.evidence.horizontalFlow).toBeLessThan(0);
   });
 
   const sheet = (top: number) => (c: Canvas) => c.dim(0.6, { x: 0, y: top, w: W, h: H - top }).rect(0, top, W, H - top, 252).rect(3, top + 4, 20, 3, 40).rect(3, top + 12, 42, 4, 225);
 
-  it('a sheet rises over a dimmed backdrop, and goes down again', () => {
-    const up = classify(frames(steps(8, (s) => (s === 0 ? app() : sheet(Math.round(H - s * 78))(app())))));
+  it('a sheet rises over a dimmed backdrop, and goes down again', async () => {
+    const up = await classify(frames(steps(8, (s) => (s === 0 ? app() : sheet(Math.round(H - s * 78))(app())))));
     expect(up.kind).toBe('sheet-up');
     expect(up.evidence.dimmed).toBeGreaterThan(0.08);
-    const down = classify(frames(steps(8, (s) => (s === 1 ? app() : sheet(Math.round(H - 78 + s * 78))(app())))));
+    const down = await classify(frames(steps(8, (s) => (s === 1 ? app() : sheet(Math.round(H - 78 + s * 78))(app())))));
     expect(down.kind).toBe('sheet-down');
   });
 
-  it('an alert appears centred over a dimmed backdrop, and is dismissed', () => {
+  it('an alert appears centred over a dimmed backdrop, and is dismissed', async () => {
     const alert = (c: Canvas) => c.dim(0.6, { x: 9, y: 40, w: 30, h: 22 }).rect(9, 40, 30, 22, 250).rect(14, 44, 20, 3, 30).rect(9, 54, 30, 1, 200).rect(12, 57, 10, 2, 60);
-    const shown = classify(frames([app(), app(), alert(app()), alert(app())]));
+    const shown = await classify(frames([app(), app(), alert(app()), alert(app())]));
     expect(shown.kind).toBe('alert');
-    const dismissed = classify(frames([alert(app()), alert(app()), app()]));
+    const dismissed = await classify(frames([alert(app()), alert(app()), app()]));
     expect(dismissed.kind).toBe('alert-dismissed');
   });
 
@@ -286,18 +286,18 @@ describe('motion between two settled frames', () => {
     return c;
   };
 
-  it('a keyboard rises from the bottom with the content above unchanged, and goes down', () => {
-    const up = classify(frames(steps(8, (s) => (s === 0 ? app() : keyboard(Math.round(H - s * 40))(app())))));
+  it('a keyboard rises from the bottom with the content above unchanged, and goes down', async () => {
+    const up = await classify(frames(steps(8, (s) => (s === 0 ? app() : keyboard(Math.round(H - s * 40))(app())))));
     expect(up.kind).toBe('keyboard-up');
-    const down = classify(frames(steps(8, (s) => (s === 1 ? app() : keyboard(Math.round(H - 40 + s * 40))(app())))));
+    const down = await classify(frames(steps(8, (s) => (s === 1 ? app() : keyboard(Math.round(H - 40 + s * 40))(app())))));
     expect(down.kind).toBe('keyboard-down');
   });
 
-  it('a screen replaced in place is a replace, and identical frames are none', () => {
+  it('a screen replaced in place is a replace, and identical frames are none', async () => {
     const other = () => detail();
-    const replaced = classify(frames([app(), app(), other(), other()]));
+    const replaced = await classify(frames([app(), app(), other(), other()]));
     expect(replaced.kind).toBe('replace');
-    expect(classify(frames([app(), app(), app()])).kind).toBe('none');
+    expect((await classify(frames([app(), app(), app()]))).kind).toBe('none');
   });
 });
 
@@ -312,8 +312,8 @@ describe('motion on recorded frames', () => {
     frames: { seq: number; at: number; gray: string; wpt: number; hpt: number }[];
   }[];
   for (const c of cases) {
-    it(`${c.name}: a scroll, within 10 % of the real ${c.trueOffsetPt} pt`, () => {
-      const t = classify(c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })));
+    it(`${c.name}: a scroll, within 10 % of the real ${c.trueOffsetPt} pt`, async () => {
+      const t = await classify(c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })));
       expect(t.kind).toBe('scroll');
       expect(Math.abs(t.offsetPt!.y - c.trueOffsetPt)).toBeLessThanOrEqual(Math.abs(c.trueOffsetPt) * 0.1);
     });

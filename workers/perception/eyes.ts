@@ -50,6 +50,8 @@ export interface WaitAnswer {
 
 /** How long each step of taking a frame in took, for the benchmarks (last 500 frames). */
 export interface PhaseTimings {
+  /** From receipt to the start of decoding: time spent queued behind earlier frames. */
+  queuedMs: number[];
   decodeMs: number[];
   analysisMs: number[];
 }
@@ -58,7 +60,7 @@ export class Eyes {
   readonly store: FrameStore;
   readonly activity: Activity;
   readonly marks = new MarkBook();
-  readonly timings: PhaseTimings = { decodeMs: [], analysisMs: [] };
+  readonly timings: PhaseTimings = { queuedMs: [], decodeMs: [], analysisMs: [] };
   private seq = 0;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
@@ -133,6 +135,7 @@ export class Eyes {
     this.store.add(analysis, frame);
     this.activity.onFrame(analysis);
     const t2 = performance.now();
+    push(this.timings.queuedMs, t0 - frame.receivedAt);
     push(this.timings.decodeMs, t1 - t0);
     push(this.timings.analysisMs, t2 - t1);
   }

@@ -34,6 +34,19 @@ export interface Transition {
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
 /**
+ * Classification runs on the worker's event loop, where touches are dispatched and the gateway is
+ * answered: a long scroll's 50 frame pairs take tens of milliseconds in all, so the work gives the
+ * loop a turn whenever it has held it this long.
+ */
+const SLICE_MS = 2;
+let sliceStart = performance.now();
+async function yieldIfDue(): Promise<void> {
+  if (performance.now() - sliceStart < SLICE_MS) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  sliceStart = performance.now();
+}
+
+/**
  * Where between three costs the true minimum lies, from −0.5 to 0.5. Mean absolute differences
  * grow linearly away from the minimum, so the fit is a V with equal slopes (a parabola pulls the
  * estimate towards the whole pixel, which undercounts a long scroll by a tenth).
@@ -47,7 +60,7 @@ function subPixel(left: number, c: number, right: number): number {
 /** A shift whose cost passed the bound: larger than any that could win. */
 const ABANDONED = Number.MAX_VALUE;
 
-export function classify(frames: readonly FrameAnalysis[]): Transition {
+export async function classify(frames: readonly FrameAnalysis[]): Promise<Transition> {
   const a = frames[0]!;
   const b = frames.at(-1)!;
   const W = a.gridW;
@@ -84,7 +97,8 @@ export function classify(frames: readonly FrameAnalysis[]): Transition {
     }
   }
 
-  const flow = streamFlow(frames, y0, y1);
+  const flow = await streamFlow(frames, y0, y1);
+  await yieldIfDue();
   evidence.horizontalFlow = r2(flow.dx);
 
   // A scroll: the changed band is the before band shifted.
@@ -93,7 +107,7 @@ export function classify(frames: readonly FrameAnalysis[]): Transition {
   const horizontalMotion = Math.abs(flow.dx) >= 3 && flow.agreeingX >= 2;
   // A scroll: the ends fit a shift well, or they fit the one a long, steady stream of frames agrees on.
   // The stream undercounts a little (the first and last frames of a motion), so agreement is relative.
-  const streamBacked = flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > 0.3;
+  const streamBacked = flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > USEFUL;
   if (!horizontalMotion && shift.rows !== 0 && ((shift.score > 0.6 && shift.cost < 8) || streamBacked)) {
     return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
   }
@@ -217,16 +231,29 @@ function revealDirection(frames: readonly FrameAnalysis[], y0: number, y1: numbe
  * shifts that fit the pair about as well as the best, the one nearest the previous pair's wins, so a
  * list whose rows repeat cannot make one pair jump by a whole row pitch.
  */
-function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): { dx: number; dy: number; agreeingX: number; agreeingY: number } {
+async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): Promise<{ dx: number; dy: number; agreeingX: number; agreeingY: number }> {
   const xs: number[] = [];
   const ys: number[] = [];
   let prevX = 0;
   let prevY = 0;
   for (let i = 1; i < frames.length; i++) {
-    const h = pairShift(frames[i - 1]!, frames[i]!, y0, y1, 'x', 10, prevX);
-    const v = pairShift(frames[i - 1]!, frames[i]!, y0, y1, 'y', 24, prevY);
-    xs.push(steady(h.score > 0.3 ? h.rows : 0, prevX));
-    ys.push(steady(v.score > 0.3 ? v.rows : 0, prevY));
+    await yieldIfDue();
+    // One pair cannot move both ways at once: the axis that moved last goes first, and when it
+    // explains the pair almost entirely the other is not searched (it halves the cost of a scroll).
+    const NONE = { rows: 0, score: 0 };
+    const p = frames[i - 1]!;
+    const q = frames[i]!;
+    let h = NONE;
+    let v = NONE;
+    if (Math.abs(prevX) > Math.abs(prevY)) {
+      h = pairShift(p, q, y0, y1, 'x', 10, prevX);
+      if (!(h.score > EXPLAINED && h.rows !== 0)) v = pairShift(p, q, y0, y1, 'y', 24, prevY);
+    } else {
+      v = pairShift(p, q, y0, y1, 'y', 24, prevY);
+      if (!(v.score > EXPLAINED && v.rows !== 0)) h = pairShift(p, q, y0, y1, 'x', 10, prevX);
+    }
+    xs.push(steady(h.score > USEFUL ? h.rows : 0, prevX));
+    ys.push(steady(v.score > USEFUL ? v.rows : 0, prevY));
     prevX = xs.at(-1)!;
     prevY = ys.at(-1)!;
   }
@@ -240,6 +267,11 @@ function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): {
   };
   return { dx: sum(fx), dy: sum(fy), agreeingX: agree(fx), agreeingY: agree(fy) };
 }
+
+/** A pair shift must explain more than this share of the pair's difference to count as motion. */
+const USEFUL = 0.3;
+/** A pair shift scoring above this leaves too little unexplained for motion on the other axis. */
+const EXPLAINED = 0.8;
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
@@ -301,9 +333,14 @@ function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, a
   // Shifts near the previous pair's first: the best is usually there, which makes the bound tight.
   // An abandoned shift costs more than best × 1.25 + 0.5 at the time, so it could never be a fit,
   // and every comparison below comes out as it would with its exact cost.
+  const order = Array.from({ length: 2 * max + 1 }, (_, i) => i - max).sort((a, b) => Math.abs(a - near) - Math.abs(b - near));
+  // The caller ignores a shift that explains no more than USEFUL of the difference. Whether any
+  // shift could is cheap to find out (each try gives up at that bound); for the axis that did not
+  // move, none can, and the full search is skipped with the same outcome.
+  const uselessAbove = (1 - USEFUL) * c0;
+  if (!order.some((sh) => sh !== 0 && cost(sh, uselessAbove * count(sh)) <= uselessAbove)) return { rows: 0, score: 0 };
   const values = new Map<number, number>([[0, c0]]);
   let best = c0;
-  const order = Array.from({ length: 2 * max + 1 }, (_, i) => i - max).sort((a, b) => Math.abs(a - near) - Math.abs(b - near));
   for (const sh of order) {
     if (sh === 0) continue;
     const c = cost(sh, (best * 1.25 + 0.5) * count(sh));

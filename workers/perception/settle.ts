@@ -87,8 +87,8 @@ export class Activity {
   private readonly transitions: RecordedTransition[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
-  private classified: { from: number; to: number; transition: Transition } | undefined;
-  /** How long each classification took (ms, the last 200), for the benchmarks. */
+  private classified: { from: number; to: number; transition: Promise<Transition> } | undefined;
+  /** How long each classification took to finish, slices and yields included (ms, the last 200). */
   readonly classifyMs: number[] = [];
 
   constructor(
@@ -168,24 +168,35 @@ export class Activity {
     this.lastSettled = newest;
     this.motionStartedAt = undefined;
     if (before && significantChange(before, newest, this.store.recent(2000)).changed) {
-      this.transitions.push({ ...this.classifyBetween(before, newest), fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt });
-      if (this.transitions.length > 100) this.transitions.shift();
+      const record = { fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt };
+      this.classifyBetween(before, newest).then(
+        (t) => {
+          this.transitions.push({ ...t, ...record });
+          this.transitions.sort((x, y) => x.toSeq - y.toSeq);
+          if (this.transitions.length > 100) this.transitions.shift();
+          for (const l of this.listeners) l();
+        },
+        () => undefined, // a transition that cannot be classified is simply not reported
+      );
     }
     for (const l of this.listeners) l();
   }
 
   /**
-   * The transition between two frames, from the frames kept between them. Classification runs on
-   * the event loop (a few ms per transition), so the settle tracker and a wait that ends on the
-   * same frames share one result.
+   * The transition between two frames, from the frames kept between them. Classification takes
+   * tens of milliseconds for a long scroll; it yields to the event loop every couple of
+   * milliseconds (motion.ts), and the settle tracker and a wait that ends on the same frames share
+   * one result.
    */
-  private classifyBetween(from: FrameAnalysis, to: FrameAnalysis): Transition {
+  private classifyBetween(from: FrameAnalysis, to: FrameAnalysis): Promise<Transition> {
     if (this.classified?.from === from.seq && this.classified.to === to.seq) return this.classified.transition;
     const between = this.store.range(from.seq, to.seq);
     const t0 = performance.now();
-    const transition = classify(between[0]?.seq === from.seq ? between : [from, ...between]);
-    this.classifyMs.push(performance.now() - t0);
-    if (this.classifyMs.length > 200) this.classifyMs.shift();
+    const transition = classify(between[0]?.seq === from.seq ? between : [from, ...between]).then((t) => {
+      this.classifyMs.push(performance.now() - t0);
+      if (this.classifyMs.length > 200) this.classifyMs.shift();
+      return t;
+    });
     this.classified = { from: from.seq, to: to.seq, transition };
     return transition;
   }
@@ -203,17 +214,28 @@ export class Activity {
     return new Promise((resolve) => {
       let changeSeen = req.for === 'settled' && (changedFromBaseline() || !this.isStill(req.quietMs));
       let settleTimer: NodeJS.Timeout | undefined;
-      const finish = (status: WaitStatus, extra: Partial<WaitResult> = {}) => {
+      let done = false;
+      const finish = (status: WaitStatus, extra: Partial<WaitResult> = {}, frame = this.store.newest()) => {
+        if (done) return;
+        done = true;
         clearTimeout(overall);
         clearTimeout(changeTimer);
         clearTimeout(settleTimer);
         unsubscribe();
-        resolve({ status, waitedMs: Math.round(performance.now() - started), frame: this.store.newest(), ...extra });
+        resolve({ status, waitedMs: Math.round(performance.now() - started), frame, ...extra });
       };
-      const transition = () => {
-        const newest = this.store.newest();
-        if (!baseline || !newest || newest.seq === baseline.seq) return undefined;
-        return this.classifyBetween(baseline, newest);
+      /** Settled on this frame: the answer carries what moved since the baseline. */
+      const settled = (frame: FrameAnalysis | undefined) => {
+        // The verdict is in; nothing that happens while the transition is classified changes it.
+        unsubscribe();
+        clearTimeout(overall);
+        clearTimeout(changeTimer);
+        clearTimeout(settleTimer);
+        if (!baseline || !frame || frame.seq === baseline.seq) return finish('settled', {}, frame);
+        this.classifyBetween(baseline, frame).then(
+          (t) => finish('settled', { transition: t }, frame),
+          () => finish('settled', {}, frame),
+        );
       };
       const evaluate = () => {
         if (req.for === 'change') {
@@ -225,8 +247,7 @@ export class Activity {
         if (!changeSeen) return;
         const quietFor = this.lastMotionAt === undefined ? Infinity : performance.now() - this.lastMotionAt;
         if (quietFor >= req.quietMs) {
-          const t = transition();
-          finish('settled', t ? { transition: t } : {});
+          settled(this.store.newest());
         } else {
           clearTimeout(settleTimer);
           settleTimer = setTimeout(evaluate, req.quietMs - quietFor + 1);
