@@ -86,6 +86,13 @@ module.exports = {
       to: { path: 'node_modules/playwright-core/' },
     },
     {
+      name: 'only-image-module-touches-pixels',
+      comment: 'Frames become gray grids in one place (perception/image.ts); everything else reads the grids.',
+      severity: 'error',
+      from: { path: '^(server|workers|openapi)/', pathNot: '^workers/perception/image\\.ts$' },
+      to: { path: 'node_modules/sharp/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -38,6 +38,7 @@ const BREAKERS: Record<string, Record<string, string>> = {
   'engines-behind-the-database-interface': { 'server/http/engine.ts': "import { e } from '../db/postgres.js';\nexport const y = e;\n", 'server/db/postgres.ts': 'export const e = 1;\n' },
   'backends-only-through-registry': { 'workers/host/sneak.ts': "import { f } from '../devices/fake/provider.js';\nexport const y = f;\n", 'workers/devices/fake/provider.ts': 'export const f = 1;\n' },
   'only-web-backend-drives-chromium': { 'workers/host/browser.ts': "import { chromium } from 'playwright-core';\nexport const c = chromium;\n" },
+  'only-image-module-touches-pixels': { 'workers/perception/pixels.ts': "import sharp from 'sharp';\nexport const s = sharp;\n" },
   'no-circular': { 'server/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'server/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" },
   'no-test-code-in-product': { 'server/uses-test.ts': "import { h } from '../test/helper.js';\nexport const y = h;\n", 'test/helper.ts': 'export const h = 1;\n' },
 };
