@@ -151,19 +151,22 @@ describe('perception through the session API', () => {
 
   it('a spinner never settles: the wait times out not-settled, naming its box', async () => {
     const id = await session('/spinner');
-    await sleep(500);
-    const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
-    expect(r.status).toBe(200);
-    expect(r.body.status).toBe('not-settled');
-    const box = r.body.movingRegion.box;
-    // The spinner is at 150–226 × 300–376 pt.
-    expect(box.x).toBeLessThan(226);
-    expect(box.x + box.width).toBeGreaterThan(150);
-    expect(box.y).toBeLessThan(376);
-    expect(box.y + box.height).toBeGreaterThan(300);
-    expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
-    expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
-    await release(id);
+    try {
+      await sleep(500);
+      const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
+      expect(r.status).toBe(200);
+      expect(r.body.status).toBe('not-settled');
+      const box = r.body.movingRegion.box;
+      // The spinner is at 150–226 × 300–376 pt.
+      expect(box.x).toBeLessThan(226);
+      expect(box.x + box.width).toBeGreaterThan(150);
+      expect(box.y).toBeLessThan(376);
+      expect(box.y + box.height).toBeGreaterThan(300);
+      expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
+      expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
+    } finally {
+      await release(id);
+    }
   }, 60_000);
 
   it('answers are counted in /metrics by outcome', async () => {

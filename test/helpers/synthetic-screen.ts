@@ -79,10 +79,16 @@ function hash(n: number): number {
   return Math.abs(x | 0);
 }
 
-/** A frame source that sends what it is shown, timed by the caller. */
+/**
+ * A frame source that sends what it is shown, timed by the caller. While `stalled`, what it is
+ * shown changes the screen without sending a frame (a starved renderer); a probe sees the screen.
+ */
 export class SyntheticDevice implements FrameSource {
   private readonly listeners = new Set<(f: Frame) => void>();
+  private current: Canvas | undefined;
   sent = 0;
+  probes = 0;
+  stalled = false;
 
   screen(): ScreenSize {
     return SCREEN;
@@ -94,13 +100,25 @@ export class SyntheticDevice implements FrameSource {
   }
 
   show(c: Canvas): void {
-    const data = Buffer.alloc(W * H * 4);
-    for (let i = 0; i < c.px.length; i++) {
-      data[i * 4] = data[i * 4 + 1] = data[i * 4 + 2] = c.px[i]!;
-      data[i * 4 + 3] = 255;
-    }
-    const frame: Frame = { data, format: 'raw', width: W, height: H, pixelsPerPoint: W / SCREEN.widthPt, receivedAt: performance.now() };
+    this.current = c;
+    if (this.stalled) return;
+    const frame = frameOf(c);
     this.sent++;
     for (const l of this.listeners) l(frame);
   }
+
+  async probe(): Promise<Frame> {
+    this.probes++;
+    if (!this.current) throw new Error('nothing on screen yet');
+    return frameOf(this.current);
+  }
+}
+
+function frameOf(c: Canvas): Frame {
+  const data = Buffer.alloc(W * H * 4);
+  for (let i = 0; i < c.px.length; i++) {
+    data[i * 4] = data[i * 4 + 1] = data[i * 4 + 2] = c.px[i]!;
+    data[i * 4 + 3] = 255;
+  }
+  return { data, format: 'raw', width: W, height: H, pixelsPerPoint: W / SCREEN.widthPt, receivedAt: performance.now() };
 }

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TreeNode } from '../../workers/devices/backend.js';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
+import type { FrameAnalysis } from '../../workers/perception/analysis.js';
 import type { Eyes } from '../../workers/perception/eyes.js';
 import type { TransitionKind } from '../../workers/perception/motion.js';
 
@@ -17,12 +18,15 @@ export interface Outcome {
   /** For scrolls: what the content moved (points, positive = towards the end) and what was measured. */
   trueOffset?: number;
   measuredOffset?: number;
+  /** With `record`: the frames the eyes analysed from the mark to the answer, for offline study. */
+  frames?: FrameAnalysis[];
 }
 
 interface Ctx {
   device: WebDevice;
   eyes: Eyes;
   sample: string;
+  record?: boolean;
 }
 
 let loads = 0;
@@ -52,6 +56,7 @@ async function step(ctx: Ctx, name: string, expected: TransitionKind, act: () =>
   const res = await ctx.eyes.wait({ for: 'settled', timeoutMs: 4000, quietMs: 300, changeTimeoutMs: 1500, since: mark });
   const got: TransitionKind = res.status === 'no-change' ? 'none' : (res.transition?.kind ?? 'none');
   const outcome: Outcome = { name, expected, got, status: res.status };
+  if (ctx.record && mark.frame && res.frame) outcome.frames = ctx.eyes.store.range(mark.frame.seq, res.frame.seq);
   if (scroll) {
     outcome.trueOffset = (await scrollTop(ctx)) - before;
     if (res.transition?.offsetPt) outcome.measuredOffset = res.transition.offsetPt.y;

@@ -156,6 +156,38 @@ describe('settle', () => {
     expect(answeredAt - lastChange).toBeLessThanOrEqual(QUIET + 100);
   });
 
+  it('does not take a stream that stalled through a change for stillness: the device is probed first', async () => {
+    const { device, eyes } = rig();
+    await play(device, eyes, [app(0)]);
+    const mark = eyes.mark(1);
+    const waiting = eyes.wait({ for: 'settled', timeoutMs: 4000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark });
+    await play(device, eyes, [app(3), app(6)]); // the scroll starts on the stream...
+    device.stalled = true; // ...and the renderer starves: the rest happens without a frame
+    device.show(app(40));
+    const r = await waiting;
+    expect(r.status).toBe('settled');
+    expect(eyes.probes.caughtStalls).toBeGreaterThanOrEqual(1);
+    // The answer is about the screen as it ended, not the last frame the stream managed to send.
+    const answer = eyes.changes(mark);
+    expect(answer.changed).toBe('yes');
+    expect(Buffer.compare(Buffer.from(eyes.store.newest()!.gray), Buffer.from(app(40).px))).toBe(0);
+    // What moved is read from the frames, and most of this motion never came as frames: the kind
+    // may be a plain replace here. The verdict (settled, changed) does not depend on it.
+    expect(r.transition).toBeDefined();
+  });
+
+  it('probes only after motion: an idle screen and a no-change wait never ask the device', async () => {
+    const { device, eyes } = rig();
+    await play(device, eyes, [app()]);
+    await sleep(QUIET + 100);
+    await eyes.wait({ for: 'settled', timeoutMs: 1000, quietMs: QUIET, changeTimeoutMs: 300, since: eyes.mark(1) });
+    expect(device.probes).toBe(0);
+    await play(device, eyes, [app(5)]);
+    await sleep(QUIET + 100);
+    expect(device.probes).toBe(1); // the settle after the change was confirmed once
+    expect(eyes.changes(eyes.mark(1)).settled).toBe(true);
+  });
+
   it('never settles while a spinner turns: the timeout names its box and how long it moved', async () => {
     const { device, eyes } = rig();
     const spinner = (n: number) => app().rect(22, 48, 4, 4, 230).rect(22 + (n % 2) * 2, 48 + (Math.floor(n / 2) % 2) * 2, 2, 2, 40);

@@ -110,6 +110,12 @@ export interface DeviceBackend {
   reset(signal: AbortSignal): Promise<void>;
   /** Subscribes to frames; returns the unsubscribe function. */
   onFrame(listener: (frame: Frame) => void): () => void;
+  /**
+   * The screen as it is now, drawn on request (about 1 px/pt), not taken from the frame stream.
+   * A stream that stalls (a renderer starved of CPU, a slow link) looks exactly like a still
+   * screen; perception asks for a probe before it calls a screen that moved settled.
+   */
+  probe(): Promise<Frame>;
   tree(): Promise<TreeSnapshot>;
   /** Plays a touch sequence with its real timing (one finger or several). */
   touch(frames: TouchFrame[]): Promise<void>;

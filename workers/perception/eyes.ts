@@ -12,8 +12,11 @@ import type { Transition } from './motion.js';
 import type { IgnorableKind } from './rules.js';
 import { Activity, significantChange, type MovingRegion, type WaitRequest, type WaitStatus } from './settle.js';
 
-/** All the eyes need of a device: its frames and its size. Any backend is one. */
-export type FrameSource = Pick<DeviceBackend, 'onFrame' | 'screen'>;
+/** All the eyes need of a device: its frames, a probe of the screen now, and its size. Any backend is one. */
+export type FrameSource = Pick<DeviceBackend, 'onFrame' | 'probe' | 'screen'>;
+
+/** A probe slower than this is given up on; the stream's judgement stands. */
+const PROBE_TIMEOUT_MS = 3000;
 
 export interface EyesOptions {
   retentionMs: number;
@@ -64,6 +67,9 @@ export class Eyes {
   private seq = 0;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
+  private confirming: Promise<boolean> | undefined;
+  /** Probes taken, and how many found the screen had moved on without a frame (stalled streams). */
+  readonly probes = { taken: 0, caughtStalls: 0, failed: 0 };
 
   constructor(
     private readonly device: FrameSource,
@@ -71,13 +77,58 @@ export class Eyes {
     private readonly logger: Logger,
   ) {
     this.store = new FrameStore({ retentionMs: opts.retentionMs, budgetBytes: opts.budgetBytes });
-    this.activity = new Activity(this.store, opts.quietMs);
+    this.activity = new Activity(this.store, opts.quietMs, () => this.confirmStill());
   }
 
   start(): void {
-    this.unsubscribe ??= this.device.onFrame((frame) => {
-      this.queue = this.queue.then(() => this.take(frame)).catch((err: unknown) => this.logger.warn({ err }, 'a frame could not be analysed'));
-    });
+    this.unsubscribe ??= this.device.onFrame((frame) => this.enqueue(frame));
+  }
+
+  private enqueue(frame: Frame): Promise<void> {
+    this.queue = this.queue.then(() => this.take(frame)).catch((err: unknown) => this.logger.warn({ err }, 'a frame could not be analysed'));
+    return this.queue;
+  }
+
+  /**
+   * Whether the screen really is what the newest frame shows: a probe drawn now, compared with it.
+   * When it is not (the stream stalled through a change), the probe is taken in as a frame, so the
+   * change counts as motion, and the answer is false. Concurrent askers share one probe. A probe
+   * that fails or times out leaves the stream's judgement standing (true), and is logged.
+   */
+  confirmStill(): Promise<boolean> {
+    return (this.confirming ??= this.probeOnce().finally(() => (this.confirming = undefined)));
+  }
+
+  private async probeOnce(): Promise<boolean> {
+    await this.idle();
+    const before = this.store.newest();
+    if (!before) return true;
+    let frame: Frame;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      this.probes.taken++;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)));
+      frame = await Promise.race([this.device.probe(), late]);
+    } catch (err) {
+      this.probes.failed++;
+      this.logger.debug({ err: (err as Error).message }, 'probe failed; trusting the frame stream');
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+    const { widthPt, heightPt } = this.device.screen();
+    const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
+    // Drawing a probe may itself send a frame (Chromium's screencast does): compare with whatever
+    // is newest now.
+    await this.idle();
+    const newest = this.store.newest()!;
+    const probe = analyse(gray, { seq: newest.seq, at: frame.receivedAt, wallAt: Date.now(), widthPt, heightPt });
+    if (!significantChange(newest, probe, this.store.recent(2000)).changed) return true;
+    if (newest !== before) return false; // the stream moved on while probing: it speaks for itself
+    this.probes.caughtStalls++;
+    this.logger.info({ seq: newest.seq, staleMs: Math.round(frame.receivedAt - newest.at) }, 'the frame stream stalled through a change; the probe is taken in as a frame');
+    await this.enqueue(frame);
+    return false;
   }
 
   stop(): void {
@@ -98,7 +149,7 @@ export class Eyes {
 
   changes(mark: Mark): ChangesAnswer {
     const newest = this.store.newest();
-    const base = { mark: mark.id, fraction: 0, regions: [], ignored: [], settled: this.activity.isStill(), transition: null, frame: this.ref(newest) };
+    const base = { mark: mark.id, fraction: 0, regions: [], ignored: [], settled: this.activity.isSettled(), transition: null, frame: this.ref(newest) };
     if (!newest) return { ...base, changed: 'unknown', reason: 'the device has not sent a frame yet', framesSince: 0 };
     if (!mark.frame) return { ...base, changed: 'unknown', reason: 'nothing was on screen when the mark was taken', framesSince: newest.seq };
     const framesSince = newest.seq - mark.frame.seq;

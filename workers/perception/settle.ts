@@ -78,6 +78,9 @@ export interface WaitRequest {
   since: FrameAnalysis | undefined;
 }
 
+/** A pause in motion longer than this starts a new episode (for how long something has moved). */
+const EPISODE_GAP_MS = 1000;
+
 export class Activity {
   private lastMotionAt: number | undefined;
   private motionStartedAt: number | undefined;
@@ -94,6 +97,8 @@ export class Activity {
   constructor(
     private readonly store: FrameStore,
     private readonly quietMs: number,
+    /** Confirms with the device that the newest frame is the screen now (eyes.ts); false if not. */
+    private readonly confirm: () => Promise<boolean> = async () => true,
   ) {}
 
   onFrame(cur: FrameAnalysis): void {
@@ -108,7 +113,9 @@ export class Activity {
       const change = significantChange(anchor, cur, this.store.recent(2000));
       if (change.changed) {
         this.anchor = cur;
-        if (this.lastMotionAt === undefined || cur.at - this.lastMotionAt > this.quietMs) this.motionStartedAt = cur.at;
+        // One episode of motion until it pauses for a good while: a spinner whose frames stall for a
+        // moment under load has still been moving all along.
+        if (this.lastMotionAt === undefined || cur.at - this.lastMotionAt > Math.max(EPISODE_GAP_MS, 4 * this.quietMs)) this.motionStartedAt = cur.at;
         this.lastMotionAt = cur.at;
         this.motionLog.push({ at: cur.at, regions: change.regions });
         while (this.motionLog.length && cur.at - this.motionLog[0]!.at > 5000) this.motionLog.shift();
@@ -121,6 +128,11 @@ export class Activity {
   /** Still for the quiet window now (nothing non-ignorable moved within it). */
   isStill(quietMs = this.quietMs): boolean {
     return this.lastMotionAt === undefined || performance.now() - this.lastMotionAt >= quietMs;
+  }
+
+  /** Still, and confirmed with the device since the last motion (what an answer calls settled). */
+  isSettled(): boolean {
+    return this.isStill() && !this.movedSinceSettle();
   }
 
   get lastMotion(): number | undefined {
@@ -160,13 +172,30 @@ export class Activity {
     this.timer.unref();
   }
 
+  /** Moved since the last confirmed settle: a settle now must be confirmed with the device. */
+  private movedSinceSettle(): boolean {
+    return this.lastMotionAt !== undefined && this.lastMotionAt > (this.lastSettled?.at ?? -Infinity);
+  }
+
   private check(): void {
     if (!this.isStill()) return this.scheduleCheck();
     const newest = this.store.newest();
     if (!newest || this.lastSettled?.seq === newest.seq) return;
+    if (!this.movedSinceSettle()) return this.settle(newest);
+    const motion = this.lastMotionAt;
+    this.confirm().then(
+      (still) => {
+        // Frames that moved nothing (a probe's own, a clock tick) may have come meanwhile.
+        if (still && this.lastMotionAt === motion && this.isStill()) this.settle(this.store.newest()!);
+        else this.scheduleCheck();
+      },
+      () => this.scheduleCheck(),
+    );
+  }
+
+  private settle(newest: FrameAnalysis): void {
     const before = this.lastSettled;
     this.lastSettled = newest;
-    this.motionStartedAt = undefined;
     if (before && significantChange(before, newest, this.store.recent(2000)).changed) {
       const record = { fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt };
       this.classifyBetween(before, newest).then(
@@ -215,6 +244,7 @@ export class Activity {
       let changeSeen = req.for === 'settled' && (changedFromBaseline() || !this.isStill(req.quietMs));
       let settleTimer: NodeJS.Timeout | undefined;
       let done = false;
+      let confirming = false;
       const finish = (status: WaitStatus, extra: Partial<WaitResult> = {}, frame = this.store.newest()) => {
         if (done) return;
         done = true;
@@ -247,7 +277,24 @@ export class Activity {
         if (!changeSeen) return;
         const quietFor = this.lastMotionAt === undefined ? Infinity : performance.now() - this.lastMotionAt;
         if (quietFor >= req.quietMs) {
-          settled(this.store.newest());
+          // Quiet on the stream; the device must confirm it is not merely a stalled stream (unless a
+          // settle already confirmed it after the last motion).
+          if (!this.movedSinceSettle()) return settled(this.store.newest());
+          if (confirming) return;
+          confirming = true;
+          const motion = this.lastMotionAt;
+          this.confirm().then(
+            (still) => {
+              confirming = false;
+              if (done) return;
+              if (still && this.lastMotionAt === motion) settled(this.store.newest());
+              else evaluate();
+            },
+            () => {
+              confirming = false;
+              if (!done) settled(this.store.newest());
+            },
+          );
         } else {
           clearTimeout(settleTimer);
           settleTimer = setTimeout(evaluate, req.quietMs - quietFor + 1);

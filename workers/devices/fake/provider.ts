@@ -105,14 +105,21 @@ export class FakeDevice implements DeviceBackend {
     this.show(this.current.name);
   }
 
+  async probe(): Promise<Frame> {
+    return this.frameOf(this.current);
+  }
+
   async screenshot(): Promise<Screenshot> {
     throw new DeviceError('DEVICE_FAILED', 'the fake backend has no pixels to encode', 'use raw frames from onFrame');
   }
 
   private show(name: string): void {
     this.current = FAKE_SCREENS[name]!;
-    const frame: Frame = { data: fakeFrame(this.current), format: 'raw', width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, pixelsPerPoint: 1, receivedAt: performance.now() };
-    this.frames.emit('frame', frame);
+    this.frames.emit('frame', this.frameOf(this.current));
+  }
+
+  private frameOf(screen: FakeScreen): Frame {
+    return { data: fakeFrame(screen), format: 'raw', width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, pixelsPerPoint: 1, receivedAt: performance.now() };
   }
 }
 

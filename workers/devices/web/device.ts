@@ -105,6 +105,18 @@ export class WebDevice implements DeviceBackend {
     return { png, width: Math.round(width * scale), height: Math.round(height * scale), scale };
   }
 
+  async probe(): Promise<Frame> {
+    const cdp = this.cdp;
+    if (!cdp) throw new DeviceError('DEVICE_FAILED', `device ${this.localId} has no page running`);
+    const { width, height } = this.profile.viewport;
+    // Same encoding as the screencast (JPEG, quality 70, 1 px/pt under emulation), so a probe of
+    // an unchanged screen matches the last streamed frame.
+    const { data } = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true });
+    const buf = Buffer.from(data, 'base64');
+    const size = jpegSize(buf) ?? { width, height };
+    return { data: buf, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() };
+  }
+
   /** The page, for tests that check what the device shows by reading the DOM. */
   get currentPageForTests(): Page {
     return this.currentPage();
