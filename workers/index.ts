@@ -13,6 +13,7 @@ import { LeaseKeeper } from './devices/leases.js';
 import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
+import { Understanding } from './understanding/service.js';
 import { createWorkerLogger } from './log.js';
 
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
@@ -45,7 +46,11 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
   const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
   const perception = new Perception({ retentionMs: config.frameRetentionMs, budgetBytes: config.frameBudgetBytes, quietMs: config.quietMs }, logger);
-  inventory.onDevices = (devices) => perception.watch(devices);
+  const understanding = new Understanding((localId) => perception.eyesOf(localId), logger);
+  inventory.onDevices = (devices) => {
+    perception.watch(devices);
+    understanding.watch(devices);
+  };
   await inventory.start();
   const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
   inventory.leaseOf = (localId) => leases.leaseOf(localId);
@@ -56,6 +61,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     commands: async (cmd) => {
       if (cmd.type !== 'call') return leases.handle(cmd);
       leases.assertHeld(cmd.localId, cmd.epoch);
+      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),

@@ -988,6 +988,135 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/screen": {
+      "get": {
+        "operationId": "getScreen",
+        "tags": [
+          "perception"
+        ],
+        "summary": "What is on screen, as an outline (text/plain by default, JSON on Accept application/json).",
+        "description": "The screen read from the device's accessibility tree: regions (top bar, content, bottom bar,\nkeyboard, a modal layer), one element a line with a ref (@N) and a tap point in points, the\nprimary list's rows (#N), and the screen's identity (known to this host, or new). A screen that\nhas not changed since the last read is answered without reading the tree again. Refs belong to\nthe reading that numbered them: a later call that uses one on a changed screen is refused with\nSTALE_REF. Text is byte-stable: the same screen gives the same bytes, apart from the settle age\non the header line.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the outline",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              },
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ScreenOutline"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/NotReady"
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/screen/locate": {
+      "post": {
+        "operationId": "locateElement",
+        "tags": [
+          "perception"
+        ],
+        "summary": "Find one element on the screen now, by ref, row, id, label or point, without touching it.",
+        "description": "`@N` is the Nth element of the session's last outline, `#N` the Nth row of the primary list\n(`#N@2` of the secondary), `#id` a stable id from the tree, a label (exact, case and spacing\nignored) with an optional role, or `x,y` in points. A ref used after the screen changed is\nrefused with STALE_REF naming the screen shown now; a label matching nothing is NO_MATCH with\nthe nearest labels; one matching several is AMBIGUOUS with the candidates. Nothing is guessed.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/LocateRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the one element the target names, where it can be tapped now",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Located"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "STALE_REF (details.current names the screen now), AMBIGUOUS (details.candidates), or SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          },
+          "422": {
+            "description": "NO_MATCH — nothing on screen matches; details.near lists the closest labels",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/queue": {
       "get": {
         "operationId": "listQueue",
@@ -1374,6 +1503,9 @@ const document: Record<string, unknown> = {
           "DEVICE_BUSY",
           "SESSION_NOT_READY",
           "UNKNOWN_MARK",
+          "STALE_REF",
+          "NO_MATCH",
+          "AMBIGUOUS",
           "ORIGIN_NOT_ALLOWED",
           "APP_UNREACHABLE",
           "NOT_READY",
@@ -2306,6 +2438,481 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "Point": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "x",
+          "y"
+        ],
+        "properties": {
+          "x": {
+            "type": "number"
+          },
+          "y": {
+            "type": "number"
+          }
+        }
+      },
+      "ScreenIdentity": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "known",
+          "fingerprint"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "the screen node on this host (stable while the worker runs)"
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "the screen's title when it has one"
+          },
+          "known": {
+            "type": "boolean",
+            "description": "seen on this host before this reading"
+          },
+          "fingerprint": {
+            "type": "string",
+            "description": "hash of the structural fingerprint tokens"
+          }
+        }
+      },
+      "OutlineElement": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "ref",
+          "row",
+          "region",
+          "role",
+          "label",
+          "detail",
+          "value",
+          "id",
+          "states",
+          "tap",
+          "frame",
+          "flags",
+          "source"
+        ],
+        "properties": {
+          "ref": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "@N; null when nothing of it can be seen or touched"
+          },
+          "row": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "'#3' for the primary list's third row, '#2@2' for the secondary's second"
+          },
+          "region": {
+            "type": "string",
+            "enum": [
+              "top",
+              "content",
+              "bottom",
+              "keyboard",
+              "modal"
+            ]
+          },
+          "role": {
+            "type": "string"
+          },
+          "label": {
+            "type": "string"
+          },
+          "detail": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "further text drawn inside a control (a row's subtitle)"
+          },
+          "value": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "stable id from the tree (web: id or data-testid; Android: resource-id; iOS: accessibility identifier)"
+          },
+          "states": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "checked": {
+                "oneOf": [
+                  {
+                    "type": "boolean"
+                  },
+                  {
+                    "type": "string",
+                    "const": "mixed"
+                  }
+                ]
+              },
+              "selected": {
+                "type": "boolean"
+              },
+              "disabled": {
+                "type": "boolean"
+              },
+              "focused": {
+                "type": "boolean"
+              },
+              "expanded": {
+                "type": "boolean"
+              }
+            }
+          },
+          "tap": {
+            "description": "centre of the visible part, in points; null when none of it shows",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Point"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "frame": {
+            "$ref": "#/components/schemas/Box"
+          },
+          "flags": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "enum": [
+                "unnamed",
+                "offscreen",
+                "partly-offscreen",
+                "covered",
+                "partly-covered"
+              ]
+            }
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "web",
+              "uiautomator",
+              "xcuitest",
+              "idb",
+              "axe",
+              "ocr"
+            ]
+          }
+        }
+      },
+      "ScreenOutline": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "text",
+          "device",
+          "screen",
+          "size",
+          "settle",
+          "regions",
+          "lists",
+          "elements",
+          "read"
+        ],
+        "properties": {
+          "text": {
+            "type": "string",
+            "description": "the outline as text (what text/plain returns)"
+          },
+          "device": {
+            "type": "string"
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "size": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "widthPt",
+              "heightPt"
+            ],
+            "properties": {
+              "widthPt": {
+                "type": "integer"
+              },
+              "heightPt": {
+                "type": "integer"
+              }
+            }
+          },
+          "settle": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "settled",
+              "forMs"
+            ],
+            "properties": {
+              "settled": {
+                "type": "boolean"
+              },
+              "forMs": {
+                "type": [
+                  "integer",
+                  "null"
+                ],
+                "description": "how long the screen has been still (settled) or moving (not settled); null when unknown"
+              }
+            }
+          },
+          "regions": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "top",
+              "bottom",
+              "keyboard",
+              "modal"
+            ],
+            "properties": {
+              "top": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/Band"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "bottom": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/Band"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "keyboard": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/Box"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "modal": {
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "role",
+                      "label",
+                      "frame"
+                    ],
+                    "properties": {
+                      "role": {
+                        "type": "string"
+                      },
+                      "label": {
+                        "type": "string"
+                      },
+                      "frame": {
+                        "$ref": "#/components/schemas/Box"
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          "lists": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "rank",
+                "rows",
+                "visible",
+                "basis"
+              ],
+              "properties": {
+                "rank": {
+                  "type": "integer",
+                  "enum": [
+                    1,
+                    2
+                  ]
+                },
+                "rows": {
+                  "type": "integer"
+                },
+                "visible": {
+                  "type": "integer"
+                },
+                "basis": {
+                  "type": "string",
+                  "enum": [
+                    "height",
+                    "rhythm"
+                  ]
+                }
+              }
+            }
+          },
+          "elements": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/OutlineElement"
+            }
+          },
+          "read": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "at",
+              "cached",
+              "nodes",
+              "treeMs",
+              "buildMs",
+              "frame"
+            ],
+            "properties": {
+              "at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "when the tree was read"
+              },
+              "cached": {
+                "type": "boolean",
+                "description": "answered from the last read because no frame has arrived since"
+              },
+              "nodes": {
+                "type": "integer"
+              },
+              "treeMs": {
+                "type": "number",
+                "description": "reading the tree from the device"
+              },
+              "buildMs": {
+                "type": "number",
+                "description": "turning the tree into this outline"
+              },
+              "frame": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/FrameRef"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "Band": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "y0",
+          "y1",
+          "by"
+        ],
+        "properties": {
+          "y0": {
+            "type": "integer"
+          },
+          "y1": {
+            "type": "integer"
+          },
+          "by": {
+            "type": "string",
+            "enum": [
+              "declared",
+              "gap"
+            ],
+            "description": "declared by the tree, or found from the gaps between rows"
+          }
+        }
+      },
+      "LocateRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "target"
+        ],
+        "properties": {
+          "target": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "@N, #N, #N@2, #id, a label, or x,y in points"
+          },
+          "role": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "with a label: only elements of this role"
+          }
+        }
+      },
+      "Located": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "element",
+          "screen",
+          "how"
+        ],
+        "properties": {
+          "element": {
+            "$ref": "#/components/schemas/OutlineElement"
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "how": {
+            "type": "string",
+            "enum": [
+              "ref",
+              "row",
+              "id",
+              "label",
+              "point"
+            ],
+            "description": "which kind of target matched"
+          }
+        }
+      },
       "MarkId": {
         "type": "string",
         "pattern": "^mk_[a-f0-9]{6,32}$"
@@ -3057,6 +3664,11 @@ const document: Record<string, unknown> = {
               "hint": {
                 "type": "string",
                 "maxLength": 1000
+              },
+              "details": {
+                "type": "object",
+                "additionalProperties": true,
+                "description": "code-specific facts passed on to the client (STALE_REF's current screen, AMBIGUOUS's candidates)"
               }
             }
           }
@@ -3267,7 +3879,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult.\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located.\n",
         "required": [
           "type",
           "id",
@@ -3296,7 +3908,9 @@ const document: Record<string, unknown> = {
             "enum": [
               "perception.mark",
               "perception.changes",
-              "perception.wait"
+              "perception.wait",
+              "screen.read",
+              "screen.locate"
             ]
           },
           "params": {

@@ -338,6 +338,56 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/screen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is on screen, as an outline (text/plain by default, JSON on Accept application/json).
+         * @description The screen read from the device's accessibility tree: regions (top bar, content, bottom bar,
+         *     keyboard, a modal layer), one element a line with a ref (@N) and a tap point in points, the
+         *     primary list's rows (#N), and the screen's identity (known to this host, or new). A screen that
+         *     has not changed since the last read is answered without reading the tree again. Refs belong to
+         *     the reading that numbered them: a later call that uses one on a changed screen is refused with
+         *     STALE_REF. Text is byte-stable: the same screen gives the same bytes, apart from the settle age
+         *     on the header line.
+         */
+        get: operations["getScreen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/screen/locate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find one element on the screen now, by ref, row, id, label or point, without touching it.
+         * @description `@N` is the Nth element of the session's last outline, `#N` the Nth row of the primary list
+         *     (`#N@2` of the secondary), `#id` a stable id from the tree, a label (exact, case and spacing
+         *     ignored) with an optional role, or `x,y` in points. A ref used after the screen changed is
+         *     refused with STALE_REF naming the screen shown now; a label matching nothing is NO_MATCH with
+         *     the nearest labels; one matching several is AMBIGUOUS with the candidates. Nothing is guessed.
+         */
+        post: operations["locateElement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -457,7 +507,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -734,6 +784,121 @@ export type components = {
         };
         /** @description what /v1/sessions/{id}/events sends */
         SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
+        Point: {
+            x: number;
+            y: number;
+        };
+        ScreenIdentity: {
+            /** @description the screen node on this host (stable while the worker runs) */
+            id: string;
+            /** @description the screen's title when it has one */
+            name: string | null;
+            /** @description seen on this host before this reading */
+            known: boolean;
+            /** @description hash of the structural fingerprint tokens */
+            fingerprint: string;
+        };
+        OutlineElement: {
+            /** @description @N; null when nothing of it can be seen or touched */
+            ref: number | null;
+            /** @description '#3' for the primary list's third row, '#2@2' for the secondary's second */
+            row: string | null;
+            /** @enum {string} */
+            region: "top" | "content" | "bottom" | "keyboard" | "modal";
+            role: string;
+            label: string;
+            /** @description further text drawn inside a control (a row's subtitle) */
+            detail: string | null;
+            value: string | null;
+            /** @description stable id from the tree (web: id or data-testid; Android: resource-id; iOS: accessibility identifier) */
+            id: string | null;
+            states: {
+                checked?: boolean | "mixed";
+                selected?: boolean;
+                disabled?: boolean;
+                focused?: boolean;
+                expanded?: boolean;
+            };
+            /** @description centre of the visible part, in points; null when none of it shows */
+            tap: components["schemas"]["Point"] | null;
+            frame: components["schemas"]["Box"];
+            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered")[];
+            /** @enum {string} */
+            source: "web" | "uiautomator" | "xcuitest" | "idb" | "axe" | "ocr";
+        };
+        ScreenOutline: {
+            /** @description the outline as text (what text/plain returns) */
+            text: string;
+            device: string;
+            screen: components["schemas"]["ScreenIdentity"];
+            size: {
+                widthPt: number;
+                heightPt: number;
+            };
+            settle: {
+                settled: boolean;
+                /** @description how long the screen has been still (settled) or moving (not settled); null when unknown */
+                forMs: number | null;
+            };
+            regions: {
+                top: components["schemas"]["Band"] | null;
+                bottom: components["schemas"]["Band"] | null;
+                keyboard: components["schemas"]["Box"] | null;
+                modal: {
+                    role: string;
+                    label: string;
+                    frame: components["schemas"]["Box"];
+                } | null;
+            };
+            lists: {
+                /** @enum {integer} */
+                rank: 1 | 2;
+                rows: number;
+                visible: number;
+                /** @enum {string} */
+                basis: "height" | "rhythm";
+            }[];
+            elements: components["schemas"]["OutlineElement"][];
+            read: {
+                /**
+                 * Format: date-time
+                 * @description when the tree was read
+                 */
+                at: string;
+                /** @description answered from the last read because no frame has arrived since */
+                cached: boolean;
+                nodes: number;
+                /** @description reading the tree from the device */
+                treeMs: number;
+                /** @description turning the tree into this outline */
+                buildMs: number;
+                frame: components["schemas"]["FrameRef"] | null;
+            };
+        };
+        Band: {
+            y0: number;
+            y1: number;
+            /**
+             * @description declared by the tree, or found from the gaps between rows
+             * @enum {string}
+             */
+            by: "declared" | "gap";
+        };
+        LocateRequest: {
+            /** @description @N, #N, #N@2, #id, a label, or x,y in points */
+            target: string;
+            /** @description with a label: only elements of this role */
+            role?: string;
+        };
+        Located: {
+            element: components["schemas"]["OutlineElement"];
+            screen: components["schemas"]["ScreenIdentity"];
+            /**
+             * @description which kind of target matched
+             * @enum {string}
+             */
+            how: "ref" | "row" | "id" | "label" | "point";
+        };
         MarkId: string;
         /** @description a rectangle in screen points */
         Box: {
@@ -946,6 +1111,10 @@ export type components = {
                 code: components["schemas"]["ErrorCode"];
                 message: string;
                 hint?: string;
+                /** @description code-specific facts passed on to the client (STALE_REF's current screen, AMBIGUOUS's candidates) */
+                details?: {
+                    [key: string]: unknown;
+                };
             };
         };
         /** @description what a worker sends to the gateway */
@@ -1015,7 +1184,8 @@ export type components = {
         /**
          * @description a question or request about a leased device, under the session's lease epoch (refused with
          *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
-         *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult.
+         *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;
+         *     screen.read → ScreenOutline; screen.locate LocateRequest → Located.
          */
         GatewayCall: {
             /**
@@ -1027,7 +1197,7 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate";
             params: {
                 [key: string]: unknown;
             };
@@ -1696,6 +1866,83 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["NotReady"];
             410: components["responses"]["Ended"];
+        };
+    };
+    getScreen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the outline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "application/json": components["schemas"]["ScreenOutline"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["NotReady"];
+            410: components["responses"]["Ended"];
+        };
+    };
+    locateElement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LocateRequest"];
+            };
+        };
+        responses: {
+            /** @description the one element the target names, where it can be tapped now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Located"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description STALE_REF (details.current names the screen now), AMBIGUOUS (details.candidates), or SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+            /** @description NO_MATCH — nothing on screen matches; details.near lists the closest labels */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listQueue: {

@@ -24,9 +24,10 @@ export type BodyOf<O extends OperationId> = Op<O> extends { requestBody: infer R
 export type ParamsOf<O extends OperationId> = Part<Op<O>['parameters']['path']>;
 export type QueryOf<O extends OperationId> = Part<Op<O>['parameters']['query']>;
 type Responses<O extends OperationId> = Op<O>['responses'];
-/** The JSON bodies of an operation's 2xx responses. */
+/** Any of the bodies an operation's 2xx responses may carry (JSON, or text where it offers text). */
+type AnyBody<T> = T extends { content: infer C } ? C[keyof C] : never;
 export type ReplyOf<O extends OperationId> = {
-  [S in keyof Responses<O>]: S extends 200 | 201 | 202 ? Json<Responses<O>[S]> : never;
+  [S in keyof Responses<O>]: S extends 200 | 201 | 202 ? AnyBody<Responses<O>[S]> : never;
 }[keyof Responses<O>];
 
 export type ContractRequest<O extends OperationId> = FastifyRequest<{ Body: BodyOf<O>; Params: ParamsOf<O>; Querystring: QueryOf<O> }>;

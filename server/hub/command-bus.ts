@@ -27,7 +27,7 @@ interface Reply {
   reqId: string;
   ok: boolean;
   value?: Record<string, unknown>;
-  error?: { code: ErrorCode; message: string; hint: string };
+  error?: { code: ErrorCode; message: string; hint: string; details?: Record<string, unknown> };
 }
 
 /** One piece of a reply too long for a single notification. */
@@ -136,7 +136,7 @@ export class CommandBus implements DeviceCommands {
     this.waiting.delete(msg.reqId);
     clearTimeout(w.timer);
     if (msg.ok) w.resolve(msg.value);
-    else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
+    else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}), ...(msg.error?.details ? { details: msg.error.details } : {}) }));
   }
 
   private onPart(part: ReplyPart): void {
@@ -167,7 +167,7 @@ export class CommandBus implements DeviceCommands {
       if (value) reply.value = value;
     } catch (err) {
       const e = err instanceof ApiError ? err : new ApiError('INTERNAL', { cause: err });
-      Object.assign(reply, { ok: false, error: { code: e.code, message: e.message, hint: e.hint } });
+      Object.assign(reply, { ok: false, error: { code: e.code, message: e.message, hint: e.hint, ...(e.details ? { details: e.details } : {}) } });
     }
     await this.answer(msg.replyTo, reply).catch((err: unknown) => this.logger.warn({ err }, 'could not answer a forwarded command'));
   }

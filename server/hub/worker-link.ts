@@ -192,7 +192,7 @@ export class WorkerLink {
     this.pending.delete(msg.id);
     clearTimeout(pending.timer);
     if (msg.ok) pending.resolve(msg.value);
-    else pending.reject(new ApiError(msg.error?.code ?? 'DEVICE_FAILED', { message: msg.error?.message ?? 'the worker reported a failure', ...(msg.error?.hint ? { hint: msg.error.hint } : {}) }));
+    else pending.reject(new ApiError(msg.error?.code ?? 'DEVICE_FAILED', { message: msg.error?.message ?? 'the worker reported a failure', ...(msg.error?.hint ? { hint: msg.error.hint } : {}), ...(msg.error?.details ? { details: msg.error.details } : {}) }));
   }
 
   private async onHello(msg: Schemas['WorkerHello']): Promise<void> {

@@ -136,9 +136,9 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private onCommand(cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset'] | Schemas['GatewayCall']): void {
     this.opts.commands(cmd).then(
       (value) => this.send({ type: 'result', id: cmd.id, ok: true, ...(value ? { value } : {}) }),
-      (err: Error & { code?: Schemas['ErrorCode']; hint?: string }) => {
+      (err: Error & { code?: Schemas['ErrorCode']; hint?: string; details?: Record<string, unknown> }) => {
         this.logger.warn({ command: cmd.type === 'call' ? cmd.method : cmd.type, localId: cmd.localId, code: err.code, err: err.message }, 'command failed');
-        this.send({ type: 'result', id: cmd.id, ok: false, error: { code: err.code ?? 'DEVICE_FAILED', message: err.message.slice(0, 2000), ...(err.hint ? { hint: err.hint } : {}) } });
+        this.send({ type: 'result', id: cmd.id, ok: false, error: { code: err.code ?? 'DEVICE_FAILED', message: err.message.slice(0, 2000), ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } });
       },
     );
   }

@@ -61,9 +61,24 @@ export interface NodeStates {
   disabled?: boolean;
   focused?: boolean;
   expanded?: boolean;
+  /** A field that shows a value and takes no input (a review step's copy of what was typed). */
+  readonly?: boolean;
 }
 
-/** One element of the screen, the same shape from every platform. Frames are in points. */
+/**
+ * Where a node's description came from: Chromium's AX tree (web), an Android uiautomator dump or
+ * Appium page source (uiautomator), XCUITest page source XML (xcuitest), idb `ui describe-all`
+ * (idb), AXe `describe-ui` (axe), or text recognised in pixels (ocr).
+ */
+export type NodeSource = 'web' | 'uiautomator' | 'xcuitest' | 'idb' | 'axe' | 'ocr';
+
+/**
+ * One element of the screen, the same shape from every platform. Frames are in points. Roles come
+ * from one vocabulary: button, link, text, heading, textfield, securefield, switch, checkbox, radio,
+ * slider, select, option, menuitem, tab, tabbar, navbar, toolbar, list, cell, image, dialog, alert,
+ * keyboard, key, progress, status, header, footer, navigation, canvas, webview, scroll, group,
+ * window, application, other.
+ */
 export interface TreeNode {
   index: number;
   parent: number | null;
@@ -72,9 +87,9 @@ export interface TreeNode {
   value: string | null;
   states: NodeStates;
   frame: Rect;
-  /** A stable id where the platform has one (web: id or data-testid). */
+  /** A stable id where the platform has one (web: id or data-testid; Android: resource-id; iOS: accessibility identifier). */
   id: string | null;
-  source: 'ax';
+  source: NodeSource;
   interactive: boolean;
   /** Interactive but with no accessible name (an icon button nobody labelled). */
   unnamed: boolean;
@@ -98,6 +113,9 @@ export interface TouchFrame {
 
 export interface DeviceBackend {
   readonly localId: string;
+  readonly platform: 'web' | 'android' | 'ios';
+  /** What a person would call the device: "iPhone 15 (web)", "Pixel 8 emulator". */
+  readonly model: string;
   /**
    * How far a finger moves before the platform starts scrolling (points). A drag meant to scroll
    * an exact distance adds it (gestures.drag's slopPt); one meant to move an object does not.
@@ -117,6 +135,11 @@ export interface DeviceBackend {
    */
   probe(): Promise<Frame>;
   tree(): Promise<TreeSnapshot>;
+  /**
+   * The app in the foreground, as the platform names it (web: origin and path of the page; Android:
+   * package; iOS: bundle id), or null when none is known. Screens are remembered per app.
+   */
+  foreground(): string | null;
   /** Plays a touch sequence with its real timing (one finger or several). */
   touch(frames: TouchFrame[]): Promise<void>;
   /** Types into the focused field. */
@@ -150,6 +173,8 @@ export class DeviceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly hint?: string,
+    /** Code-specific facts for the client (the current screen for STALE_REF, candidates for AMBIGUOUS). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }

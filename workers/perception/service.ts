@@ -7,7 +7,7 @@ import { Eyes, type EyesOptions, type FrameRef } from './eyes.js';
 import type { Transition } from './motion.js';
 
 type Schemas = components['schemas'];
-export type CallMethod = Schemas['GatewayCall']['method'];
+export type CallMethod = Extract<Schemas['GatewayCall']['method'], `perception.${string}`>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const frameRef = (f: FrameRef | null): Schemas['FrameRef'] | null => (f ? { seq: f.seq, at: iso(f.wallAt), ageMs: f.ageMs } : null);

@@ -20,6 +20,8 @@ const checks = {
   'perception.mark': schemaValidator<Schemas['MarkCreated']>('MarkCreated'),
   'perception.changes': schemaValidator<Schemas['Changes']>('Changes'),
   'perception.wait': schemaValidator<Schemas['WaitResult']>('WaitResult'),
+  'screen.read': schemaValidator<Schemas['ScreenOutline']>('ScreenOutline'),
+  'screen.locate': schemaValidator<Schemas['Located']>('Located'),
 };
 
 export interface PerceptionObserver {
@@ -48,6 +50,14 @@ export class SessionPerception {
   async wait(principal: Principal, sessionId: string, body: Schemas['WaitRequest']): Promise<Schemas['WaitResult']> {
     const timeoutMs = (body.timeoutMs ?? 10_000) + WAIT_MARGIN_MS;
     return this.ask(principal, sessionId, 'perception.wait', body, timeoutMs, (v) => (v as Schemas['WaitResult']).status) as Promise<Schemas['WaitResult']>;
+  }
+
+  async screen(principal: Principal, sessionId: string): Promise<Schemas['ScreenOutline']> {
+    return this.ask(principal, sessionId, 'screen.read', {}, CALL_TIMEOUT_MS, (v) => ((v as Schemas['ScreenOutline']).screen.known ? 'known' : 'new')) as Promise<Schemas['ScreenOutline']>;
+  }
+
+  async locate(principal: Principal, sessionId: string, body: Schemas['LocateRequest']): Promise<Schemas['Located']> {
+    return this.ask(principal, sessionId, 'screen.locate', body, CALL_TIMEOUT_MS, (v) => (v as Schemas['Located']).how) as Promise<Schemas['Located']>;
   }
 
   private async ask(

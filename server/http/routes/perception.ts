@@ -12,5 +12,27 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
 
   contractRoute(app, 'getChanges', async (req) => s.perception.changes(principalOf(req), req.params.sessionId, req.query.since));
 
+  contractRoute(app, 'getScreen', async (req, reply) => {
+    const outline = await s.perception.screen(principalOf(req), req.params.sessionId);
+    // Text unless the client asks for JSON: agents read the outline, programs the fields.
+    if (wantsJson(req.headers.accept)) return outline;
+    reply.type('text/plain; charset=utf-8');
+    return outline.text;
+  });
+
+  contractRoute(app, 'locateElement', async (req) => s.perception.locate(principalOf(req), req.params.sessionId, req.body));
+
   contractRoute(app, 'waitForScreen', async (req) => s.perception.wait(principalOf(req), req.params.sessionId, req.body));
+}
+
+/** JSON only when it is asked for by name and preferred over plain text. */
+function wantsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const q = (type: string) => {
+    const part = accept.split(',').map((p) => p.trim()).find((p) => p.split(';')[0]!.trim() === type);
+    if (!part) return 0;
+    const m = part.match(/;\s*q=([\d.]+)/);
+    return m ? Number(m[1]) : 1;
+  };
+  return q('application/json') > 0 && q('application/json') > q('text/plain');
 }

@@ -42,7 +42,7 @@ export function fakeTree(screen: FakeScreen): TreeNode[] {
     states: {},
     frame: e.frame,
     id: e.id ?? null,
-    source: 'ax',
+    source: 'web',
     interactive: e.role === 'button' || e.role === 'switch',
     unnamed: (e.role === 'button' || e.role === 'switch') && e.label === '',
     offscreen: false,

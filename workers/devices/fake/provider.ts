@@ -27,6 +27,8 @@ export interface FakeOptions {
 
 export class FakeDevice implements DeviceBackend {
   readonly touchSlopPt = 0;
+  readonly platform = 'web';
+  readonly model = 'fake phone';
   failReset: string | undefined;
   failPrepare: string | undefined;
   app: AppTarget | null = null;
@@ -103,6 +105,10 @@ export class FakeDevice implements DeviceBackend {
 
   async reload(): Promise<void> {
     this.show(this.current.name);
+  }
+
+  foreground(): string | null {
+    return 'fake-app';
   }
 
   async probe(): Promise<Frame> {

@@ -35,6 +35,9 @@ const ROLE: Record<string, string> = {
   textbox: 'textfield',
   searchbox: 'textfield',
   spinbutton: 'textfield',
+  date: 'textfield',
+  DateTime: 'textfield',
+  InputTime: 'textfield',
   checkbox: 'checkbox',
   switch: 'switch',
   radio: 'radio',
@@ -60,7 +63,9 @@ const ROLE: Record<string, string> = {
   progressbar: 'progress',
   navigation: 'navigation',
   banner: 'header',
+  sectionheader: 'header',
   contentinfo: 'footer',
+  sectionfooter: 'footer',
   toolbar: 'toolbar',
   Canvas: 'canvas',
   canvas: 'canvas',
@@ -70,7 +75,7 @@ const ROLE: Record<string, string> = {
 
 const INTERACTIVE = new Set(['button', 'link', 'textfield', 'checkbox', 'switch', 'radio', 'slider', 'select', 'option', 'menuitem', 'tab']);
 /** Structure without meaning of its own: dropped, its children attach to the nearest kept ancestor. */
-const CONTAINER_ONLY = new Set(['generic', 'none', 'presentation', 'InlineTextBox', 'LineBreak', 'Iframe', 'IframePresentational', 'main', 'section', 'region', 'sectionheader', 'sectionfooter', 'article', 'Section', 'LabelText', 'DescriptionList', 'Ruby', 'figure']);
+const CONTAINER_ONLY = new Set(['generic', 'none', 'presentation', 'InlineTextBox', 'LineBreak', 'Iframe', 'IframePresentational', 'main', 'section', 'region', 'article', 'Section', 'LabelText', 'DescriptionList', 'Ruby', 'figure']);
 /** Never a node, whatever the name: the document (its name is the page title) and regions (their name repeats a heading). */
 const ROOTS = new Set(['RootWebArea', 'WebArea', 'region']);
 
@@ -120,7 +125,7 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             states: statesOf(node),
             frame,
             id: info.stableId,
-            source: 'ax',
+            source: 'web',
             interactive,
             unnamed: interactive && name === '',
             offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= screen.widthPt || frame.y >= screen.heightPt,
@@ -170,6 +175,9 @@ function statesOf(node: AXNode): NodeStates {
         break;
       case 'expanded':
         states.expanded = v === true;
+        break;
+      case 'readonly':
+        if (v === true) states.readonly = true;
         break;
     }
   }

@@ -21,6 +21,7 @@ const CHROMIUM_TOUCH_SLOP_PT = 15;
 
 export class WebDevice implements DeviceBackend {
   readonly touchSlopPt = CHROMIUM_TOUCH_SLOP_PT;
+  readonly platform = 'web';
   health: WebHealth = { state: 'booting' };
   private context: BrowserContext | undefined;
   private page: Page | undefined;
@@ -67,6 +68,17 @@ export class WebDevice implements DeviceBackend {
   onFrame(listener: (frame: Frame) => void): () => void {
     this.frames.on('frame', listener);
     return () => this.frames.off('frame', listener);
+  }
+
+  get model(): string {
+    return this.profile.model;
+  }
+
+  foreground(): string | null {
+    const url = this.page?.url();
+    if (!url || !/^https?:/.test(url)) return null;
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
   }
 
   async tree(): Promise<TreeSnapshot> {

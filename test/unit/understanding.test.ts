@@ -1,0 +1,204 @@
+// The understanding layer on hand-built trees: regions, lists, tap points, merging by containment,
+// the outline's stability, identity and refs. Real trees (Chromium, the corpus) are tested in
+// test/browser/understanding.test.ts and test/unit/corpus-understanding.test.ts.
+import { describe, expect, it } from 'vitest';
+import { compare, ScreenBook } from '../../workers/understanding/identity.js';
+import { outlineText } from '../../workers/understanding/outline.js';
+import { locate, parseTarget, type Numbered } from '../../workers/understanding/refs.js';
+import { readScreen } from '../../workers/understanding/screen.js';
+import { listScreen, n, tree } from '../helpers/trees.js';
+
+const ROWS = ['Weekly digest', 'Payment received', 'Lunch on Friday', 'Design review', 'Quarterly report', 'Team offsite', 'Password changed', 'New comment', 'Order shipped', 'Invitation', 'Build passed', 'Reminder', 'Welcome'];
+const numbered = (t: ReturnType<typeof tree>, id = 'aaaa0001'): Numbered => {
+  const reading = readScreen(t, 'web');
+  return { reading, screen: { id, name: reading.title } };
+};
+const header = (r: ReturnType<typeof readScreen>) => ({ device: 'web test', screenId: r.fingerprint.hash, name: r.title });
+
+describe('regions, lists and tap points', () => {
+  it('finds the declared bars, the primary list and its rows, and the title', () => {
+    const r = readScreen(listScreen('Inbox', ROWS, { back: 'Back' }), 'web');
+    expect(r.regions.top).toMatchObject({ y0: 0, y1: 88 });
+    expect(r.regions.bottom).toMatchObject({ y0: 768 });
+    expect(r.title).toBe('Inbox');
+    expect(r.lists).toHaveLength(1);
+    expect(r.lists[0]!.rows).toHaveLength(ROWS.length);
+    const text = outlineText(r, header(r));
+    expect(text).toContain('[top]');
+    expect(text).toMatch(/\[content\] list #1\.\.#13, \d+ visible/);
+    expect(text).toContain('#1 cell 197,128 "Weekly digest"');
+    expect(text).toMatch(/\[bottom\]\n@\d+ tab 98,796 "Home" selected/);
+  });
+
+  it('finds a top bar from the gap after it when the tree declares none', () => {
+    const rows = ROWS.slice(0, 8).map((r, i) => n('button', r, [0, 120 + i * 50, 393, 44]));
+    const r = readScreen(tree([n('button', 'Close', [8, 40, 60, 30]), n('text', 'Account', [150, 44, 93, 22]), ...rows]), 'ios');
+    expect(r.regions.evidence.top).toBe('gap');
+    expect(r.regions.top!.y1).toBe(70);
+    expect(r.title).toBe('Account');
+    expect(r.regions.bottom).toBeNull(); // the last row is no bar: no gap sets it apart
+  });
+
+  it('taps a row half under the tab bar in the half that shows, and flags it', () => {
+    // Row 12 spans 716..772 with the tab bar from 768: 52 pt show. Row 13 spans 772..828: covered.
+    const r = readScreen(listScreen('Inbox', ROWS), 'web');
+    const i = r.elements.findIndex((e) => e.label === 'Reminder');
+    const row = r.elements[i]!;
+    expect(row.frame).toMatchObject({ y: 716, height: 56 });
+    expect(row.flags).toContain('partly-covered');
+    expect(row.tap!.y).toBeGreaterThanOrEqual(716);
+    expect(row.tap!.y).toBeLessThan(768);
+    expect(row.tap!.y).toBe(742);
+    const hidden = r.elements.find((e) => e.label === 'Welcome')!;
+    expect(hidden.tap).toBeNull();
+    expect(hidden.flags).toContain('covered');
+  });
+
+  it('gives nothing behind a modal dialog a tap point, and outlines the dialog', () => {
+    const base = listScreen('Inbox', ROWS.slice(0, 4));
+    const withAlert = tree([
+      ...rootsOf(base),
+      n('alert', 'Delete message?', [40, 300, 313, 200], { children: [n('heading', 'Delete message?', [60, 320, 273, 24]), n('button', 'Cancel', [60, 440, 130, 44]), n('button', 'Delete', [203, 440, 130, 44])] }),
+    ]);
+    const r = readScreen(withAlert, 'web');
+    expect(r.regions.modal?.label).toBe('Delete message?');
+    expect(r.title).toBe('Delete message?');
+    for (const e of r.elements) if (e.label !== 'Cancel' && e.label !== 'Delete' && e.label !== 'Delete message?') expect(e.tap, e.label).toBeNull();
+    expect(outlineText(r, header(r))).toMatch(/\[modal\] alert "Delete message\?"\n@1 button 125,462 "Cancel"\n@2 button 268,462 "Delete"\n\(not shown: 7 covered\)\n$/);
+  });
+
+  it('finds a secondary list and numbers its rows #N@2', () => {
+    const friends = ['Ada', 'Grace', 'Alan', 'Linus', 'Ken', 'Barbara'].map((x, i) => n('cell', x, [0, 100 + i * 50, 393, 50]));
+    const groups = ['Family', 'Work', 'Climbing'].map((x, i) => n('cell', x, [0, 440 + i * 64, 393, 64]));
+    const r = readScreen(tree([n('list', '', [0, 100, 393, 300], { children: friends }), n('list', '', [0, 440, 393, 192], { children: groups })]), 'ios');
+    expect(r.lists.map((l) => [l.rank, l.rows.length])).toEqual([[1, 6], [2, 3]]);
+    const text = outlineText(r, header(r));
+    expect(text).toContain('#1 cell 197,125 "Ada"');
+    expect(text).toContain('#3@2 cell 197,600 "Climbing"');
+  });
+
+  it('does not call captions stacked down a page a list', () => {
+    const t = tree(['Name', 'Email', 'Phone', 'Address'].flatMap((x, i) => [n('text', x, [16, 100 + i * 90, 80, 18]), n('textfield', x, [16, 122 + i * 90, 361, 44])]));
+    const r = readScreen(t, 'web');
+    expect(r.lists).toEqual([]);
+    // A caption naming the field below it is that field's label, not a line of its own.
+    expect(r.elements.map((e) => e.role)).toEqual(['textfield', 'textfield', 'textfield', 'textfield']);
+  });
+});
+
+describe('merging by containment', () => {
+  it('makes text drawn inside a row that row, however small its box (IoU would keep both)', () => {
+    // The word's box is 0.05 of the row's by IoU and wholly inside it.
+    const t = tree([n('cell', '', [0, 200, 393, 88], { children: [n('text', 'Ada Lovelace', [16, 210, 120, 20]), n('text', 'Online', [16, 240, 60, 16]), n('image', '', [340, 220, 40, 40])] })]);
+    const r = readScreen(t, 'ios');
+    expect(r.elements).toHaveLength(1);
+    expect(r.elements[0]).toMatchObject({ role: 'cell', label: 'Ada Lovelace', detail: 'Online' });
+  });
+
+  it('reads a row and the switch in it named alike as one control, the switch, which a tap must hit', () => {
+    const t = tree([n('cell', 'Wi-Fi', [0, 200, 393, 50], { value: '1', children: [n('switch', 'Wi-Fi', [330, 210, 51, 31], { states: { checked: true } })] })]);
+    const r = readScreen(t, 'ios');
+    expect(r.elements.map((e) => e.role)).toEqual(['switch']);
+    expect(outlineText(r, header(r))).toContain('@1 switch 356,226 "Wi-Fi" on\n');
+    // An unnamed switch takes its row's name (Android rows name the row, not the switch).
+    const android = tree([n('cell', '', [0, 300, 393, 62], { children: [n('text', 'Use location', [16, 310, 200, 24]), n('switch', '', [330, 306, 51, 50])] })]);
+    expect(readScreen(android, 'android').elements.map((e) => [e.role, e.label, e.flags])).toEqual([['switch', 'Use location', []]]);
+  });
+
+  it('keeps a switch in a row about something else as its own control', () => {
+    const t = tree([n('cell', 'Notifications', [0, 200, 393, 50], { children: [n('switch', 'Allow', [330, 210, 51, 31])] })]);
+    expect(readScreen(t, 'ios').elements.map((e) => e.role)).toEqual(['cell', 'switch']);
+  });
+});
+
+describe('the outline', () => {
+  it('is byte-stable: the same tree, and the same tree with sub-point jitter, give the same bytes', () => {
+    const a = readScreen(listScreen('Inbox', ROWS), 'web');
+    const b = readScreen(listScreen('Inbox', ROWS), 'web');
+    const jittered = listScreen('Inbox', ROWS);
+    for (const node of jittered.nodes) node.frame = { ...node.frame, x: node.frame.x + 0.2, y: node.frame.y - 0.2 };
+    const c = readScreen(jittered, 'web');
+    expect(outlineText(a, header(a))).toBe(outlineText(b, header(b)));
+    expect(outlineText(c, header(c))).toBe(outlineText(a, header(a)));
+  });
+});
+
+describe('identity', () => {
+  it('is the same screen with more rows, scrolled, or with other row texts', () => {
+    const a = readScreen(listScreen('Inbox', ROWS.slice(0, 5)), 'web').fingerprint;
+    const b = readScreen(listScreen('Inbox', ROWS, { scrollY: 120 }), 'web').fingerprint;
+    const c = readScreen(listScreen('Inbox', ROWS.map((r) => `${r} (2)`)), 'web').fingerprint;
+    expect(compare(a, b).same).toBe(true);
+    expect(compare(a, c).same).toBe(true);
+  });
+
+  it('lets a differing title veto a match however alike the shapes', () => {
+    const a = readScreen(listScreen('Notifications', ['Allow', 'Sounds', 'Badges'], { back: 'Settings' }), 'web').fingerprint;
+    const b = readScreen(listScreen('Privacy', ['Allow', 'Sounds', 'Badges'], { back: 'Settings' }), 'web').fingerprint;
+    const c = compare(a, b);
+    expect(c.similarity).toBe(1); // built the same: only the title tells them apart
+    expect(c.titleVeto).toBe(true);
+    expect(c.same).toBe(false);
+  });
+
+  it('joins a reading to a node only on evidence: a screen sharing nothing is a new node, never a default', () => {
+    const book = new ScreenBook();
+    const inbox = book.identify(readScreen(listScreen('Inbox', ROWS), 'web').fingerprint, 'Inbox');
+    expect(inbox.known).toBe(false);
+    const again = book.identify(readScreen(listScreen('Inbox', ROWS.slice(2), { scrollY: 60 }), 'web').fingerprint, 'Inbox');
+    expect(again).toMatchObject({ known: true });
+    expect(again.node.id).toBe(inbox.node.id);
+    const other = book.identify(readScreen(tree([n('textfield', 'Search', [16, 60, 361, 44])]), 'web').fingerprint, null);
+    expect(other.known).toBe(false);
+    expect(other.node.id).not.toBe(inbox.node.id);
+    expect(book.size).toBe(2);
+  });
+});
+
+describe('refs and targets', () => {
+  const inbox = numbered(listScreen('Inbox', ROWS, { back: 'Back' }), 'inbox001');
+
+  it('parses every kind of target', () => {
+    expect(parseTarget('@4')).toEqual({ kind: 'ref', n: 4 });
+    expect(parseTarget('#3')).toEqual({ kind: 'row', n: 3, list: 1 });
+    expect(parseTarget('#2@2')).toEqual({ kind: 'row', n: 2, list: 2 });
+    expect(parseTarget('#field-email')).toEqual({ kind: 'id', id: 'field-email' });
+    expect(parseTarget('120, 340.5')).toEqual({ kind: 'point', x: 120, y: 340.5 });
+    expect(parseTarget('"Sign in"', 'button')).toEqual({ kind: 'label', label: 'Sign in', role: 'button' });
+  });
+
+  it('honours a ref on the screen that numbered it', () => {
+    const found = locate(parseTarget('@3'), numbered(listScreen('Inbox', ROWS, { back: 'Back' }), 'inbox001'), inbox);
+    expect(inbox.reading.elements[found.index]!.label).toBe('Weekly digest');
+  });
+
+  it('refuses a ref from another screen with STALE_REF naming the screen now, and one whose element moved', () => {
+    const message = numbered(listScreen('Message', ['Reply', 'Forward'], { back: 'Inbox' }), 'msg00001');
+    expect(() => locate(parseTarget('@3'), message, inbox)).toThrow(expect.objectContaining({ code: 'STALE_REF', details: { current: { id: 'msg00001', name: 'Message' } } }));
+    const scrolled = numbered(listScreen('Inbox', ROWS, { back: 'Back', scrollY: 150 }), 'inbox001');
+    expect(() => locate(parseTarget('@3'), scrolled, inbox)).toThrow(expect.objectContaining({ code: 'STALE_REF', message: expect.stringContaining('has changed since it was numbered') }));
+    expect(() => locate(parseTarget('@3'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'STALE_REF' }));
+  });
+
+  it('answers NO_MATCH for nothing and AMBIGUOUS for two, with candidates, never a guess', () => {
+    const twice = numbered(tree([n('button', 'Edit', [10, 100, 80, 40]), n('button', 'Edit', [10, 300, 80, 40]), n('button', 'Share', [200, 100, 80, 40])]));
+    expect(() => locate(parseTarget('Edit'), twice, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ ref: 1 }), expect.objectContaining({ ref: 3 })] } }));
+    expect(() => locate(parseTarget('Delete'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH' }));
+    expect(() => locate(parseTarget('Shar'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Share'] } }));
+    // A role tells two matches apart.
+    const roles = numbered(tree([n('button', 'Edit', [10, 100, 80, 40]), n('link', 'Edit', [10, 300, 80, 40])]));
+    expect(roles.reading.elements[locate(parseTarget('edit', 'link'), roles, undefined).index]).toMatchObject({ role: 'link', label: 'Edit' });
+  });
+
+  it('finds rows by number, refusing one below the screen', () => {
+    expect(inbox.reading.elements[locate(parseTarget('#2'), inbox, undefined).index]!.label).toBe('Payment received');
+    expect(() => locate(parseTarget('#13'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('not on the screen') }));
+    expect(() => locate(parseTarget('#40'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('13 rows') }));
+  });
+});
+
+function rootsOf(t: ReturnType<typeof tree>) {
+  // Rebuild the hand tree's roots from a snapshot, for adding a layer on top.
+  const kids = (i: number): ReturnType<typeof n>[] => t.nodes.filter((x) => x.parent === i).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
+  return t.nodes.filter((x) => x.parent === null).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
+}

@@ -1,0 +1,174 @@
+// From a normalised tree to the elements a screen is read as: every control, and every piece of
+// text or named image that is not part of a control. A control takes its words from the text drawn
+// inside it (containment, never IoU): a row's title and subtitle are that row, not three lines.
+import type { NodeSource, NodeStates, Point, Rect, TreeNode, TreeSnapshot } from '../devices/backend.js';
+import { area, containment, intersect } from './geometry.js';
+import { normaliseLabel } from './names.js';
+
+export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered';
+
+export interface Element {
+  /** The tree node it came from (index into the snapshot's nodes). */
+  node: number;
+  role: string;
+  label: string;
+  /** Further text drawn inside a control (a row's subtitle), joined. */
+  detail: string | null;
+  value: string | null;
+  states: NodeStates;
+  id: string | null;
+  source: NodeSource;
+  interactive: boolean;
+  frame: Rect;
+  /** The part a user can see and touch; null when none is. Set by visibility.ts. */
+  visible: Rect | null;
+  /** Centre of the visible part, in points; null when nothing of it shows. */
+  tap: Point | null;
+  flags: ElementFlag[];
+}
+
+/** Roles that are structure (regions, lists, layers), never a line of their own. */
+export const STRUCTURE = new Set(['form', 'list', 'scroll', 'navbar', 'tabbar', 'toolbar', 'dialog', 'alert', 'keyboard', 'webview', 'group', 'window', 'application', 'other', 'header', 'footer', 'navigation', 'canvas']);
+const TEXTUAL = new Set(['text', 'heading', 'status', 'progress', 'image', 'link']);
+/** Generic roles a platform gives things it has no word for: with words and no children, a line. */
+const LEAF_WITH_WORDS = new Set(['other', 'group']);
+/** A control's words: at most this many texts from inside it, the rest dropped. */
+const MAX_TEXTS = 3;
+
+export function elementsOf(tree: TreeSnapshot): Element[] {
+  const children = childrenOf(tree.nodes);
+  const absorbed = new Set<number>();
+  const out: Element[] = [];
+  for (const n of tree.nodes) {
+    if (absorbed.has(n.index)) continue;
+    if (n.interactive) {
+      const texts = textsInside(n, tree.nodes, children).filter((t) => !absorbed.has(t.index));
+      for (const t of texts) absorbed.add(t.index);
+      const words = unique(texts.map((t) => normaliseLabel(t.label || t.value || '')).filter(Boolean));
+      const own = normaliseLabel(n.label);
+      const label = own || words[0] || '';
+      const rest = words.filter((w) => w !== label && !label.includes(w)).slice(0, MAX_TEXTS - 1);
+      out.push(element(n, label, rest.length ? rest.join(', ') : null));
+    } else if (TEXTUAL.has(n.role) || (!STRUCTURE.has(n.role) && n.role !== 'cell') || (LEAF_WITH_WORDS.has(n.role) && !children[n.index]!.length)) {
+      const label = normaliseLabel(n.label);
+      const value = n.value === null ? null : normaliseLabel(n.value);
+      if (!label && !value) continue;
+      if (n.role === 'image' && !label) continue; // decoration
+      if (duplicatesAncestor(n, tree.nodes, label)) continue;
+      out.push(element(n, label || value!, null, label ? value : null));
+    } else if (n.role === 'cell') {
+      // A cell the platform does not call interactive (iOS static cells): its texts make one line.
+      const texts = textsInside(n, tree.nodes, children);
+      const words = unique([normaliseLabel(n.label), ...texts.map((t) => normaliseLabel(t.label || t.value || ''))].filter(Boolean));
+      if (!words.length) continue;
+      for (const t of texts) absorbed.add(t.index);
+      out.push(element(n, words[0]!, words.length > 1 ? words.slice(1, MAX_TEXTS).join(', ') : null));
+    }
+  }
+  return withoutDuplicates(withoutControlNames(out));
+}
+
+const TOGGLES = new Set(['switch', 'checkbox', 'radio']);
+
+/**
+ * One thing described twice, by a container and by what it contains (an iOS cell and its switch, a
+ * link wrapped in a text view): the same words, one box inside the other. The inner one stays, as
+ * it is what a tap must hit; an unnamed toggle in a named row takes the row's name first.
+ */
+function withoutDuplicates(els: Element[]): Element[] {
+  for (const outer of els) {
+    if (!outer.interactive || !outer.label) continue;
+    const toggles = els.filter((t) => t !== outer && TOGGLES.has(t.role) && !t.label && containment(t.frame, outer.frame) >= 0.9);
+    if (toggles.length === 1) {
+      toggles[0]!.label = outer.label;
+      toggles[0]!.flags = toggles[0]!.flags.filter((f) => f !== 'unnamed');
+    }
+  }
+  const drop = new Set<Element>();
+  for (const a of els) {
+    for (const b of els) {
+      if (a === b || drop.has(a) || drop.has(b) || !a.label || a.label !== b.label) continue;
+      // b inside a: drop a, unless b is mere text and a the control.
+      if (containment(b.frame, a.frame) >= 0.9 && (b.interactive || !a.interactive) && area(b.frame) <= area(a.frame)) drop.add(a);
+    }
+  }
+  return els.filter((e) => !drop.has(e));
+}
+
+/**
+ * A text that names a control beside it in the same row (a switch's "Wi-Fi", a field's caption
+ * whose words the field already carries) is that control's label, not a line of its own.
+ */
+function withoutControlNames(els: Element[]): Element[] {
+  const controls = els.filter((e) => e.interactive && e.label);
+  return els.filter((e) => {
+    if (e.interactive || e.role !== 'text') return true;
+    return !controls.some((c) => c.label === e.label && (sameRow(c.frame, e.frame) || captionOf(e.frame, c.frame)));
+  });
+}
+
+function sameRow(a: Rect, b: Rect): boolean {
+  const overlap = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  return overlap >= 0.5 * Math.min(a.height, b.height);
+}
+
+/** Text drawn just above a control, over its left part: a field's caption. */
+function captionOf(text: Rect, control: Rect): boolean {
+  const gap = control.y - (text.y + text.height);
+  const overlap = Math.min(text.x + text.width, control.x + control.width) - Math.max(text.x, control.x);
+  return gap >= -1 && gap <= Math.max(12, text.height) && overlap > 0;
+}
+
+function element(n: TreeNode, label: string, detail: string | null, value: string | null = n.value === null ? null : normaliseLabel(n.value)): Element {
+  return {
+    node: n.index,
+    role: n.role,
+    label,
+    detail,
+    value: value && value !== label && value !== detail ? value : null,
+    states: n.states,
+    id: n.id,
+    source: n.source,
+    interactive: n.interactive,
+    frame: n.frame,
+    visible: null,
+    tap: null,
+    flags: n.unnamed && !label ? ['unnamed'] : [],
+  };
+}
+
+function childrenOf(nodes: TreeNode[]): number[][] {
+  const out: number[][] = nodes.map(() => []);
+  for (const n of nodes) if (n.parent !== null) out[n.parent]!.push(n.index);
+  return out;
+}
+
+/** Text-bearing, non-interactive descendants drawn inside the node (stopping at nested controls). */
+function textsInside(n: TreeNode, nodes: TreeNode[], children: number[][]): TreeNode[] {
+  const found: TreeNode[] = [];
+  const walk = (i: number) => {
+    for (const c of children[i]!) {
+      const child = nodes[c]!;
+      if (child.interactive) continue; // a switch in a row is its own control
+      if ((child.label || child.value) && TEXTUAL.has(child.role) && containment(child.frame, n.frame) >= 0.9) found.push(child);
+      walk(c);
+    }
+  };
+  walk(n.index);
+  return found;
+}
+
+/** A text repeating the label of an ancestor it sits inside (iOS: a cell and its own static text). */
+function duplicatesAncestor(n: TreeNode, nodes: TreeNode[], label: string): boolean {
+  for (let p = n.parent; p !== null; p = nodes[p]!.parent) {
+    const a = nodes[p]!;
+    // Structure shows its name nowhere else (a navigation bar's title), so only controls, cells and
+    // layers (whose name heads their section) make a text a duplicate.
+    if ((!STRUCTURE.has(a.role) || a.role === 'dialog' || a.role === 'alert') && normaliseLabel(a.label) === label && intersect(a.frame, n.frame)) return true;
+  }
+  return false;
+}
+
+function unique(xs: string[]): string[] {
+  return [...new Set(xs)];
+}

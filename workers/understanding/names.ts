@@ -1,0 +1,40 @@
+// What may enter a screen's identity. A label is a name (a title, a button's word) or it is data
+// (a time, a date, a price, a count, an address). Data changes while the screen stays the same, and
+// a URL in an identity inverts recognition: every page mints a new screen that never recurs. So
+// only names are admitted, and when in doubt a label is data.
+
+const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
+const WEEKDAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun';
+const DATE_WORD = new RegExp(`(^|[^\\p{L}])(${MONTHS}|${WEEKDAYS})([^\\p{L}]|$)`, 'iu');
+/**
+ * Any digit in any script (Arabic-Indic, full-width, circled, …). Kanji numerals are not on the
+ * list: they are everyday word parts (一覧 "list", 日本 "Japan"), and dates written in kanji carry
+ * digits anyway (12月15日).
+ */
+const DIGIT = /[\p{Nd}\p{No}]/u;
+const URLISH = /(:\/\/|^www\.|\.(com|org|net|io|dev|app|co|jp|de|uk|fr|gov|edu)(\/|$|\s)|[\w-]+\.[a-z]{2,}\/)/i;
+const EMAIL = /\S@\S/;
+const CURRENCY = /\p{Sc}/u;
+const LETTER = /\p{L}/gu;
+
+/** Labels longer than this are prose (a preview, a paragraph), not a name. */
+export const MAX_NAME_LENGTH = 40;
+
+/** Trimmed, inner whitespace collapsed: the form labels are compared in. */
+export function normaliseLabel(label: string): string {
+  return label.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Whether a label may enter an identity: at least two letters, no digit of any script (which rules
+ * out times, dates, prices, counts and digit runs at once, at the cost of names like "Step 1" —
+ * better a weaker identity than one that changes with the data), no month or weekday word, no
+ * currency sign, no URL or e-mail address, and short.
+ */
+export function isName(label: string): boolean {
+  const s = normaliseLabel(label);
+  if (s.length < 2 || s.length > MAX_NAME_LENGTH) return false;
+  if ((s.match(LETTER) ?? []).length < 2) return false;
+  if (DIGIT.test(s) || CURRENCY.test(s) || EMAIL.test(s) || URLISH.test(s) || DATE_WORD.test(s)) return false;
+  return true;
+}

@@ -1,0 +1,118 @@
+// Targets and refs. A ref (@N) names an element of one outline, and is honoured only while the
+// screen is the one that numbered it with that element still in that place: on any other screen it
+// is refused with STALE_REF naming the screen shown now, never tapped. Rows (#N), ids and labels are
+// looked up on the screen as it is; none of them is ever guessed: nothing is NO_MATCH, two things
+// are AMBIGUOUS.
+import { DeviceError } from '../devices/backend.js';
+import type { Element } from './elements.js';
+import { inside } from './geometry.js';
+import { normaliseLabel } from './names.js';
+import type { ScreenReading } from './screen.js';
+
+export type Target =
+  | { kind: 'ref'; n: number }
+  | { kind: 'row'; n: number; list: 1 | 2 }
+  | { kind: 'id'; id: string }
+  | { kind: 'label'; label: string; role?: string }
+  | { kind: 'point'; x: number; y: number };
+
+/** A reading with the identity it was given, as served to one session. */
+export interface Numbered {
+  reading: ScreenReading;
+  screen: { id: string; name: string | null };
+}
+
+export function parseTarget(raw: string, role?: string): Target {
+  const s = raw.trim();
+  let m: RegExpMatchArray | null;
+  if ((m = s.match(/^@(\d{1,4})$/))) return { kind: 'ref', n: Number(m[1]) };
+  if ((m = s.match(/^#(\d{1,4})(@2)?$/))) return { kind: 'row', n: Number(m[1]), list: m[2] ? 2 : 1 };
+  if ((m = s.match(/^#(\S+)$/))) return { kind: 'id', id: m[1]! };
+  if ((m = s.match(/^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)$/))) return { kind: 'point', x: Number(m[1]), y: Number(m[2]) };
+  if (!s) throw new DeviceError('VALIDATION_FAILED', 'the target is empty', 'give @N, #N, #id, a label, or x,y in points');
+  return { kind: 'label', label: s.replace(/^"(.*)"$/, '$1'), ...(role ? { role } : {}) };
+}
+
+export interface Found {
+  index: number;
+  how: 'ref' | 'row' | 'id' | 'label' | 'point';
+}
+
+/** Finds the one element `target` names on `current`; `numbered` is the session's last outline. */
+export function locate(target: Target, current: Numbered, numbered: Numbered | undefined): Found {
+  const els = current.reading.elements;
+  const shown = (i: number) => current.reading.refs[i] !== null;
+  switch (target.kind) {
+    case 'ref': {
+      if (!numbered) throw stale(`@${target.n} names an element of an outline, and this session has read none`, current);
+      const was = numbered.reading.refs.indexOf(target.n);
+      if (was < 0) throw new DeviceError('NO_MATCH', `the outline of screen ${numbered.screen.id} has no @${target.n} (it numbered @1..@${Math.max(0, ...numbered.reading.refs.map((r) => r ?? 0))})`, 'use a ref from the last outline');
+      if (numbered.screen.id !== current.screen.id) throw stale(`@${target.n} was numbered on screen ${describe(numbered)}, and the screen is now ${describe(current)}`, current);
+      const now = current.reading.refs.indexOf(target.n);
+      if (now < 0 || !sameElement(numbered.reading.elements[was]!, els[now]!)) {
+        throw stale(`screen ${describe(current)} has changed since it was numbered: @${target.n} was ${say(numbered.reading.elements[was]!)}, and is now ${now < 0 ? 'gone' : say(els[now]!)}`, current);
+      }
+      return { index: now, how: 'ref' };
+    }
+    case 'row': {
+      const list = current.reading.lists.find((l) => l.rank === target.list);
+      const name = `#${target.n}${target.list === 2 ? '@2' : ''}`;
+      if (!list) throw new DeviceError('NO_MATCH', `screen ${describe(current)} has no ${target.list === 1 ? 'list' : 'second list'}, so no row ${name}`, 'read the screen; rows are numbered only on screens with a list');
+      const index = list.rows[target.n - 1];
+      if (index === undefined) throw new DeviceError('NO_MATCH', `the list has ${list.rows.length} rows loaded, so no ${name}`, 'scroll to load more rows, then read the screen again', { rows: list.rows.length });
+      if (!shown(index)) throw new DeviceError('NO_MATCH', `row ${name} (${say(els[index]!)}) is not on the screen: it is ${where(els[index]!)}`, 'scroll it into view first');
+      return { index, how: 'row' };
+    }
+    case 'id':
+      return one(els.map((_, i) => i).filter((i) => els[i]!.id === target.id), `#${target.id}`, current, 'id');
+    case 'label': {
+      const want = normaliseLabel(target.label).toLowerCase();
+      const matches = els.map((_, i) => i).filter((i) => normaliseLabel(els[i]!.label).toLowerCase() === want && (!target.role || els[i]!.role === target.role));
+      return one(matches, JSON.stringify(target.label) + (target.role ? ` (${target.role})` : ''), current, 'label');
+    }
+    case 'point': {
+      const p = { x: target.x, y: target.y, width: 0, height: 0 };
+      const under = els.map((_, i) => i).filter((i) => els[i]!.visible && inside(p, els[i]!.visible!, 0));
+      if (!under.length) throw new DeviceError('NO_MATCH', `no element lies at ${target.x},${target.y} on screen ${describe(current)}`, 'a tap by point needs no element; to name one, read the screen for its tap point');
+      // The smallest is the one drawn there (a switch inside its row).
+      under.sort((a, b) => els[a]!.visible!.width * els[a]!.visible!.height - els[b]!.visible!.width * els[b]!.visible!.height);
+      return { index: under[0]!, how: 'point' };
+    }
+  }
+}
+
+function one(matches: number[], what: string, current: Numbered, how: Found['how']): Found {
+  const els = current.reading.elements;
+  const visible = matches.filter((i) => current.reading.refs[i] !== null);
+  if (visible.length === 1) return { index: visible[0]!, how };
+  if (visible.length > 1) {
+    const candidates = visible.map((i) => ({ ref: current.reading.refs[i], role: els[i]!.role, label: els[i]!.label, tap: els[i]!.tap }));
+    throw new DeviceError('AMBIGUOUS', `${what} matches ${visible.length} elements on screen ${describe(current)}: ${visible.map((i) => `@${current.reading.refs[i]} ${say(els[i]!)}`).join(', ')}`, 'name one by its ref (@N), or add a role', { candidates });
+  }
+  if (matches.length) throw new DeviceError('NO_MATCH', `${what} is on the page but not on the screen: it is ${where(els[matches[0]!]!)}`, 'scroll it into view first', { near: [] });
+  const near = nearLabels(what.replace(/^"|"(?: \(.*\))?$/g, ''), els.filter((_, i) => current.reading.refs[i] !== null));
+  throw new DeviceError('NO_MATCH', `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}`, 'read the screen for the labels it has', { near });
+}
+
+function stale(message: string, current: Numbered): DeviceError {
+  return new DeviceError('STALE_REF', message, 'read the screen again (GET /v1/sessions/{id}/screen) and use a ref from that outline', { current: { id: current.screen.id, name: current.screen.name } });
+}
+
+function sameElement(a: Element, b: Element): boolean {
+  return a.role === b.role && a.label === b.label && a.id === b.id;
+}
+
+const describe = (n: Numbered) => `${n.screen.id}${n.screen.name ? ` ${JSON.stringify(n.screen.name)}` : ''}`;
+const say = (e: Element) => `${e.role} ${JSON.stringify(e.label.length > 40 ? `${e.label.slice(0, 39)}…` : e.label)}`;
+const where = (e: Element) => (e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above the screen' : 'below the screen');
+
+/** Up to three visible labels containing the wanted words, or contained in them. */
+function nearLabels(want: string, els: Element[]): string[] {
+  const w = normaliseLabel(want).toLowerCase();
+  if (!w) return [];
+  const scored = els
+    .filter((e) => e.label)
+    .map((e) => ({ label: e.label, l: e.label.toLowerCase() }))
+    .filter(({ l }) => l.includes(w) || (w.includes(l) && l.length >= 3) || l.split(' ').some((word) => word.length >= 3 && w.includes(word)));
+  return [...new Set(scored.map((s) => s.label))].slice(0, 3);
+}
