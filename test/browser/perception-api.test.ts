@@ -18,7 +18,15 @@ const PAGES: Record<string, string> = {
     <script>setTimeout(()=>document.getElementById('p').classList.add('in'),2500)</script>`,
   '/spinner': `<style>body{margin:0}.s{position:absolute;left:150px;top:300px;width:60px;height:60px;border:8px solid #ddd;border-top-color:#06c;border-radius:50%;animation:r .8s linear infinite}@keyframes r{to{transform:rotate(360deg)}}</style><h1>Loading</h1><div class="s"></div>`,
   '/still': `<h1>Nothing moves here</h1><p>${'Plain text. '.repeat(30)}</p>`,
+  // A list screen that turns into a detail screen when the test says so (it polls /state).
+  '/contacts': `<style>body{margin:0;font:16px sans-serif}header{position:fixed;top:0;left:0;right:0;height:56px;background:#f6f6f6;display:flex;align-items:center;justify-content:center}
+    ul{list-style:none;margin:56px 0 0;padding:0}li button{display:block;width:100%;height:56px;border:0;border-bottom:1px solid #ddd;background:#fff;text-align:left;padding:0 16px;font:16px sans-serif}
+    .two{position:fixed;bottom:0;left:0;right:0;height:64px;display:flex}.two button{flex:1}</style>
+    <div id="list"><header><h1 style="font-size:18px">Contacts</h1></header><ul>${['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Katherine Johnson', 'Linus Torvalds', 'Barbara Liskov'].map((n) => `<li><button>${n}</button></li>`).join('')}</ul>
+    <nav class="two" role="tablist"><button role="tab" aria-selected="true">Edit</button><button role="tab">Edit</button></nav></div>
+    <script>const poll=()=>fetch('/state').then(r=>r.text()).then(s=>{if(s==='detail'){document.body.innerHTML='<header><h1 style="font-size:18px">Details</h1></header><p style="margin-top:80px">Ada Lovelace, 1815</p>'}else setTimeout(poll,150)});poll()</script>`,
 };
+let pageState = 'list';
 
 let db: TestDatabase;
 let gwA: GatewayProcess;
@@ -32,6 +40,7 @@ let otherTeam: ReturnType<typeof api>;
 
 beforeAll(async () => {
   pages = createServer((req, res) => {
+    if (req.url === '/state') return void res.end(pageState);
     const body = PAGES[req.url ?? ''];
     res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' });
     res.end(body ? `<!doctype html><html><head><meta name="viewport" content="width=device-width"></head><body>${body}</body></html>` : 'no');
@@ -69,6 +78,66 @@ const release = async (id: string) => {
   await waitFor('device available again', async () => ((await agentA.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
 };
 const at = (id: string) => ({ params: { sessionId: id } });
+
+describe('the screen through the session API', () => {
+  it('reads the screen as an outline (text by default, JSON on request), and a still screen from the last read', async () => {
+    pageState = 'list';
+    const id = await session('/contacts');
+    try {
+      await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } });
+      const text = await agentA.call('getScreen', at(id));
+      expect(text.status).toBe(200);
+      expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(text.text).toMatch(/^web iPhone 15 \(web\) · 393x852pt · screen [0-9a-f]{8} "Contacts" \((new|known)\) · settled/);
+      expect(text.text).toMatch(/\[content\] list #1\.\.#6, 6 visible\n@2 #1 button 197,84 "Ada Lovelace"\n/);
+      // Through the other gateway, as JSON: the same reading, answered without reading the tree again.
+      const json = await agentB.call('getScreen', { ...at(id), headers: { accept: 'application/json' } });
+      expect(json.status).toBe(200);
+      expect(json.body.screen).toMatchObject({ name: 'Contacts', known: true });
+      expect(json.body.read.cached).toBe(true);
+      expect(json.body.text.split('\n').slice(1)).toEqual(text.text.split('\n').slice(1)); // byte-stable below the header's settle age
+      expect(json.body.elements.find((e: { label: string }) => e.label === 'Grace Hopper')).toMatchObject({ ref: 3, row: '#2', role: 'button', tap: { x: 197, y: 140 } });
+    } finally {
+      await release(id);
+    }
+  });
+
+  it('finds elements by ref, row, label and point; refuses nothing, two things and a stale ref with the facts', async () => {
+    pageState = 'list';
+    const id = await session('/contacts');
+    try {
+      await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } });
+      const outline = await agentA.call('getScreen', at(id));
+      expect(outline.status, outline.text).toBe(200);
+      const locate = (target: string, role?: string) => agentA.call('locateElement', { ...at(id), body: { target, ...(role ? { role } : {}) } });
+      expect((await locate('@3')).body).toMatchObject({ how: 'ref', element: { label: 'Grace Hopper' }, screen: { name: 'Contacts' } });
+      expect((await locate('#4')).body).toMatchObject({ how: 'row', element: { label: 'Katherine Johnson', row: '#4' } });
+      expect((await locate('alan turing')).body).toMatchObject({ how: 'label', element: { label: 'Alan Turing' } });
+      expect((await locate('197, 252')).body).toMatchObject({ how: 'point', element: { label: 'Katherine Johnson' } });
+      const none = await locate('Charles Babbage');
+      expect(none.status).toBe(422);
+      expect(none.body.error).toMatchObject({ code: 'NO_MATCH', hint: expect.any(String) });
+      const two = await locate('Edit');
+      expect(two.status).toBe(409);
+      expect(two.body.error.code).toBe('AMBIGUOUS');
+      expect(two.body.error.details.candidates).toHaveLength(2);
+      expect((await locate('Edit', 'tab')).status).toBe(409); // both are tabs: still two
+      const bad = await agentA.call('locateElement', { ...at(id), body: { target: '' } });
+      expect(bad.status).toBe(400);
+      // The page turns into another screen; the outline's refs are now stale, and are refused.
+      pageState = 'detail';
+      await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000 } });
+      const stale = await agentB.call('locateElement', { ...at(id), body: { target: '@3' } });
+      expect(stale.status).toBe(409);
+      expect(stale.body.error).toMatchObject({ code: 'STALE_REF', details: { current: { name: 'Details' } } });
+      expect(stale.body.error.message).toContain('"Contacts"');
+      // Another team's agent sees no such session.
+      expect((await otherTeam.call('getScreen', at(id))).status).toBe(404);
+    } finally {
+      await release(id);
+    }
+  });
+});
 
 describe('perception through the session API', () => {
   let firstSession = '';
@@ -152,18 +221,18 @@ describe('perception through the session API', () => {
   it('a spinner never settles: the wait times out not-settled, naming its box', async () => {
     const id = await session('/spinner');
     try {
-      await sleep(500);
-      const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
-      expect(r.status).toBe(200);
-      expect(r.body.status).toBe('not-settled');
-      const box = r.body.movingRegion.box;
-      // The spinner is at 150–226 × 300–376 pt.
-      expect(box.x).toBeLessThan(226);
-      expect(box.x + box.width).toBeGreaterThan(150);
-      expect(box.y).toBeLessThan(376);
-      expect(box.y + box.height).toBeGreaterThan(300);
-      expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
-      expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
+        await sleep(500);
+        const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
+        expect(r.status).toBe(200);
+        expect(r.body.status).toBe('not-settled');
+        const box = r.body.movingRegion.box;
+        // The spinner is at 150–226 × 300–376 pt.
+        expect(box.x).toBeLessThan(226);
+        expect(box.x + box.width).toBeGreaterThan(150);
+        expect(box.y).toBeLessThan(376);
+        expect(box.y + box.height).toBeGreaterThan(300);
+        expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
+        expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
     } finally {
       await release(id);
     }

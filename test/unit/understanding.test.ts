@@ -1,8 +1,10 @@
 // The understanding layer on hand-built trees: regions, lists, tap points, merging by containment,
 // the outline's stability, identity and refs. Real trees (Chromium, the corpus) are tested in
 // test/browser/understanding.test.ts and test/unit/corpus-understanding.test.ts.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compare, ScreenBook } from '../../workers/understanding/identity.js';
+import { isName } from '../../workers/understanding/names.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { locate, parseTarget, type Numbered } from '../../workers/understanding/refs.js';
 import { readScreen } from '../../workers/understanding/screen.js';
@@ -202,3 +204,32 @@ function rootsOf(t: ReturnType<typeof tree>) {
   const kids = (i: number): ReturnType<typeof n>[] => t.nodes.filter((x) => x.parent === i).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
   return t.nodes.filter((x) => x.parent === null).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
 }
+
+describe('what may enter an identity', () => {
+  // Property tests over generated strings: data of every kind is refused, plain names are admitted.
+  const word = fc.stringMatching(/^[A-Za-z][a-z]{2,9}$/).filter((w) => !/^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)/i.test(w));
+  const around = (data: fc.Arbitrary<string>) => fc.tuple(fc.option(word, { nil: '' }), data, fc.option(word, { nil: '' })).map(([a, d, b]) => [a, d, b].filter(Boolean).join(' '));
+  const two = (n: number) => String(n).padStart(2, '0');
+  const kinds: Record<string, fc.Arbitrary<string>> = {
+    time: fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean()).map(([h, m, ampm]) => (ampm ? `${h % 12 || 12}:${two(m)} ${h < 12 ? 'AM' : 'PM'}` : `${two(h)}:${two(m)}`)),
+    date: fc.date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true }).chain((d) =>
+      fc.constantFrom(d.toISOString().slice(0, 10), d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }), d.toLocaleDateString('en-US', { month: 'long', day: 'numeric' }), d.toLocaleDateString('en-US', { weekday: 'long' }), d.toLocaleDateString('ja-JP'), d.toLocaleDateString('de-DE')),
+    ),
+    price: fc.tuple(fc.constantFrom('$', '€', '£', '¥', '₹'), fc.integer({ min: 0, max: 99999 }), fc.integer({ min: 0, max: 99 })).map(([c, a, b]) => `${c}${a}.${two(b)}`),
+    count: fc.tuple(fc.integer({ min: 1, max: 9999 }), word).map(([k, w]) => `${k} ${w}`),
+    url: fc.webUrl(),
+    email: fc.emailAddress(),
+    digits: fc.stringMatching(/^[0-9]{4,16}$/),
+  };
+
+  for (const [kind, data] of Object.entries(kinds)) {
+    it(`refuses a ${kind}, alone or inside words`, () => {
+      fc.assert(fc.property(around(data), (s) => !isName(s)), { numRuns: 300 });
+    });
+  }
+
+  it('admits plain names of words, in any script', () => {
+    fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 4 }).map((ws) => ws.join(' ')).filter((s) => s.length <= 40), (s) => isName(s)), { numRuns: 300 });
+    for (const name of ['Settings', 'Back to Settings', 'Sign up', 'Wi-Fi', 'Date & time', 'アカウント', '日付と時刻', 'Einstellungen']) expect(isName(name), name).toBe(true);
+  });
+});

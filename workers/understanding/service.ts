@@ -70,7 +70,8 @@ export class Understanding {
     const seq = eyes.store.newest()?.seq;
     if (d.last && seq !== undefined && d.last.seq === seq) {
       this.counts.cached++;
-      return { read: d.last, cached: true };
+      // The screen of the last read, seen again: known now, whatever it was then.
+      return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
     d.reading ??= this.read(d, seq).finally(() => (d.reading = undefined));
     return { read: await d.reading, cached: false };
