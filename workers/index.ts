@@ -19,6 +19,7 @@ import { createWorkerLogger } from './log.js';
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
 export type { GatewaySocket, Dial } from './connection/socket.js';
 export { DialError } from './connection/socket.js';
+export { comparePairs, inspect, INSPECT_FORMATS, InspectError, inspectJson, inspectText, pairsText, type InspectFormat } from './understanding/inspect.js';
 
 export interface Worker {
   readonly identity: HostIdentity;

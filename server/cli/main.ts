@@ -8,6 +8,7 @@ import { version } from '../paths.js';
 import { WORKER_FLAGS, WorkerConfigError, loadWorkerConfig } from '../../workers/index.js';
 import { parseFlags, UsageError } from './args.js';
 import { runMigrate } from './migrate.js';
+import { runInspect } from './inspect.js';
 import { runGateway, runStart } from './serve.js';
 import { runToken, tokenClientSettings } from './token.js';
 import { runWorker } from './worker.js';
@@ -21,6 +22,8 @@ usage: simfleet <command> [flags]
   worker     a host agent: simfleet worker --gateway URL --token T
   migrate    apply database migrations and exit (--status only reports)
   token      create|list|revoke tokens through a running gateway
+  inspect    read saved screen dumps offline: outline, fingerprint, identity
+             (--compare FILE FILE... for same/different; --json; --format F; --density D)
 
 Every setting is an environment variable and a flag (SIMFLEET_DATA_DIR = --data-dir);
 see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration.
@@ -50,6 +53,11 @@ async function main(argv: string[]): Promise<void> {
     case 'token': {
       const { flags, positionals } = parseFlags(rest, ['gateway', 'admin-token', 'data-dir', 'role', 'team', 'name']);
       return runToken(positionals[0], positionals.slice(1), flags, tokenClientSettings(process.env, flags));
+    }
+    case 'inspect': {
+      const { flags, bools, positionals } = parseFlags(rest, ['format', 'density'], ['compare', 'json']);
+      process.exitCode = await runInspect(positionals, { compare: bools.compare === true, json: bools.json === true, format: flags.format, density: flags.density });
+      return;
     }
     case '--version':
     case 'version':

@@ -1,0 +1,61 @@
+// `simfleet inspect` as a user runs it: the built CLI on real corpus dumps and on bad files.
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/processes.js';
+
+const corpus = (f: string) => fileURLToPath(new URL(`../../../shared/corpus/${f}`, import.meta.url));
+const SETTINGS = corpus('ios/ldi-github-shirates-core__XmlDataIos.SettingsTopScreen.xml');
+const ACCESSIBILITY = corpus('ios/ldi-github-shirates-core__XmlDataIos.AccessibilityScreen.xml');
+const ANDROID = corpus('android/ldi-github-shirates-core__XmlDataAndroid.NetworkAndInternetScreen.xml');
+
+function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, 'inspect', ...args], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+describe('simfleet inspect', () => {
+  it("prints each dump's outline, fingerprint tokens and identity hash", async () => {
+    const r = await run(SETTINGS, ANDROID);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('(xcuitest-xml, ios, 31 nodes)');
+    expect(r.stdout).toMatch(/ios \(xcuitest-xml\) · 390x844pt · screen [0-9a-f]{8} "Settings"\n/);
+    expect(r.stdout).toMatch(/identity [0-9a-f]{8} title "Settings"\ntokens \(\d+\): /);
+    expect(r.stdout).toContain('note: density not given; 2.625 inferred from a 1080 px wide screen');
+    // The same files, the same bytes.
+    expect((await run(SETTINGS, ANDROID)).stdout).toBe(r.stdout);
+  });
+
+  it('compares every pair, as text and as JSON', async () => {
+    const text = await run('--compare', SETTINGS, ACCESSIBILITY, SETTINGS);
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim().split('\n')).toHaveLength(3);
+    expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\)/m);
+    expect(text.stdout).toMatch(/^same {6}1\.000 /m);
+    const json = JSON.parse((await run('--compare', '--json', SETTINGS, ACCESSIBILITY)).stdout);
+    expect(json).toEqual({ pairs: [{ a: SETTINGS, b: ACCESSIBILITY, similarity: expect.any(Number), titleVeto: true, same: false }] });
+  });
+
+  it('names the file and what was expected when it cannot read one, and still reports the rest', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-inspect-'));
+    const junk = join(dir, 'notes.txt');
+    await writeFile(junk, 'not a dump at all');
+    const r = await run('--json', junk, join(dir, 'missing.xml'), SETTINGS);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${junk}: expected Android uiautomator/Appium XML`);
+    expect(r.stderr).toContain('missing.xml: no such file');
+    const out = JSON.parse(r.stdout);
+    expect(out.files.map((f: { file: string }) => f.file)).toEqual([SETTINGS]);
+    expect(out.failures).toHaveLength(2);
+    // A forced format that does not fit, and a format nobody knows.
+    expect((await run('--format', 'idb-json', SETTINGS)).stderr).toContain('expected idb describe-all JSON');
+    const unknown = await run('--format', 'svg', SETTINGS);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown --format "svg"');
+    expect((await run('--compare', SETTINGS)).code).toBe(2);
+  });
+});
