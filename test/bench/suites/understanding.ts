@@ -1,0 +1,122 @@
+// Understanding: how long it takes to turn a tree into an outline, how long a screen read takes end
+// to end on a real web device (the phases apart: the tree read on the device, the outline build,
+// and the HTTP round trip around them), a read of a screen that has not changed, and how large
+// outlines are on every sample-app screen and every real corpus dump.
+import { readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { TreeSnapshot } from '../../../workers/devices/backend.js';
+import { PROFILES } from '../../../workers/devices/web/profiles.js';
+import { WebProvider } from '../../../workers/devices/web/provider.js';
+import { outlineText } from '../../../workers/understanding/outline.js';
+import { readScreen } from '../../../workers/understanding/screen.js';
+import { parseDump } from '../../../workers/understanding/sources/index.js';
+import { startFarm } from '../../helpers/farm.js';
+import { sleep, waitFor } from '../../helpers/wait.js';
+import { summarise, type Figure, type Suite } from '../harness.js';
+
+const ROUTES = ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/form', 'settings/wizard', 'settings/icons', 'settings/canvas', 'settings/photo', 'settings/loading'];
+
+export const understandingSuite: Suite = {
+  name: 'understanding',
+  describe: 'outline build from a 300-node tree, cold and unchanged screen reads end to end on web, outline sizes (sample app and real corpus)',
+  async run(): Promise<Figure[]> {
+    const farm = await startFarm();
+    const provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+    await farm.addWorkerWith([provider]);
+    const figures: Figure[] = [];
+    const S = 'understanding';
+    try {
+      const device = provider.device('web-1')!;
+      await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+      const page = () => device.currentPageForTests;
+      let loads = 0;
+      const show = async (route: string) => {
+        await device.open(`${provider.sampleUrl}?bench=${++loads}#/${route}`);
+        await page().waitForSelector(`.screen[data-route="${route}"]:not([hidden])`);
+        await sleep(route.startsWith('inbox') ? 900 : 500);
+      };
+
+      // A real 300-node tree: the inbox with enough rows loaded, cut to its first 300 nodes (a
+      // pre-order prefix keeps every parent).
+      await show('inbox');
+      let tree: TreeSnapshot = await device.tree();
+      for (let i = 0; i < 10 && tree.nodes.length < 300; i++) {
+        await page().evaluate(() => {
+          const c = document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement;
+          c.scrollTop = c.scrollHeight;
+        });
+        await sleep(900);
+        tree = await device.tree();
+      }
+      const t300: TreeSnapshot = { ...tree, nodes: tree.nodes.slice(0, 300) };
+      const build: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const s = performance.now();
+        const r = readScreen(t300, 'web');
+        outlineText(r, { device: 'web', screenId: r.fingerprint.hash, name: r.title });
+        build.push(performance.now() - s);
+      }
+      figures.push(summarise(S, `outline build from a ${t300.nodes.length}-node tree (elements, regions, lists, fingerprint, text)`, 'ms', build.slice(20), { goal: '≤ 5 ms' }));
+
+      // Reads through the API: a changed screen (cold: the tree is read) and an unchanged one.
+      const agent = await farm.token('agent', 'bench');
+      const created = (await agent.call('createSession', { body: { platform: 'web' } })).body;
+      const session = await waitFor('session ready', async () => {
+        const s = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+        return s.state === 'ready' ? s : undefined;
+      }, 20_000);
+      const at = { params: { sessionId: session.id }, headers: { accept: 'application/json' } };
+      const total: number[] = [];
+      const treeMs: number[] = [];
+      const buildMs: number[] = [];
+      const warm: number[] = [];
+      const sizes: { name: string; chars: number }[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (const route of ROUTES) {
+          await show(route);
+          const s = performance.now();
+          const res = await agent.call('getScreen', at);
+          const ms = performance.now() - s;
+          if (res.status !== 200) throw new Error(`GET /screen answered ${res.status}: ${res.text.slice(0, 200)}`);
+          if (res.body.read.cached) continue; // the page was still for longer than the read: not cold
+          total.push(ms);
+          treeMs.push(res.body.read.treeMs);
+          buildMs.push(res.body.read.buildMs);
+          if (round === 0) sizes.push({ name: route, chars: (res.body.text as string).length });
+          for (let k = 0; k < 5; k++) {
+            const w = performance.now();
+            const again = await agent.call('getScreen', at);
+            if (again.body.read.cached) warm.push(performance.now() - w);
+          }
+        }
+      }
+      figures.push(summarise(S, 'cold screen read on web, end to end (GET /screen after a change)', 'ms', total, { goal: '≤ 80 ms' }));
+      figures.push(summarise(S, '  of which: the tree read on the device (CDP AX tree + DOM snapshot)', 'ms', treeMs));
+      figures.push(summarise(S, '  of which: the outline build on the worker', 'ms', buildMs));
+      figures.push(summarise(S, 'unchanged screen read end to end (answered from the last read, zero tree reads)', 'ms', warm));
+      await agent.call('releaseSession', { params: { sessionId: session.id } });
+
+      // Sizes: the sample app as served, and every real dump.
+      const corpusDir = fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+      const ratios: number[] = [];
+      for (const d of ['android', 'ios']) {
+        for (const f of readdirSync(corpusDir + d)) {
+          const raw = readFileSync(`${corpusDir}${d}/${f}`, 'utf8');
+          const dump = parseDump(raw);
+          const r = readScreen(dump.snapshot, dump.platform);
+          const chars = outlineText(r, { device: dump.platform, screenId: r.fingerprint.hash, name: r.title }).length;
+          sizes.push({ name: f, chars });
+          ratios.push(raw.length / chars);
+        }
+      }
+      figures.push(summarise(S, `outline size, ${sizes.length} screens (${sizes.length - ratios.length} sample app, ${ratios.length} real dumps)`, 'chars', sizes.map((s) => s.chars), { goal: 'median ≤ 1,500' }));
+      figures.push(summarise(S, 'raw dump size / outline size, real corpus', 'ratio', ratios, { goal: 'median ≥ 15' }));
+    } finally {
+      await farm.stop();
+      await provider.close();
+    }
+    return figures;
+  },
+};
