@@ -2859,9 +2859,10 @@ const document: Record<string, unknown> = {
             "type": "string",
             "enum": [
               "declared",
+              "fixed",
               "gap"
             ],
-            "description": "declared by the tree, or found from the gaps between rows"
+            "description": "declared by the tree; fixed while content scrolls; or set apart by an outlier gap between rows"
           }
         }
       },

@@ -879,10 +879,10 @@ export type components = {
             y0: number;
             y1: number;
             /**
-             * @description declared by the tree, or found from the gaps between rows
+             * @description declared by the tree; fixed while content scrolls; or set apart by an outlier gap between rows
              * @enum {string}
              */
-            by: "declared" | "gap";
+            by: "declared" | "fixed" | "gap";
         };
         LocateRequest: {
             /** @description @N, #N, #N@2, #id, a label, or x,y in points */

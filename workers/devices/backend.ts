@@ -95,6 +95,13 @@ export interface TreeNode {
   unnamed: boolean;
   /** Entirely outside the viewport (still rendered: a list row below the fold). */
   offscreen: boolean;
+  /** Its content scrolls (web: overflow auto/scroll; Android: scrollable; iOS: tables, scroll views). */
+  scrollable?: boolean;
+  /**
+   * Something drawn over the middle of its visible part hides it (web: a later-painted opaque box,
+   * such as the page pushed over this one). Platforms that cannot tell leave it out.
+   */
+  covered?: boolean;
 }
 
 export interface TreeSnapshot {

@@ -25,6 +25,8 @@ export interface Element {
   /** Centre of the visible part, in points; null when nothing of it shows. */
   tap: Point | null;
   flags: ElementFlag[];
+  /** Hidden under another layer the platform drew (a page pushed over this one): not this screen's. */
+  underLayer: boolean;
 }
 
 /** Roles that are structure (regions, lists, layers), never a line of their own. */
@@ -133,7 +135,8 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     frame: n.frame,
     visible: null,
     tap: null,
-    flags: n.unnamed && !label ? ['unnamed'] : [],
+    flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : [])],
+    underLayer: n.covered === true,
   };
 }
 

@@ -28,6 +28,7 @@ export function fingerprintOf(elements: Element[], regions: Regions, lists: Dete
   elements.forEach((e, i) => {
     const region = regionOf(e, regions);
     if (regions.modal && region !== 'modal') return; // behind a modal: the modal is the screen
+    if (e.underLayer) return; // a page underneath (kept in the DOM by the app's router)
     if (rows.has(i)) return;
     tokens.add(`e:${region}:${e.role}${e.states.readonly ? ':readonly' : ''}:${widthBucket(e.frame.width, screenWidth)}x${heightBucket(e.frame.height)}`);
     const key = `${region}:${e.role}`;

@@ -26,6 +26,7 @@ export function findLists(elements: Element[], nodes: TreeNode[], screenWidth: n
   const container = containersOf(elements, nodes);
   const groups = new Map<string, number[]>();
   elements.forEach((e, i) => {
+    if (e.underLayer) return; // rows of a page underneath are not this screen's list
     const key = `${container[i]}|${e.role}`;
     groups.set(key, [...(groups.get(key) ?? []), i]);
   });

@@ -13,6 +13,9 @@ export interface Band {
   y1: number;
 }
 
+/** How a bar was found: the tree declares it, it stays while content scrolls, or a gap sets it apart. */
+export type Evidence = 'declared' | 'fixed' | 'gap';
+
 export interface Regions {
   top: Band | null;
   bottom: Band | null;
@@ -20,7 +23,7 @@ export interface Regions {
   /** The layer covering the rest of the screen, and what the platform called it. */
   modal: { frame: Rect; role: string; label: string; node: number } | null;
   /** How each bar was found, for the evidence (declared by the tree, or from the gaps). */
-  evidence: { top: 'declared' | 'gap' | null; bottom: 'declared' | 'gap' | null };
+  evidence: { top: Evidence | null; bottom: Evidence | null };
   /** The tree nodes of declared bars: what is in them is decided by the tree, not by position. */
   barNodes: { top: number | null; bottom: number | null };
   /** Per tree node, its parent (for membership of declared bars). */
@@ -38,8 +41,6 @@ const MIN_GAP_PT = 6;
 /** A bottom bar found from gaps must end this close to the bottom edge (a home indicator's inset). */
 const EDGE_PT = 40;
 const TOP_ROLES = new Set(['navbar', 'toolbar', 'header']);
-/** Containers whose content scrolls, under the bars: what is inside one is content wherever it is. */
-const SCROLLERS = new Set(['list', 'scroll', 'webview']);
 const BOTTOM_ROLES = new Set(['tabbar', 'toolbar', 'footer']);
 const MODAL_ROLES = new Set(['dialog', 'alert']);
 
@@ -81,7 +82,12 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
   const declaredBottom = nodes.find((n) => BOTTOM_ROLES.has(n.role) && wide(n.frame) && n.frame.y + n.frame.height / 2 > H / 2 && bottom(n.frame) > H * (1 - MAX_BAR_SHARE) && (!keyboard || n.frame.y < keyboard.y));
 
   // Rows of what shows beneath any modal layer and above any keyboard.
-  const base = elements.filter((e) => e.visible && !(modal && inside(e.frame, modal.frame)) && !(keyboard && inside(e.frame, keyboard)));
+  const base = elements.filter((e) => e.visible && !e.underLayer && !(modal && inside(e.frame, modal.frame)) && !(keyboard && inside(e.frame, keyboard)));
+  // Scrolling containers nest (a page's body inside a scrolling app shell): what scrolls is what
+  // sits in the deepest one that holds content; chrome sits outside it.
+  const depth = scrollDepths(nodes);
+  const contentDepth = Math.max(0, ...base.map((e) => depth[e.node]!));
+  const scrolls = depth.map((d) => contentDepth > 0 && d >= contentDepth);
   const rows = rowsOf(base);
   const gaps = rows.slice(1).map((r, i) => r.y0 - rows[i]!.y1);
   const typical = median(gaps.filter((g) => g >= 0));
@@ -89,6 +95,25 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
 
   let top: Band | null = declaredTop ? { y0: Math.max(0, declaredTop.frame.y), y1: bottom(declaredTop.frame) } : null;
   let topBy: Regions['evidence']['top'] = top ? 'declared' : null;
+  // Chrome stays while content scrolls: where part of the screen scrolls, the rows at an edge
+  // that hold nothing scrolling are a bar.
+  const fixedRows = (order: number[]): number[] => {
+    if (!base.some((e) => scrolls[e.node])) return [];
+    const out: number[] = [];
+    for (const i of order) {
+      if (rows[i]!.members.some((m) => scrolls[m.node])) break;
+      out.push(i);
+    }
+    return out;
+  };
+  if (!top) {
+    const fixed = fixedRows(rows.map((_, i) => i));
+    const end = fixed.at(-1);
+    if (end !== undefined && end < rows.length - 1 && rows[end]!.y1 - rows[0]!.y0 <= MAX_BAR_SHARE * H) {
+      top = { y0: 0, y1: rows[end]!.y1 };
+      topBy = 'fixed';
+    }
+  }
   if (!top && rows.length >= 3) {
     // The first one or two rows, when the gap after them stands out.
     for (let i = 0; i < Math.min(2, rows.length - 2); i++) {
@@ -103,6 +128,15 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
   const limit = keyboard ? keyboard.y : H;
   let bot: Band | null = declaredBottom ? { y0: declaredBottom.frame.y, y1: Math.min(limit, bottom(declaredBottom.frame)) } : null;
   let botBy: Regions['evidence']['bottom'] = bot ? 'declared' : null;
+  if (!bot) {
+    const fixed = fixedRows(rows.map((_, i) => rows.length - 1 - i));
+    const start = fixed.at(-1);
+    const last = rows[rows.length - 1];
+    if (start !== undefined && start > 0 && last && limit - last.y1 <= EDGE_PT && last.y1 - rows[start]!.y0 <= MAX_BAR_SHARE * H && !(top && rows[start]!.y0 < top.y1)) {
+      bot = { y0: rows[start]!.y0, y1: limit };
+      botBy = 'fixed';
+    }
+  }
   if (!bot && rows.length >= 3) {
     const last = rows.length - 1;
     for (let k = 0; k < Math.min(2, rows.length - 2); k++) {
@@ -118,7 +152,7 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
       }
     }
   }
-  return { top, bottom: bot, keyboard, modal, evidence: { top: topBy, bottom: botBy }, barNodes: { top: declaredTop?.index ?? null, bottom: declaredBottom?.index ?? null }, parents: nodes.map((n) => n.parent), scrolls: scrolling(nodes) };
+  return { top, bottom: bot, keyboard, modal, evidence: { top: topBy, bottom: botBy }, barNodes: { top: declaredTop?.index ?? null, bottom: declaredBottom?.index ?? null }, parents: nodes.map((n) => n.parent), scrolls };
 }
 
 /** The topmost dialog or alert that shows, or a named layer the platform drew over everything. */
@@ -177,8 +211,9 @@ function holdsHeading(index: number, nodes: TreeNode[]): boolean {
   return nodes.some((n) => n.role === 'heading' && descends(n.index, index, nodes.map((x) => x.parent)));
 }
 
-function scrolling(nodes: TreeNode[]): boolean[] {
-  const out = new Array<boolean>(nodes.length).fill(false);
-  for (const n of nodes) out[n.index] = n.parent !== null && (SCROLLERS.has(nodes[n.parent]!.role) || out[n.parent]!);
+/** How many scrolling containers each node sits inside (as the platform says what scrolls). */
+function scrollDepths(nodes: TreeNode[]): number[] {
+  const out = new Array<number>(nodes.length).fill(0);
+  for (const n of nodes) out[n.index] = n.parent === null ? 0 : out[n.parent]! + (nodes[n.parent]!.scrollable ? 1 : 0);
   return out;
 }

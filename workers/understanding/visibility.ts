@@ -14,6 +14,7 @@ const MIN_VISIBLE_PT = 2;
 export function clipToScreen(elements: Element[], screen: ScreenSize): void {
   const rect = { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt };
   for (const e of elements) {
+    if (e.flags.includes('covered')) continue; // the platform saw something drawn over it
     const v = intersect(e.frame, rect);
     e.visible = v && v.width >= MIN_VISIBLE_PT && v.height >= MIN_VISIBLE_PT ? v : null;
     if (!e.visible) e.flags.push('offscreen');

@@ -5,6 +5,7 @@
 // which also holds for pages without a viewport meta tag (laid out at 980 px and scaled down).
 import type { CDPSession } from 'playwright-core';
 import type { NodeStates, Rect, ScreenSize, TreeNode, TreeSnapshot } from '../backend.js';
+import { DomIndex, SNAPSHOT_STYLES, type Snapshot } from './dom-snapshot.js';
 
 interface AXValue {
   value?: unknown;
@@ -19,12 +20,6 @@ interface AXNode {
   parentId?: string;
   childIds?: string[];
   backendDOMNodeId?: number;
-}
-
-interface DomInfo {
-  rect: Rect;
-  visible: boolean;
-  stableId: string | null;
 }
 
 /** Chromium role names to the one vocabulary every platform's nodes use. */
@@ -83,11 +78,12 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
   const started = performance.now();
   const [metrics, snapshot, frameTree] = await Promise.all([
     cdp.send('Page.getLayoutMetrics'),
-    cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: ['display', 'visibility', 'opacity'], includeDOMRects: true }),
+    cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: true, includePaintOrder: true }),
     cdp.send('Page.getFrameTree'),
   ]);
   const vv = metrics.cssVisualViewport;
-  const dom = domIndex(snapshot as unknown as Snapshot);
+  const dom = new DomIndex(snapshot as unknown as Snapshot);
+  const viewport = { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
   const frameIds = [frameTree.frameTree.frame.id, ...childFrameIds(frameTree.frameTree)];
   // Same-origin frames answer; a cross-origin (out-of-process) frame does not, and is left out.
   const trees = await Promise.all(frameIds.map((frameId, i) => cdp.send('Accessibility.getFullAXTree', i === 0 ? {} : { frameId }).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[])));
@@ -107,13 +103,16 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
       let here = parent;
       const rawRole = String(node.role?.value ?? '');
       const name = String(node.name?.value ?? '').trim();
-      if (!node.ignored && !ROOTS.has(rawRole) && !(CONTAINER_ONLY.has(rawRole) && !name) && node.backendDOMNodeId !== undefined) {
-        const info = dom.get(node.backendDOMNodeId);
+      const info = node.backendDOMNodeId === undefined ? undefined : dom.info.get(node.backendDOMNodeId);
+      // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
+      const scroller = !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
+      if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller) && node.backendDOMNodeId !== undefined) {
         if (!info || !info.visible || info.rect.width <= 0 || info.rect.height <= 0) {
           skippedInvisible++;
         } else {
-          const role = ROLE[rawRole] ?? rawRole.toLowerCase();
+          const role = scroller ? 'scroll' : (ROLE[rawRole] ?? rawRole.toLowerCase());
           const frame = toScreen(info.rect);
+          const shown = intersect(info.rect, viewport);
           const interactive = INTERACTIVE.has(role);
           const index = nodes.length;
           nodes.push({
@@ -129,6 +128,10 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             interactive,
             unnamed: interactive && name === '',
             offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= screen.widthPt || frame.y >= screen.heightPt,
+            ...(info.scroller ? { scrollable: true } : {}),
+            // Painted over wherever it shows (a pushed page over the last one): no tap can reach it.
+            // A row half under a tab bar is not: part of it shows, and the outline taps that part.
+            covered: shown !== null && SAMPLES.every(([fx, fy]) => dom.coveredAt(node.backendDOMNodeId!, { x: shown.x + fx * shown.width, y: shown.y + fy * shown.height })),
           });
           keptIndex.set(node.nodeId, index);
           here = index;
@@ -186,80 +189,19 @@ function statesOf(node: AXNode): NodeStates {
 
 const round = (n: number): number => Math.round(n * 10) / 10;
 
-// ---------------------------------------------------------------- DOMSnapshot
-interface Snapshot {
-  strings: string[];
-  documents: {
-    nodes: {
-      parentIndex: number[];
-      backendNodeId: number[];
-      attributes: number[][];
-      contentDocumentIndex?: { index: number[]; value: number[] };
-    };
-    layout: { nodeIndex: number[]; bounds: number[][]; styles: number[][] };
-    scrollOffsetX?: number;
-    scrollOffsetY?: number;
-  }[];
-}
+/** Where an element is tested for being painted over: its middle and the middles of its edges' quarters. */
+const SAMPLES = [
+  [0.5, 0.5],
+  [0.5, 0.15],
+  [0.5, 0.85],
+  [0.15, 0.5],
+  [0.85, 0.5],
+] as const;
 
-/** backendNodeId → page-absolute box, effective visibility and stable id, across every document. */
-function domIndex(snap: Snapshot): Map<number, DomInfo> {
-  const out = new Map<number, DomInfo>();
-  const s = snap.strings;
-  // Where each child document sits in its parent: from the iframe element that holds it.
-  const offsets: { x: number; y: number }[] = snap.documents.map(() => ({ x: 0, y: 0 }));
-  snap.documents.forEach((doc, di) => {
-    const cdi = doc.nodes.contentDocumentIndex;
-    if (!cdi) return;
-    cdi.index.forEach((nodeIndex, k) => {
-      const child = cdi.value[k]!;
-      const li = doc.layout.nodeIndex.indexOf(nodeIndex);
-      const b = li >= 0 ? doc.layout.bounds[li]! : [0, 0];
-      const childDoc = snap.documents[child];
-      offsets[child] = { x: offsets[di]!.x + b[0]! - (childDoc?.scrollOffsetX ?? 0), y: offsets[di]!.y + b[1]! - (childDoc?.scrollOffsetY ?? 0) };
-    });
-  });
-  snap.documents.forEach((doc, di) => {
-    const layoutOf = new Map<number, number>();
-    doc.layout.nodeIndex.forEach((nodeIndex, li) => layoutOf.set(nodeIndex, li));
-    const style = (i: number, k: number): string | undefined => {
-      const li = layoutOf.get(i);
-      return li === undefined ? undefined : s[doc.layout.styles[li]?.[k] ?? -1];
-    };
-    // visibility inherits in computed style and display:none leaves no box, but opacity does not
-    // inherit: an element inside a transparent container computes opacity 1, so walk up.
-    const transparentMemo = new Map<number, boolean>();
-    const transparent = (i: number): boolean => {
-      if (i < 0) return false;
-      let t = transparentMemo.get(i);
-      if (t === undefined) {
-        t = style(i, 2) === '0' || transparent(doc.nodes.parentIndex[i] ?? -1);
-        transparentMemo.set(i, t);
-      }
-      return t;
-    };
-    const hidden = (i: number): boolean => style(i, 0) === 'none' || style(i, 1) === 'hidden' || style(i, 1) === 'collapse' || transparent(i);
-    doc.nodes.backendNodeId.forEach((backendId, i) => {
-      const li = layoutOf.get(i);
-      if (li === undefined) {
-        out.set(backendId, { rect: { x: 0, y: 0, width: 0, height: 0 }, visible: false, stableId: null });
-        return;
-      }
-      const [x, y, w, h] = doc.layout.bounds[li]!;
-      const attrs = doc.nodes.attributes[i] ?? [];
-      let id: string | null = null;
-      let testId: string | null = null;
-      for (let k = 0; k + 1 < attrs.length; k += 2) {
-        const key = s[attrs[k]!];
-        if (key === 'id') id = s[attrs[k + 1]!] ?? null;
-        if (key === 'data-testid') testId = s[attrs[k + 1]!] ?? null;
-      }
-      out.set(backendId, {
-        rect: { x: x! + offsets[di]!.x, y: y! + offsets[di]!.y, width: w!, height: h! },
-        visible: !hidden(i),
-        stableId: testId ?? id,
-      });
-    });
-  });
-  return out;
+function intersect(a: Rect, b: Rect): Rect | null {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const w = Math.min(a.x + a.width, b.x + b.width) - x;
+  const h = Math.min(a.y + a.height, b.y + b.height) - y;
+  return w > 0 && h > 0 ? { x, y, width: w, height: h } : null;
 }

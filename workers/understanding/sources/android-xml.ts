@@ -96,6 +96,7 @@ function candidate(el: XmlElement, density: number, parentRole: string | undefin
     id: idOf(clean(a['resource-id']), seen),
     interactive: clickable || checkable || flag('long-clickable') || field,
     hidden: a.displayed === 'false' || a.visible === 'false',
+    scrollable: flag('scrollable'),
   };
 }
 

@@ -132,6 +132,8 @@ export interface Candidate {
   interactive: boolean;
   /** The dump itself says the element is not shown (displayed="false", visible="false"). */
   hidden: boolean;
+  /** The dump says its content scrolls (Android scrollable="true"). */
+  scrollable?: boolean;
 }
 
 /** Collects nodes in document order; each source walks its dump and offers every element. */
@@ -170,7 +172,9 @@ export class TreeBuilder {
       this.zeroSized++;
       return parent;
     }
-    if (CONTAINER_ONLY.has(c.role) && c.label === '' && c.value === null && c.id === null && !c.interactive) return parent;
+    // A scrolling container is kept even unnamed: what it holds scrolls under the bars.
+    const scrollable = c.scrollable === true || c.role === 'list' || c.role === 'scroll';
+    if (CONTAINER_ONLY.has(c.role) && c.label === '' && c.value === null && c.id === null && !c.interactive && !scrollable) return parent;
     const frame: Rect = { x: round(c.frame.x), y: round(c.frame.y), width: round(c.frame.width), height: round(c.frame.height) };
     const { widthPt, heightPt } = this.screen;
     const index = this.nodes.length;
@@ -187,6 +191,7 @@ export class TreeBuilder {
       interactive: c.interactive,
       unnamed: c.interactive && c.label === '',
       offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= widthPt || frame.y >= heightPt,
+      ...(scrollable ? { scrollable: true } : {}),
     });
     return index;
   }

@@ -1,0 +1,151 @@
+// What one DOMSnapshot tells about the elements the accessibility tree names: each one's box (from
+// the renderer's layout), whether it can be seen, its stable id, whether it is a scrolling container
+// (content under fixed bars), and whether something painted later covers a point of it (a page
+// pushed over the previous one, which frameworks keep in the DOM, off to the side or underneath).
+import type { Point, Rect } from '../backend.js';
+
+export interface DomInfo {
+  rect: Rect;
+  visible: boolean;
+  stableId: string | null;
+  /** Scrolls its content (overflow-y auto or scroll): a list or a page body under fixed bars. */
+  scroller: boolean;
+}
+
+export interface Snapshot {
+  strings: string[];
+  documents: {
+    nodes: {
+      parentIndex: number[];
+      backendNodeId: number[];
+      attributes: number[][];
+      nodeName?: number[];
+      contentDocumentIndex?: { index: number[]; value: number[] };
+    };
+    layout: { nodeIndex: number[]; bounds: number[][]; styles: number[][]; paintOrders?: number[] };
+    scrollOffsetX?: number;
+    scrollOffsetY?: number;
+  }[];
+}
+
+/** The computed styles asked for, in this order (styles[k] indexes them). */
+export const SNAPSHOT_STYLES = ['display', 'visibility', 'opacity', 'overflow-y', 'background-color'];
+const [DISPLAY, VISIBILITY, OPACITY, OVERFLOW_Y, BACKGROUND] = [0, 1, 2, 3, 4];
+
+interface Painted {
+  rect: Rect;
+  paint: number;
+  node: number;
+}
+
+interface DocIndex {
+  parent: number[];
+  /** Boxes drawn with an opaque background, by paint order: what can hide what was painted before. */
+  opaque: Painted[];
+  paintOf: Map<number, number>;
+}
+
+export class DomIndex {
+  readonly info = new Map<number, DomInfo>();
+  private readonly where = new Map<number, { doc: number; node: number }>();
+  private readonly docs: DocIndex[] = [];
+
+  constructor(snap: Snapshot) {
+    const s = snap.strings;
+    // Where each child document sits in its parent: from the iframe element that holds it.
+    const offsets: Point[] = snap.documents.map(() => ({ x: 0, y: 0 }));
+    snap.documents.forEach((doc, di) => {
+      const cdi = doc.nodes.contentDocumentIndex;
+      if (!cdi) return;
+      cdi.index.forEach((nodeIndex, k) => {
+        const child = cdi.value[k]!;
+        const li = doc.layout.nodeIndex.indexOf(nodeIndex);
+        const b = li >= 0 ? doc.layout.bounds[li]! : [0, 0];
+        const childDoc = snap.documents[child];
+        offsets[child] = { x: offsets[di]!.x + b[0]! - (childDoc?.scrollOffsetX ?? 0), y: offsets[di]!.y + b[1]! - (childDoc?.scrollOffsetY ?? 0) };
+      });
+    });
+    snap.documents.forEach((doc, di) => {
+      const layoutOf = new Map<number, number>();
+      doc.layout.nodeIndex.forEach((nodeIndex, li) => layoutOf.set(nodeIndex, li));
+      const style = (i: number, k: number): string | undefined => {
+        const li = layoutOf.get(i);
+        return li === undefined ? undefined : s[doc.layout.styles[li]?.[k] ?? -1];
+      };
+      // visibility inherits in computed style and display:none leaves no box, but opacity does not
+      // inherit: an element inside a transparent container computes opacity 1, so walk up.
+      const transparentMemo = new Map<number, boolean>();
+      const transparent = (i: number): boolean => {
+        if (i < 0) return false;
+        let t = transparentMemo.get(i);
+        if (t === undefined) {
+          t = style(i, OPACITY) === '0' || transparent(doc.nodes.parentIndex[i] ?? -1);
+          transparentMemo.set(i, t);
+        }
+        return t;
+      };
+      const hidden = (i: number): boolean => style(i, DISPLAY) === 'none' || style(i, VISIBILITY) === 'hidden' || style(i, VISIBILITY) === 'collapse' || transparent(i);
+      const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], paintOf: new Map() };
+      this.docs.push(index);
+      doc.nodes.backendNodeId.forEach((backendId, i) => {
+        this.where.set(backendId, { doc: di, node: i });
+        const li = layoutOf.get(i);
+        if (li === undefined) {
+          this.info.set(backendId, { rect: { x: 0, y: 0, width: 0, height: 0 }, visible: false, stableId: null, scroller: false });
+          return;
+        }
+        const [x, y, w, h] = doc.layout.bounds[li]!;
+        const rect = { x: x! + offsets[di]!.x, y: y! + offsets[di]!.y, width: w!, height: h! };
+        const attrs = doc.nodes.attributes[i] ?? [];
+        let id: string | null = null;
+        let testId: string | null = null;
+        for (let k = 0; k + 1 < attrs.length; k += 2) {
+          const key = s[attrs[k]!];
+          if (key === 'id') id = s[attrs[k + 1]!] ?? null;
+          if (key === 'data-testid') testId = s[attrs[k + 1]!] ?? null;
+        }
+        const visible = !hidden(i);
+        const overflow = style(i, OVERFLOW_Y);
+        this.info.set(backendId, { rect, visible, stableId: testId ?? id, scroller: visible && (overflow === 'auto' || overflow === 'scroll') && doc.nodes.parentIndex[i] !== -1 });
+        const paint = doc.layout.paintOrders?.[li];
+        if (paint === undefined) return;
+        index.paintOf.set(i, paint);
+        if (visible && w! > 0 && h! > 0 && opaque(style(i, BACKGROUND))) index.opaque.push({ rect, paint, node: i });
+      });
+      index.opaque.sort((a, b) => a.paint - b.paint);
+    });
+  }
+
+  /**
+   * Whether something painted after the element, with an opaque background, covers `p` (page
+   * coordinates). What the element contains does not count: its own children are part of it.
+   */
+  coveredAt(backendId: number, p: Point): boolean {
+    const at = this.where.get(backendId);
+    if (!at) return false;
+    const doc = this.docs[at.doc]!;
+    const paint = doc.paintOf.get(at.node);
+    if (paint === undefined) return false;
+    for (const box of doc.opaque) {
+      if (box.paint <= paint) continue;
+      const r = box.rect;
+      if (p.x < r.x || p.y < r.y || p.x >= r.x + r.width || p.y >= r.y + r.height) continue;
+      if (!this.inside(doc, box.node, at.node)) return true;
+    }
+    return false;
+  }
+
+  private inside(doc: DocIndex, node: number, ancestor: number): boolean {
+    for (let n = node; n >= 0; n = doc.parent[n] ?? -1) if (n === ancestor) return true;
+    return false;
+  }
+}
+
+/** rgb(…) or rgba(…, a) with a > 0.5: a background that hides what is under it. */
+function opaque(color: string | undefined): boolean {
+  if (!color) return false;
+  const m = color.match(/^rgba?\(([^)]*)\)$/);
+  if (!m) return false;
+  const parts = m[1]!.split(',').map((x) => Number(x.trim()));
+  return parts.length === 3 || (parts[3] ?? 0) > 0.5;
+}
