@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compare, ScreenBook } from '../../workers/understanding/identity.js';
+import { mergeSources } from '../../workers/understanding/merge.js';
 import { isName } from '../../workers/understanding/names.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { locate, parseTarget, type Numbered } from '../../workers/understanding/refs.js';
@@ -231,5 +232,26 @@ describe('what may enter an identity', () => {
   it('admits plain names of words, in any script', () => {
     fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 4 }).map((ws) => ws.join(' ')).filter((s) => s.length <= 40), (s) => isName(s)), { numRuns: 300 });
     for (const name of ['Settings', 'Back to Settings', 'Sign up', 'Wi-Fi', 'Date & time', 'アカウント', '日付と時刻', 'Einstellungen']) expect(isName(name), name).toBe(true);
+  });
+});
+
+describe('two sources of one screen', () => {
+  const ocr = (label: string, frame: [number, number, number, number]) => tree([n('text', label, frame)]).nodes.map((x) => ({ ...x, source: 'ocr' as const }));
+  const withSource = (nodes: ReturnType<typeof ocr>) => ({ nodes, skippedInvisible: 0, screen: { widthPt: 393, heightPt: 852, scale: 3 }, durationMs: 0 });
+
+  it('merge by containment: a word inside a row is that row, however small its box', () => {
+    // The row's own text node is missing from the tree (React Native rows often are); OCR reads it.
+    const first = tree([n('cell', '', [0, 200, 393, 88]), n('cell', 'Grace Hopper', [0, 288, 393, 88])]);
+    const second = withSource([...ocr('Ada Lovelace', [16, 210, 120, 20]), ...ocr('Grace Hopper', [16, 298, 120, 20]), ...ocr('Online', [16, 240, 60, 16]), ...ocr('Help', [300, 800, 60, 20])]);
+    const { tree: merged, report } = mergeSources(first, second);
+    expect(report).toEqual({ named: 1, repeated: 1, detailed: 1, added: 1 });
+    const r = readScreen(merged, 'ios');
+    expect(r.elements.map((e) => [e.role, e.label, e.detail, e.source])).toEqual([
+      ['cell', 'Ada Lovelace', 'Online', 'web'],
+      ['cell', 'Grace Hopper', null, 'web'],
+      ['text', 'Help', null, 'ocr'],
+    ]);
+    // Asking for the row by its words finds one element, not a row and a word to choose between.
+    expect(locate(parseTarget('Ada Lovelace'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('label');
   });
 });
