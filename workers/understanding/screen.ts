@@ -33,7 +33,7 @@ export function readScreen(tree: TreeSnapshot, platform: Platform): ScreenReadin
   const found = elementsOf(tree);
   clipToScreen(found, screen);
   const regions = findRegions(tree.nodes, found, screen);
-  clipToRegions(found, regions);
+  clipToRegions(found, regions, screen);
   const order = ordered(found, regions, platform);
   const elements = order.map((i) => found[i]!);
   const lists = findLists(elements, tree.nodes, screen.widthPt);

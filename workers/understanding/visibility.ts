@@ -23,8 +23,11 @@ export function clipToScreen(elements: Element[], screen: ScreenSize): void {
 }
 
 /** Second pass, once the regions are known: what the bars, the keyboard and a modal layer cover. */
-export function clipToRegions(elements: Element[], regions: Regions): void {
+export function clipToRegions(elements: Element[], regions: Regions, screen: ScreenSize): void {
   for (const e of elements) {
+    // Painted over, but only where a bar lies: content scrolled under the bar, this screen's own
+    // (a row below the tab bar is still row #9), not a page underneath another.
+    if (e.underLayer && underBars(e, regions, screen)) e.underLayer = false;
     if (!e.visible) continue;
     const region = regionOf(e, regions);
     if (regions.modal && region !== 'modal') {
@@ -54,3 +57,11 @@ export function clipToRegions(elements: Element[], regions: Regions): void {
 }
 
 const round = (p: { x: number; y: number }) => ({ x: Math.round(p.x), y: Math.round(p.y) });
+
+function underBars(e: Element, r: Regions, screen: ScreenSize): boolean {
+  let v = intersect(e.frame, { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt });
+  if (!v || (!r.top && !r.bottom)) return false;
+  if (r.top) v = v && withoutBand(v, -Infinity, r.top.y1);
+  if (r.bottom) v = v && withoutBand(v, r.bottom.y0, Infinity);
+  return !v || v.height < MIN_VISIBLE_PT;
+}
