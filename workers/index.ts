@@ -7,12 +7,13 @@ import { GatewayLink } from './connection/gateway-link.js';
 import type { Dial } from './connection/socket.js';
 import type { WorkerConfig } from './config.js';
 import { WorkerConfigError } from './config.js';
-import type { BackendProvider } from './devices/backend.js';
+import { DeviceError, type BackendProvider } from './devices/backend.js';
 import { Inventory } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
 import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
+import { Actor } from './acting/act.js';
 import { Understanding } from './understanding/service.js';
 import { createWorkerLogger } from './log.js';
 
@@ -48,6 +49,17 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
   const perception = new Perception({ retentionMs: config.frameRetentionMs, budgetBytes: config.frameBudgetBytes, quietMs: config.quietMs }, logger);
   const understanding = new Understanding((localId) => perception.eyesOf(localId), logger);
+  const actor = new Actor(
+    understanding,
+    (localId) => {
+      const d = inventory.device(localId);
+      if (!d) throw new DeviceError('NOT_FOUND', `this host has no device ${localId}`);
+      return d;
+    },
+    (localId) => perception.eyesOf(localId),
+    config.quietMs,
+    logger.child({ component: 'acting' }),
+  );
   inventory.onDevices = (devices) => {
     perception.watch(devices);
     understanding.watch(devices);
@@ -62,7 +74,10 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     commands: async (cmd) => {
       if (cmd.type !== 'call') return leases.handle(cmd);
       leases.assertHeld(cmd.localId, cmd.epoch);
-      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
+      // Memory is per team: a call without one (an older gateway) shares the default team's.
+      const team = cmd.team ?? 'default';
+      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
+      if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),

@@ -34,6 +34,9 @@ const document: Record<string, unknown> = {
       "name": "perception"
     },
     {
+      "name": "acting"
+    },
+    {
       "name": "workers"
     }
   ],
@@ -1106,6 +1109,82 @@ const document: Record<string, unknown> = {
           },
           "422": {
             "description": "NO_MATCH — nothing on screen matches; details.near lists the closest labels",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/actions": {
+      "post": {
+        "operationId": "runAction",
+        "tags": [
+          "acting"
+        ],
+        "summary": "One action on the session's device, answered with its settled result and a verdict.",
+        "description": "Today one action: `tap` on a target (`@N` from the last outline, `#N` list row, `#id`, a label\nwith an optional role, or `x,y`). The target is found on the screen as it is (a stale `@N` is\nrefused with STALE_REF, nothing or two things with NO_MATCH or AMBIGUOUS, never guessed); the\ntransition graph predicts where the action leads; the touch is played; the screen is waited\non until it settles; it is read again (from memory, with zero tree reads, when its pixels\nmatch a remembered screen); and the verdict is one of `ok`, `no-visible-change`,\n`unexpected-screen`, `unverified`, with its evidence. The transition kind is reported beside\nit. An escalation (unknown-screen, unresolved-intent, unexpected-outcome, unfamiliar-modal)\nsays when simfleet cannot vouch for the outcome. The result's outline numbers the refs the\nnext call may use.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ActionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the settled result",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ActionResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "STALE_REF, AMBIGUOUS, or SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          },
+          "422": {
+            "description": "NO_MATCH — nothing on screen matches the target",
             "content": {
               "application/json": {
                 "schema": {
@@ -2438,6 +2517,329 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "ActionRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "action",
+          "target"
+        ],
+        "properties": {
+          "action": {
+            "type": "string",
+            "enum": [
+              "tap"
+            ]
+          },
+          "target": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "@N, #N, #N@2, #id, a label, or x,y in points"
+          },
+          "role": {
+            "type": "string",
+            "maxLength": 40,
+            "description": "with a label: only elements of this role"
+          },
+          "timeoutMs": {
+            "type": "integer",
+            "minimum": 100,
+            "maximum": 60000,
+            "description": "how long to wait for the screen to settle (default 5000)"
+          },
+          "quietMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 5000
+          }
+        }
+      },
+      "Verdict": {
+        "type": "string",
+        "description": "ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled",
+        "enum": [
+          "ok",
+          "no-visible-change",
+          "unexpected-screen",
+          "unverified"
+        ]
+      },
+      "EscalationReason": {
+        "type": "string",
+        "enum": [
+          "unknown-screen",
+          "unresolved-intent",
+          "unexpected-outcome",
+          "unfamiliar-modal",
+          "uncovered-goal"
+        ]
+      },
+      "ActionResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "action",
+          "target",
+          "verdict",
+          "reason",
+          "evidence",
+          "settle",
+          "transition",
+          "screen",
+          "outline",
+          "escalation",
+          "timings",
+          "treeReads"
+        ],
+        "properties": {
+          "action": {
+            "type": "string"
+          },
+          "target": {
+            "$ref": "#/components/schemas/OutlineElement"
+          },
+          "verdict": {
+            "$ref": "#/components/schemas/Verdict"
+          },
+          "reason": {
+            "type": "string"
+          },
+          "evidence": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "before",
+              "after",
+              "predicted",
+              "changed",
+              "fraction",
+              "regions",
+              "stateBefore",
+              "stateAfter",
+              "destructive",
+              "afterFrom"
+            ],
+            "properties": {
+              "before": {
+                "$ref": "#/components/schemas/ScreenIdentity"
+              },
+              "after": {
+                "$ref": "#/components/schemas/ScreenIdentity"
+              },
+              "predicted": {
+                "oneOf": [
+                  {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "id",
+                      "count",
+                      "verified"
+                    ],
+                    "properties": {
+                      "id": {
+                        "type": "string"
+                      },
+                      "count": {
+                        "type": "integer"
+                      },
+                      "verified": {
+                        "type": "integer"
+                      }
+                    }
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "changed": {
+                "type": "string",
+                "enum": [
+                  "yes",
+                  "no",
+                  "unknown"
+                ]
+              },
+              "fraction": {
+                "type": "number"
+              },
+              "regions": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/Box"
+                }
+              },
+              "stateBefore": {
+                "$ref": "#/components/schemas/ElementStates"
+              },
+              "stateAfter": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/ElementStates"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "destructive": {
+                "type": "boolean"
+              },
+              "afterFrom": {
+                "type": "string",
+                "enum": [
+                  "tree",
+                  "memory"
+                ]
+              }
+            }
+          },
+          "settle": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "status",
+              "waitedMs"
+            ],
+            "properties": {
+              "status": {
+                "type": "string",
+                "enum": [
+                  "settled",
+                  "changed",
+                  "no-change",
+                  "not-settled"
+                ]
+              },
+              "waitedMs": {
+                "type": "integer"
+              },
+              "movingRegion": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "box",
+                  "movingForMs"
+                ],
+                "properties": {
+                  "box": {
+                    "$ref": "#/components/schemas/Box"
+                  },
+                  "movingForMs": {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                }
+              }
+            }
+          },
+          "transition": {
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "kind",
+                  "confidence"
+                ],
+                "properties": {
+                  "kind": {
+                    "$ref": "#/components/schemas/TransitionKind"
+                  },
+                  "confidence": {
+                    "type": "number"
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "outline": {
+            "type": "string",
+            "description": "the settled screen's outline; its refs are what @N means next"
+          },
+          "escalation": {
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "reason",
+                  "screen",
+                  "costMs"
+                ],
+                "properties": {
+                  "reason": {
+                    "$ref": "#/components/schemas/EscalationReason"
+                  },
+                  "screen": {
+                    "type": "string"
+                  },
+                  "costMs": {
+                    "type": "integer"
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "timings": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "resolveMs",
+              "touchMs",
+              "settleMs",
+              "readMs",
+              "totalMs"
+            ],
+            "properties": {
+              "resolveMs": {
+                "type": "number"
+              },
+              "touchMs": {
+                "type": "number"
+              },
+              "settleMs": {
+                "type": "number"
+              },
+              "readMs": {
+                "type": "number"
+              },
+              "totalMs": {
+                "type": "number"
+              }
+            }
+          },
+          "treeReads": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "action",
+              "session"
+            ],
+            "properties": {
+              "action": {
+                "type": "integer",
+                "description": "tree reads this action made"
+              },
+              "session": {
+                "type": "integer",
+                "description": "tree reads this session has made"
+              }
+            }
+          }
+        }
+      },
       "Point": {
         "type": "object",
         "additionalProperties": false,
@@ -2482,6 +2884,38 @@ const document: Record<string, unknown> = {
           "fingerprint": {
             "type": "string",
             "description": "hash of the structural fingerprint tokens"
+          }
+        }
+      },
+      "ElementStates": {
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "checked": {
+            "oneOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "string",
+                "const": "mixed"
+              }
+            ]
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "disabled": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "expanded": {
+            "type": "boolean"
+          },
+          "readonly": {
+            "type": "boolean"
           }
         }
       },
@@ -2555,33 +2989,7 @@ const document: Record<string, unknown> = {
             "description": "stable id from the tree (web: id or data-testid; Android: resource-id; iOS: accessibility identifier)"
           },
           "states": {
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-              "checked": {
-                "oneOf": [
-                  {
-                    "type": "boolean"
-                  },
-                  {
-                    "type": "string",
-                    "const": "mixed"
-                  }
-                ]
-              },
-              "selected": {
-                "type": "boolean"
-              },
-              "disabled": {
-                "type": "boolean"
-              },
-              "focused": {
-                "type": "boolean"
-              },
-              "expanded": {
-                "type": "boolean"
-              }
-            }
+            "$ref": "#/components/schemas/ElementStates"
           },
           "tap": {
             "description": "centre of the visible part, in points; null when none of it shows",
@@ -2800,6 +3208,8 @@ const document: Record<string, unknown> = {
             "required": [
               "at",
               "cached",
+              "source",
+              "sessionTreeReads",
               "nodes",
               "treeMs",
               "buildMs",
@@ -2809,11 +3219,23 @@ const document: Record<string, unknown> = {
               "at": {
                 "type": "string",
                 "format": "date-time",
-                "description": "when the tree was read"
+                "description": "when the screen was read"
               },
               "cached": {
                 "type": "boolean",
                 "description": "answered from the last read because no frame has arrived since"
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "tree",
+                  "memory"
+                ],
+                "description": "tree: read from the device; memory: a remembered screen whose pixels the settled frame matches (zero tree reads)"
+              },
+              "sessionTreeReads": {
+                "type": "integer",
+                "description": "tree reads this session has made"
               },
               "nodes": {
                 "type": "integer"
@@ -2908,9 +3330,10 @@ const document: Record<string, unknown> = {
               "row",
               "id",
               "label",
+              "fuzzy",
               "point"
             ],
-            "description": "which kind of target matched"
+            "description": "which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only)"
           }
         }
       },
@@ -3880,7 +4303,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located.\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest → ActionResult.\n",
         "required": [
           "type",
           "id",
@@ -3911,8 +4334,13 @@ const document: Record<string, unknown> = {
               "perception.changes",
               "perception.wait",
               "screen.read",
-              "screen.locate"
+              "screen.locate",
+              "action.run"
             ]
+          },
+          "team": {
+            "type": "string",
+            "description": "the session's team: memory is per team and app"
           },
           "params": {
             "type": "object",

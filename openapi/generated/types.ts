@@ -388,6 +388,35 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One action on the session's device, answered with its settled result and a verdict.
+         * @description Today one action: `tap` on a target (`@N` from the last outline, `#N` list row, `#id`, a label
+         *     with an optional role, or `x,y`). The target is found on the screen as it is (a stale `@N` is
+         *     refused with STALE_REF, nothing or two things with NO_MATCH or AMBIGUOUS, never guessed); the
+         *     transition graph predicts where the action leads; the touch is played; the screen is waited
+         *     on until it settles; it is read again (from memory, with zero tree reads, when its pixels
+         *     match a remembered screen); and the verdict is one of `ok`, `no-visible-change`,
+         *     `unexpected-screen`, `unverified`, with its evidence. The transition kind is reported beside
+         *     it. An escalation (unknown-screen, unresolved-intent, unexpected-outcome, unfamiliar-modal)
+         *     says when simfleet cannot vouch for the outcome. The result's outline numbers the refs the
+         *     next call may use.
+         */
+        post: operations["runAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -784,6 +813,82 @@ export type components = {
         };
         /** @description what /v1/sessions/{id}/events sends */
         SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
+        ActionRequest: {
+            /** @enum {string} */
+            action: "tap";
+            /** @description @N, #N, #N@2, #id, a label, or x,y in points */
+            target: string;
+            /** @description with a label: only elements of this role */
+            role?: string;
+            /** @description how long to wait for the screen to settle (default 5000) */
+            timeoutMs?: number;
+            quietMs?: number;
+        };
+        /**
+         * @description ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled
+         * @enum {string}
+         */
+        Verdict: "ok" | "no-visible-change" | "unexpected-screen" | "unverified";
+        /** @enum {string} */
+        EscalationReason: "unknown-screen" | "unresolved-intent" | "unexpected-outcome" | "unfamiliar-modal" | "uncovered-goal";
+        ActionResult: {
+            action: string;
+            target: components["schemas"]["OutlineElement"];
+            verdict: components["schemas"]["Verdict"];
+            reason: string;
+            evidence: {
+                before: components["schemas"]["ScreenIdentity"];
+                after: components["schemas"]["ScreenIdentity"];
+                predicted: {
+                    id: string;
+                    count: number;
+                    verified: number;
+                } | null;
+                /** @enum {string} */
+                changed: "yes" | "no" | "unknown";
+                fraction: number;
+                regions: components["schemas"]["Box"][];
+                stateBefore: components["schemas"]["ElementStates"];
+                stateAfter: components["schemas"]["ElementStates"] | null;
+                destructive: boolean;
+                /** @enum {string} */
+                afterFrom: "tree" | "memory";
+            };
+            settle: {
+                /** @enum {string} */
+                status: "settled" | "changed" | "no-change" | "not-settled";
+                waitedMs: number;
+                movingRegion?: {
+                    box: components["schemas"]["Box"];
+                    movingForMs: number;
+                };
+            };
+            transition: {
+                kind: components["schemas"]["TransitionKind"];
+                confidence: number;
+            } | null;
+            screen: components["schemas"]["ScreenIdentity"];
+            /** @description the settled screen's outline; its refs are what @N means next */
+            outline: string;
+            escalation: {
+                reason: components["schemas"]["EscalationReason"];
+                screen: string;
+                costMs: number;
+            } | null;
+            timings: {
+                resolveMs: number;
+                touchMs: number;
+                settleMs: number;
+                readMs: number;
+                totalMs: number;
+            };
+            treeReads: {
+                /** @description tree reads this action made */
+                action: number;
+                /** @description tree reads this session has made */
+                session: number;
+            };
+        };
         Point: {
             x: number;
             y: number;
@@ -797,6 +902,14 @@ export type components = {
             known: boolean;
             /** @description hash of the structural fingerprint tokens */
             fingerprint: string;
+        };
+        ElementStates: {
+            checked?: boolean | "mixed";
+            selected?: boolean;
+            disabled?: boolean;
+            focused?: boolean;
+            expanded?: boolean;
+            readonly?: boolean;
         };
         OutlineElement: {
             /** @description @N; null when nothing of it can be seen or touched */
@@ -812,13 +925,7 @@ export type components = {
             value: string | null;
             /** @description stable id from the tree (web: id or data-testid; Android: resource-id; iOS: accessibility identifier) */
             id: string | null;
-            states: {
-                checked?: boolean | "mixed";
-                selected?: boolean;
-                disabled?: boolean;
-                focused?: boolean;
-                expanded?: boolean;
-            };
+            states: components["schemas"]["ElementStates"];
             /** @description centre of the visible part, in points; null when none of it shows */
             tap: components["schemas"]["Point"] | null;
             frame: components["schemas"]["Box"];
@@ -862,11 +969,18 @@ export type components = {
             read: {
                 /**
                  * Format: date-time
-                 * @description when the tree was read
+                 * @description when the screen was read
                  */
                 at: string;
                 /** @description answered from the last read because no frame has arrived since */
                 cached: boolean;
+                /**
+                 * @description tree: read from the device; memory: a remembered screen whose pixels the settled frame matches (zero tree reads)
+                 * @enum {string}
+                 */
+                source: "tree" | "memory";
+                /** @description tree reads this session has made */
+                sessionTreeReads: number;
                 nodes: number;
                 /** @description reading the tree from the device */
                 treeMs: number;
@@ -894,10 +1008,10 @@ export type components = {
             element: components["schemas"]["OutlineElement"];
             screen: components["schemas"]["ScreenIdentity"];
             /**
-             * @description which kind of target matched
+             * @description which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only)
              * @enum {string}
              */
-            how: "ref" | "row" | "id" | "label" | "point";
+            how: "ref" | "row" | "id" | "label" | "fuzzy" | "point";
         };
         MarkId: string;
         /** @description a rectangle in screen points */
@@ -1185,7 +1299,7 @@ export type components = {
          * @description a question or request about a leased device, under the session's lease epoch (refused with
          *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
          *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;
-         *     screen.read → ScreenOutline; screen.locate LocateRequest → Located.
+         *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest → ActionResult.
          */
         GatewayCall: {
             /**
@@ -1197,7 +1311,9 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "action.run";
+            /** @description the session's team: memory is per team and app */
+            team?: string;
             params: {
                 [key: string]: unknown;
             };
@@ -1935,6 +2051,55 @@ export interface operations {
             };
             410: components["responses"]["Ended"];
             /** @description NO_MATCH — nothing on screen matches; details.near lists the closest labels */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionRequest"];
+            };
+        };
+        responses: {
+            /** @description the settled result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description STALE_REF, AMBIGUOUS, or SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+            /** @description NO_MATCH — nothing on screen matches the target */
             422: {
                 headers: {
                     [name: string]: unknown;

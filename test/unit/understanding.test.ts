@@ -187,7 +187,15 @@ describe('refs and targets', () => {
     const twice = numbered(tree([n('button', 'Edit', [10, 100, 80, 40]), n('button', 'Edit', [10, 300, 80, 40]), n('button', 'Share', [200, 100, 80, 40])]));
     expect(() => locate(parseTarget('Edit'), twice, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ ref: 1 }), expect.objectContaining({ ref: 3 })] } }));
     expect(() => locate(parseTarget('Delete'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH' }));
-    expect(() => locate(parseTarget('Shar'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Share'] } }));
+    expect(() => locate(parseTarget('Bookmark'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: [] } }));
+    // Fuzzy: one clear winner is taken (a prefix, a typo), two close ones are refused.
+    expect(twice.reading.elements[locate(parseTarget('Shar'), twice, undefined).index]!.label).toBe('Share');
+    expect(locate(parseTarget('Shrae'), twice, undefined).how).toBe('fuzzy');
+    const tabs = numbered(tree([n('tab', 'Search', [0, 800, 131, 48]), n('tab', 'Settings', [131, 800, 131, 48]), n('tab', 'Inbox', [262, 800, 131, 48])]));
+    expect(() => locate(parseTarget('Se'), tabs, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ label: 'Search' }), expect.objectContaining({ label: 'Settings' })] } }));
+    expect(tabs.reading.elements[locate(parseTarget('setings'), tabs, undefined).index]!.label).toBe('Settings');
+    const icons = numbered(tree([n('button', '', [10, 100, 44, 44], { id: 'icon-trash' }), n('button', '', [60, 100, 44, 44], { id: 'icon-share' })]));
+    expect(icons.reading.elements[locate(parseTarget('trash'), icons, undefined).index]!.id).toBe('icon-trash');
     // A role tells two matches apart.
     const roles = numbered(tree([n('button', 'Edit', [10, 100, 80, 40]), n('link', 'Edit', [10, 300, 80, 40])]));
     expect(roles.reading.elements[locate(parseTarget('edit', 'link'), roles, undefined).index]).toMatchObject({ role: 'link', label: 'Edit' });

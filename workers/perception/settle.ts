@@ -287,8 +287,13 @@ export class Activity {
             (still) => {
               confirming = false;
               if (done) return;
-              if (still && this.lastMotionAt === motion) settled(this.store.newest());
-              else evaluate();
+              if (still && this.lastMotionAt === motion) {
+                // Confirmed for at least the tracker's own window: the screen is settled for every
+                // other asker too (a read right after this answer must not find it unsettled).
+                const newest = this.store.newest();
+                if (newest && req.quietMs >= this.quietMs && this.lastSettled?.seq !== newest.seq) this.settle(newest);
+                settled(newest);
+              } else evaluate();
             },
             () => {
               confirming = false;

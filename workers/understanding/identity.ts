@@ -70,6 +70,10 @@ export class ScreenBook {
     return { node, known: false, similarity: 1 };
   }
 
+  node(id: string): ScreenNode | undefined {
+    return this.nodes.find((n) => n.id === id);
+  }
+
   get size(): number {
     return this.nodes.length;
   }

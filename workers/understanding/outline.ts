@@ -15,6 +15,8 @@ export interface OutlineHeader {
   known?: boolean;
   /** "settled 420ms" or "not settled (moving 1.2s)"; undefined when not watched (a saved dump). */
   settle?: string;
+  /** Where the reading came from when that matters ("from memory (pixels agree)"), or a disagreement. */
+  note?: string;
 }
 
 /** Labels longer than this are cut with an ellipsis: a row's preview is not the agent's business. */
@@ -24,6 +26,7 @@ export function outlineText(r: ScreenReading, h: OutlineHeader): string {
   const lines: string[] = [];
   const head = [`${h.device} · ${Math.round(r.screen.widthPt)}x${Math.round(r.screen.heightPt)}pt · screen ${h.screenId}${h.name ? ` ${quote(h.name)}` : ''}${h.known === undefined ? '' : h.known ? ' (known)' : ' (new)'}`];
   if (h.settle) head.push(h.settle);
+  if (h.note) head.push(h.note);
   lines.push(head.join(' · '));
   const rowOf = rowIndex(r);
   let current: RegionName | undefined;

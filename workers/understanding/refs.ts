@@ -35,7 +35,7 @@ export function parseTarget(raw: string, role?: string): Target {
 
 export interface Found {
   index: number;
-  how: 'ref' | 'row' | 'id' | 'label' | 'point';
+  how: 'ref' | 'row' | 'id' | 'label' | 'fuzzy' | 'point';
 }
 
 /** Finds the one element `target` names on `current`; `numbered` is the session's last outline. */
@@ -67,8 +67,11 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       return one(els.map((_, i) => i).filter((i) => els[i]!.id === target.id), `#${target.id}`, current, 'id');
     case 'label': {
       const want = normaliseLabel(target.label).toLowerCase();
-      const matches = els.map((_, i) => i).filter((i) => normaliseLabel(els[i]!.label).toLowerCase() === want && (!target.role || els[i]!.role === target.role));
-      return one(matches, JSON.stringify(target.label) + (target.role ? ` (${target.role})` : ''), current, 'label');
+      const what = JSON.stringify(target.label) + (target.role ? ` (${target.role})` : '');
+      const ofRole = (i: number) => !target.role || els[i]!.role === target.role;
+      const matches = els.map((_, i) => i).filter((i) => normaliseLabel(els[i]!.label).toLowerCase() === want && ofRole(i));
+      if (matches.length) return one(matches, what, current, 'label');
+      return fuzzy(want, what, current, ofRole);
     }
     case 'point': {
       const p = { x: target.x, y: target.y, width: 0, height: 0 };
@@ -115,4 +118,59 @@ function nearLabels(want: string, els: Element[]): string[] {
     .map((e) => ({ label: e.label, l: e.label.toLowerCase() }))
     .filter(({ l }) => l.includes(w) || (w.includes(l) && l.length >= 3) || l.split(' ').some((word) => word.length >= 3 && w.includes(word)));
   return [...new Set(scored.map((s) => s.label))].slice(0, 3);
+}
+
+/** A fuzzy match must score at least this (1 = exact)... */
+const FUZZY_MIN = 0.75;
+/** ...and beat the next candidate by this much, or the two are too close to choose between. */
+const FUZZY_MARGIN = 0.1;
+
+/**
+ * No exact label: the words as a prefix of a label or of one of its words, inside it, a typo
+ * (edit distance, a swap counting one), or an icon's id ("trash" for #icon-trash). One clear winner
+ * is taken; two close ones are AMBIGUOUS; none is NO_MATCH with the nearest names. Never a guess
+ * below FUZZY_MIN.
+ */
+function fuzzy(want: string, what: string, current: Numbered, ofRole: (i: number) => boolean): Found {
+  const els = current.reading.elements;
+  const scored = els
+    .map((e, i) => ({ i, score: current.reading.refs[i] !== null && ofRole(i) ? closeness(want, e.label.toLowerCase(), e.id) : 0 }))
+    .filter((s) => s.score >= FUZZY_MIN)
+    .sort((a, b) => b.score - a.score);
+  if (!scored.length) return one([], what, current, 'fuzzy');
+  const close = scored.filter((s) => scored[0]!.score - s.score < FUZZY_MARGIN);
+  if (close.length > 1) {
+    const candidates = close.map((s) => ({ ref: current.reading.refs[s.i], role: els[s.i]!.role, label: els[s.i]!.label, tap: els[s.i]!.tap, score: Math.round(s.score * 100) / 100 }));
+    throw new DeviceError('AMBIGUOUS', `${what} is close to ${close.length} elements on screen ${describe(current)}: ${close.map((s) => `@${current.reading.refs[s.i]} ${say(els[s.i]!)}`).join(', ')}`, 'name one by its ref (@N) or its full label', { candidates });
+  }
+  return { index: scored[0]!.i, how: 'fuzzy' };
+}
+
+function closeness(want: string, label: string, id: string | null): number {
+  if (!want) return 0;
+  let best = 0;
+  if (label) {
+    if (label.startsWith(want)) best = Math.max(best, 0.9);
+    else if (want.length >= 2 && label.split(/[\s,/-]+/).some((w) => w.startsWith(want))) best = Math.max(best, 0.85);
+    else if (want.length >= 3 && label.includes(want)) best = Math.max(best, 0.8);
+    const d = editDistance(want, label);
+    if (d <= Math.max(1, Math.floor(label.length / 4))) best = Math.max(best, 1 - d / Math.max(label.length, want.length));
+  }
+  // An icon nobody labelled may still carry its name in its id.
+  if (id && want.length >= 3 && id.toLowerCase().split(/[-_.:]+/).includes(want)) best = Math.max(best, 0.8);
+  return best;
+}
+
+/** Edit distance with transpositions (a typo that swaps two letters is one edit). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return 99;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
 }

@@ -1,26 +1,36 @@
 // Understanding for every device of this host: reads a leased device's screen into an outline, tells
 // which screen it is, and finds the element a target names. A screen that sent no frame since the
-// last read is answered from that read (zero tree reads); the screens seen are kept per app.
+// last read is answered from that read; a settled screen whose pixels match a remembered screen of
+// the app is answered from memory (zero tree reads); otherwise the tree is read, and what was read on
+// a settled screen is remembered.
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
+import { type AppMemory, Memories } from '../memory/app-memory.js';
 import type { Eyes } from '../perception/eyes.js';
-import { ScreenBook, type Identified } from './identity.js';
+import type { Identified } from './identity.js';
 import { outlineJson, outlineText, type OutlineHeader } from './outline.js';
-import { locate, parseTarget, type Numbered } from './refs.js';
+import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
 
 type Schemas = components['schemas'];
 
-interface Read {
-  /** The newest frame when the tree was read: the read holds while no later frame arrives. */
+export interface Read {
+  /** The newest frame when the screen was read: the read holds while no later frame arrives. */
   seq: number | undefined;
   reading: ScreenReading;
   identified: Identified;
+  memory: AppMemory;
+  /** Where it came from: the device's tree, or memory after the pixels agreed. */
+  source: 'tree' | 'memory';
   at: number;
   treeMs: number;
   buildMs: number;
   nodes: number;
+  /** Said when memory predicted one screen and the pixels or the tree said otherwise. */
+  disagreement: string | null;
+  /** A modal layer this app's memory had not seen before this read. */
+  newModal: boolean;
 }
 
 interface Watched {
@@ -29,12 +39,19 @@ interface Watched {
   reading: Promise<Read> | undefined;
   /** The outline each lease epoch was last shown: what its refs (@N) mean. */
   numbered: Map<number, Numbered>;
+  /** Tree reads per lease epoch: what memory saves is counted here. */
+  treeReads: Map<number, number>;
+}
+
+export interface CurrentOptions {
+  /** Screens memory expects (an action's predicted destination): tried first for a warm read. */
+  expect?: string[];
 }
 
 export class Understanding {
   private readonly devices = new Map<string, Watched>();
-  private readonly books = new Map<string, ScreenBook>();
-  readonly counts = { reads: 0, cached: 0 };
+  readonly memories = new Memories();
+  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0 };
 
   constructor(
     private readonly eyesOf: (localId: string) => Eyes,
@@ -43,41 +60,75 @@ export class Understanding {
 
   watch(devices: { localId: string; backend: DeviceBackend | undefined }[]): void {
     for (const { localId, backend } of devices) {
-      if (backend && !this.devices.has(localId)) this.devices.set(localId, { backend, last: undefined, reading: undefined, numbered: new Map() });
+      if (backend && !this.devices.has(localId)) this.devices.set(localId, { backend, last: undefined, reading: undefined, numbered: new Map(), treeReads: new Map() });
     }
   }
 
-  async call(localId: string, epoch: number, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const d = this.devices.get(localId);
-    if (!d) throw new DeviceError('NOT_FOUND', `this host has no device ${localId}`);
-    const { read, cached } = await this.current(localId, d);
-    const numbered: Numbered = { reading: read.reading, screen: { id: read.identified.node.id, name: read.identified.node.name } };
+  async call(localId: string, epoch: number, team: string, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { read, cached } = await this.current(localId, epoch, team);
     if (method === 'screen.read') {
-      d.numbered.set(epoch, numbered);
-      for (const e of d.numbered.keys()) if (e < epoch) d.numbered.delete(e); // older leases are over
-      return this.outline(localId, d, read, cached);
+      this.number(localId, epoch, read);
+      return this.outline(localId, epoch, read, cached);
     }
     const p = params as Schemas['LocateRequest'];
-    const found = locate(parseTarget(p.target, p.role), numbered, d.numbered.get(epoch));
-    const json = outlineJson(read.reading, this.header(localId, d, read));
-    return { element: json.elements[found.index]!, screen: this.identity(read), how: found.how } satisfies Schemas['Located'];
+    const found = this.locate(localId, epoch, read, p.target, p.role);
+    return { element: this.elementJson(localId, read, found.index), screen: identity(read), how: found.how } satisfies Schemas['Located'];
   }
 
-  /** The device's screen now: the last read when no frame has arrived since, else a new read. */
-  private async current(localId: string, d: Watched): Promise<{ read: Read; cached: boolean }> {
+  /** The device's screen now: the last read when no frame has arrived since; else memory; else the tree. */
+  async current(localId: string, epoch: number, team: string, opts: CurrentOptions = {}): Promise<{ read: Read; cached: boolean }> {
+    const d = this.device(localId);
     const eyes = this.eyesOf(localId);
     await eyes.idle();
-    const seq = eyes.store.newest()?.seq;
+    const newest = eyes.store.newest();
+    const seq = newest?.seq;
     if (d.last && seq !== undefined && d.last.seq === seq) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
-    d.reading ??= this.read(d, seq).finally(() => (d.reading = undefined));
+    const memory = this.memories.of(team, d.backend.platform, d.backend.foreground() ?? 'unknown app');
+    if (newest && eyes.activity.isSettled()) {
+      const t0 = performance.now();
+      const match = memory.matchPixels(newest, opts.expect);
+      if (match) {
+        this.counts.memoryReads++;
+        const node = memory.book.node(match.node)!;
+        const read: Read = { seq, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
+        d.last = read;
+        return { read, cached: false };
+      }
+    }
+    d.reading ??= this.readTree(d, epoch, seq, memory, opts).finally(() => (d.reading = undefined));
     return { read: await d.reading, cached: false };
   }
 
-  private async read(d: Watched, seq: number | undefined): Promise<Read> {
+  /** Numbers a reading for a lease: its refs are what @N means until the next outline. */
+  number(localId: string, epoch: number, read: Read): void {
+    const d = this.device(localId);
+    d.numbered.set(epoch, numberedOf(read));
+    for (const e of d.numbered.keys()) if (e < epoch) d.numbered.delete(e); // older leases are over
+  }
+
+  locate(localId: string, epoch: number, read: Read, target: string, role?: string): Found {
+    return locate(parseTarget(target, role), numberedOf(read), this.device(localId).numbered.get(epoch));
+  }
+
+  treeReads(localId: string, epoch: number): number {
+    return this.device(localId).treeReads.get(epoch) ?? 0;
+  }
+
+  elementJson(localId: string, read: Read, index: number): Schemas['OutlineElement'] {
+    return outlineJson(read.reading, this.header(localId, read)).elements[index]!;
+  }
+
+  private device(localId: string): Watched {
+    const d = this.devices.get(localId);
+    if (!d) throw new DeviceError('NOT_FOUND', `this host has no device ${localId}`);
+    return d;
+  }
+
+  private async readTree(d: Watched, epoch: number, seq: number | undefined, memory: AppMemory, opts: CurrentOptions): Promise<Read> {
     const t0 = performance.now();
     let tree: TreeSnapshot;
     try {
@@ -86,20 +137,27 @@ export class Understanding {
       if (err instanceof DeviceError) throw err;
       throw new DeviceError('DEVICE_FAILED', `the accessibility tree could not be read: ${(err as Error).message}`, 'retry; if it keeps failing the device may be broken');
     }
+    d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
+    this.counts.treeReads++;
     const t1 = performance.now();
     const reading = readScreen(tree, d.backend.platform);
-    const key = `${d.backend.platform}:${d.backend.foreground() ?? 'unknown app'}`;
-    let book = this.books.get(key);
-    if (!book) this.books.set(key, (book = new ScreenBook()));
-    const identified = book.identify(reading.fingerprint, reading.title);
+    const identified = memory.book.identify(reading.fingerprint, reading.title);
     const t2 = performance.now();
-    this.counts.reads++;
-    const read: Read = { seq, reading, identified, at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length };
+    // Memory expected this screen and the tree agrees, but the pixels did not: say so (two screens
+    // sharing a fingerprint is the usual cause; new content is the benign one).
+    const disagreement = opts.expect?.includes(identified.node.id) && memory.recall(identified.node.id) ? `screen ${identified.node.id} does not look as remembered; read from the tree` : null;
+    const newModal = !memory.familiarModal(reading);
+    // Memory learns from settled screens only: a screen half drawn would teach it a face it never has.
+    const eyes = this.eyesOf(d.backend.localId);
+    const newest = eyes.store.newest();
+    if (newest && newest.seq === seq && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
+    const read: Read = { seq, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal };
     d.last = read;
     return read;
   }
 
-  private header(localId: string, d: Watched, read: Read): OutlineHeader {
+  header(localId: string, read: Read): OutlineHeader {
+    const d = this.device(localId);
     const s = this.settle(localId);
     return {
       device: `${d.backend.platform} ${d.backend.model}`,
@@ -107,28 +165,26 @@ export class Understanding {
       name: read.identified.node.name,
       known: read.identified.known,
       settle: s.settled ? `settled${s.forMs === null ? '' : ` ${s.forMs}ms`}` : `not settled${s.forMs === null ? '' : ` (moving ${s.forMs}ms)`}`,
+      ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
+      ...(read.disagreement ? { note: read.disagreement } : {}),
     };
   }
 
-  private settle(localId: string): { settled: boolean; forMs: number | null } {
+  settle(localId: string): { settled: boolean; forMs: number | null } {
     const a = this.eyesOf(localId).activity;
     const last = a.lastMotion;
     if (a.isSettled()) return { settled: true, forMs: last === undefined ? null : Math.round(performance.now() - last) };
     return { settled: false, forMs: a.movingRegion()?.movingForMs ?? null };
   }
 
-  private identity(read: Read): Schemas['ScreenIdentity'] {
-    return { id: read.identified.node.id, name: read.identified.node.name, known: read.identified.known, fingerprint: read.reading.fingerprint.hash };
-  }
-
-  private outline(localId: string, d: Watched, read: Read, cached: boolean): Schemas['ScreenOutline'] {
-    const header = this.header(localId, d, read);
+  outline(localId: string, epoch: number, read: Read, cached: boolean): Schemas['ScreenOutline'] {
+    const header = this.header(localId, read);
     const json = outlineJson(read.reading, header);
     const newest = this.eyesOf(localId).store.newest();
     return {
       text: outlineText(read.reading, header),
       device: json.device,
-      screen: this.identity(read),
+      screen: identity(read),
       size: json.size,
       settle: this.settle(localId),
       regions: json.regions,
@@ -137,6 +193,8 @@ export class Understanding {
       read: {
         at: new Date(read.at).toISOString(),
         cached,
+        source: read.source,
+        sessionTreeReads: this.treeReads(localId, epoch),
         nodes: read.nodes,
         treeMs: read.treeMs,
         buildMs: read.buildMs,
@@ -144,6 +202,14 @@ export class Understanding {
       },
     };
   }
+}
+
+export function identity(read: Read): Schemas['ScreenIdentity'] {
+  return { id: read.identified.node.id, name: read.identified.node.name, known: read.identified.known, fingerprint: read.reading.fingerprint.hash };
+}
+
+function numberedOf(read: Read): Numbered {
+  return { reading: read.reading, screen: { id: read.identified.node.id, name: read.identified.node.name } };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;

@@ -22,6 +22,8 @@ export interface CallCommand {
   epoch: number;
   method: Schemas['GatewayCall']['method'];
   params: Record<string, unknown>;
+  /** The session's team: the worker's memory is per team and app. */
+  team?: string;
 }
 
 export interface DeviceCommands {

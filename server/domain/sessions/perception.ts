@@ -22,6 +22,7 @@ const checks = {
   'perception.wait': schemaValidator<Schemas['WaitResult']>('WaitResult'),
   'screen.read': schemaValidator<Schemas['ScreenOutline']>('ScreenOutline'),
   'screen.locate': schemaValidator<Schemas['Located']>('Located'),
+  'action.run': schemaValidator<Schemas['ActionResult']>('ActionResult'),
 };
 
 export interface PerceptionObserver {
@@ -60,6 +61,12 @@ export class SessionPerception {
     return this.ask(principal, sessionId, 'screen.locate', body, CALL_TIMEOUT_MS, (v) => (v as Schemas['Located']).how) as Promise<Schemas['Located']>;
   }
 
+  async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
+    // The settle wait, plus the touch and the reads around it.
+    const timeoutMs = (body.timeoutMs ?? 5000) + WAIT_MARGIN_MS + CALL_TIMEOUT_MS;
+    return this.ask(principal, sessionId, 'action.run', body, timeoutMs, (v) => (v as Schemas['ActionResult']).verdict) as Promise<Schemas['ActionResult']>;
+  }
+
   private async ask(
     principal: Principal,
     sessionId: string,
@@ -73,7 +80,7 @@ export class SessionPerception {
       const { hostId, localId, epoch } = await this.target(row);
       // Watching is not acting: a viewer's questions do not keep the session alive.
       if (principal.role !== 'viewer') this.sessions.touch(row);
-      const value = await this.commands.call(hostId, { localId, epoch, method, params }, timeoutMs);
+      const value = await this.commands.call(hostId, { localId, epoch, method, params, team: row.team }, timeoutMs);
       const check = checks[method];
       if (!check(value)) {
         const { field, reason } = describeValidationError(check.errors);

@@ -1,0 +1,126 @@
+// Actions with verdicts and memory, on real Chromium, the sample app, a real gateway and Postgres
+// (worker in process). A 10-step flow run twice: the second run reads no tree at all and every step
+// is ok. A switch flip is ok; an alert nobody predicted escalates; "Se" among Search and Settings is
+// refused as ambiguous. Memory here is the worker's: persisting it across workers is not built yet.
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES } from '../../workers/devices/web/profiles.js';
+import { WebProvider } from '../../workers/devices/web/provider.js';
+import { startFarm, type Farm } from '../helpers/farm.js';
+import { waitFor } from '../helpers/wait.js';
+
+let farm: Farm;
+let provider: WebProvider;
+let agent: Awaited<ReturnType<Farm['token']>>;
+
+beforeAll(async () => {
+  farm = await startFarm();
+  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+  await farm.addWorkerWith([provider]);
+  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  agent = await farm.token('agent', 'qa');
+}, 60_000);
+afterAll(async () => {
+  await farm?.stop();
+  await provider?.close();
+});
+
+async function session(): Promise<string> {
+  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
+  const s = await waitFor('session ready', async () => {
+    const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+    return got.state === 'ready' ? got : undefined;
+  }, 30_000);
+  // The sample app loads its inbox in 400 ms: start from a settled screen.
+  await agent.call('waitForScreen', { params: { sessionId: s.id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
+  return s.id as string;
+}
+const release = async (id: string) => {
+  await agent.call('releaseSession', { params: { sessionId: id } });
+  await waitFor('device free', async () => ((await farm.admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+};
+const act = (id: string, target: string, role?: string) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
+
+// Ten taps through the sample app and back to where it started.
+const FLOW: [string, string?][] = [
+  ['Settings', 'tab'],
+  ['Notifications'],
+  ['#switch-badges'],
+  ['Back to Settings'],
+  ['Privacy'],
+  ['Back to Settings'],
+  ['Search', 'tab'],
+  ['Inbox', 'tab'],
+  ['#message-2'],
+  ['Back to Inbox'],
+];
+
+describe('actions with verdicts and memory', () => {
+  it('runs a 10-step flow; run again, it reads no tree and every verdict is ok', async () => {
+    const runs: { verdicts: string[]; treeReads: number; screens: string[] }[] = [];
+    for (let run = 0; run < 2; run++) {
+      const id = await session();
+      try {
+        const verdicts: string[] = [];
+        const screens: string[] = [];
+        const trace: string[] = [];
+        let treeReads = 0;
+        for (const [target, role] of FLOW) {
+          const res = await act(id, target, role);
+          expect(res.status, `${target}: ${res.text.slice(0, 300)}`).toBe(200);
+          verdicts.push(res.body.verdict);
+          trace.push(`${res.body.verdict} (${res.body.treeReads.action} tree reads, after from ${res.body.evidence.afterFrom})`);
+          screens.push(res.body.screen.name ?? res.body.screen.id);
+          treeReads = res.body.treeReads.session;
+        }
+        runs.push({ verdicts, treeReads, screens });
+        console.log(`run ${run + 1}: ${treeReads} tree reads\n  ${trace.join('\n  ')}`);
+      } finally {
+        await release(id);
+      }
+    }
+    expect(runs[0]!.screens).toEqual(['Settings', 'Notifications', 'Notifications', 'Settings', 'Privacy', 'Settings', 'Search', 'Inbox', 'Message', 'Inbox']);
+    expect(runs[0]!.treeReads).toBeGreaterThanOrEqual(7); // first time: every new screen is read
+    expect(runs[0]!.verdicts).not.toContain('no-visible-change');
+    expect(runs[0]!.verdicts[2]).toBe('ok'); // the switch flipped: its state says so, whatever the pixels
+    expect(runs[1]!.screens).toEqual(runs[0]!.screens);
+    expect(runs[1]!.verdicts).toEqual(new Array(10).fill('ok'));
+    expect(runs[1]!.treeReads).toBe(0);
+  });
+
+  it('refuses "Se" among Search and Settings as ambiguous, and resolves a typo when one label is clearly meant', async () => {
+    const id = await session();
+    try {
+      const se = await act(id, 'Se');
+      expect(se.status).toBe(409);
+      expect(se.body.error.code).toBe('AMBIGUOUS');
+      expect(se.body.error.details.candidates.map((c: { label: string }) => c.label).sort()).toEqual(['Search', 'Settings']);
+      const typo = await act(id, 'Setings', 'tab');
+      expect(typo.status).toBe(200);
+      expect(typo.body.target).toMatchObject({ label: 'Settings', role: 'tab' });
+    } finally {
+      await release(id);
+    }
+  });
+
+  it('escalates an alert nobody predicted as unfamiliar-modal, with the verdict and its evidence', async () => {
+    const id = await session();
+    try {
+      expect((await act(id, '#message-3')).status).toBe(200);
+      const del = await act(id, '#delete');
+      expect(del.status).toBe(200);
+      expect(del.body.escalation).toMatchObject({ reason: 'unfamiliar-modal' });
+      expect(del.body.outline).toMatch(/\[modal\] alertdialog|\[modal\] alert/);
+      expect(del.body.evidence).toMatchObject({ destructive: true, changed: 'yes' });
+      const cancel = await act(id, 'Cancel');
+      expect(cancel.status).toBe(200);
+      expect(cancel.body.screen.name).toBe('Message');
+      // The same alert again is familiar: no escalation, and the graph now predicts it.
+      const again = await act(id, '#delete');
+      expect(again.body.escalation).toBeNull();
+      expect(again.body.verdict).toBe('ok');
+    } finally {
+      await release(id);
+    }
+  });
+});

@@ -1,0 +1,34 @@
+// The verdict on one action, from a closed set, with its evidence. It rests on which screen the
+// action ended on (against the graph's prediction) and on the acted element's own state; the motion
+// kind is reported beside it, never instead. A switch that flipped is not "no visible change": the
+// tree's state says it changed even when the pixels barely do.
+
+export type Verdict = 'ok' | 'no-visible-change' | 'unexpected-screen' | 'unverified';
+
+export interface VerdictInput {
+  /** How the wait after the action ended. */
+  settle: 'settled' | 'no-change' | 'not-settled' | 'changed';
+  /** The screen node before and after, and the predicted one (null: no known edge). */
+  before: string;
+  after: string;
+  predicted: string | null;
+  /** The acted element's state before and after, when it is still on the screen after. */
+  stateChanged: boolean;
+}
+
+export interface VerdictOutcome {
+  verdict: Verdict;
+  /** Why, in a sentence a person can check against the evidence. */
+  reason: string;
+}
+
+export function decide(i: VerdictInput): VerdictOutcome {
+  if (i.settle === 'not-settled') return { verdict: 'unverified', reason: 'the screen had not settled when the wait ended' };
+  if (i.settle === 'no-change' && !i.stateChanged) return { verdict: 'no-visible-change', reason: 'nothing changed on screen and the element kept its state' };
+  if (i.predicted !== null) {
+    if (i.after === i.predicted) return { verdict: 'ok', reason: `ended on screen ${i.after}, as this action has before` };
+    return { verdict: 'unexpected-screen', reason: `ended on screen ${i.after}; this action has led to ${i.predicted} before` };
+  }
+  if (i.stateChanged && i.after === i.before) return { verdict: 'ok', reason: 'the element changed state on the same screen' };
+  return { verdict: 'unverified', reason: 'the first time this action was taken here: nothing to compare the outcome with' };
+}
