@@ -86,6 +86,16 @@ describe('actions with verdicts and memory', () => {
     expect(runs[1]!.screens).toEqual(runs[0]!.screens);
     expect(runs[1]!.verdicts).toEqual(new Array(10).fill('ok'));
     expect(runs[1]!.treeReads).toBe(0);
+    // The outline now says what worked here before, checked against the screen.
+    const id = await session();
+    try {
+      const settings = await act(id, 'Settings', 'tab');
+      expect(settings.body.outline).toMatch(/^web .* \(known, \d+ exits?\)/);
+      // Verified once (the second run; the first had nothing to verify against).
+      expect(settings.body.outline).toMatch(/\nworked here before: tap #link-notifications \(1x\), tap #link-privacy \(1x\), tap #tab-search \(1x\)\n/);
+    } finally {
+      await release(id);
+    }
   });
 
   it('refuses "Se" among Search and Settings as ambiguous, and resolves a typo when one label is clearly meant', async () => {

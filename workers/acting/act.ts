@@ -8,6 +8,7 @@ import { DeviceError, type DeviceBackend, type NodeStates } from '../devices/bac
 import * as g from '../devices/gestures.js';
 import type { Escalation, EscalationReason } from '../memory/app-memory.js';
 import { looksDestructive } from '../memory/destructive.js';
+import { tapKey } from '../memory/graph.js';
 import { decide } from '../memory/verdict.js';
 import type { Eyes } from '../perception/eyes.js';
 import type { Element } from '../understanding/elements.js';
@@ -46,7 +47,7 @@ export class Actor {
     }
     const el = before.reading.elements[found.index]!;
     if (!el.tap) throw new DeviceError('NO_MATCH', `${el.role} ${JSON.stringify(el.label)} has no point that can be tapped`, 'scroll it into view first');
-    const action = `tap ${key(el)}`;
+    const action = tapKey(el);
     const predicted = memory.graph.predict(before.identified.node.id, action);
     const t1 = performance.now();
 
@@ -113,11 +114,6 @@ export class Actor {
   private logEscalation(localId: string, e: Escalation): void {
     this.logger.info({ localId, reason: e.reason, screen: e.screen, costMs: e.costMs, evidence: e.evidence }, 'escalation');
   }
-}
-
-/** The target's identity in the graph: its stable id, or its role and label. */
-function key(e: Element): string {
-  return e.id ? `#${e.id}` : `${e.role} ${JSON.stringify(e.label)}`;
 }
 
 /** The acted element on the screen after, by id, else by role and label. */

@@ -50,6 +50,11 @@ export class TransitionGraph {
   }
 }
 
+/** A tap in the graph: on the target's stable id, or on its role and label. */
+export function tapKey(target: { id: string | null; role: string; label: string }): string {
+  return `tap ${target.id ? `#${target.id}` : `${target.role} ${JSON.stringify(target.label)}`}`;
+}
+
 export function typicalMs(e: Edge): number | null {
   if (!e.durations.length) return null;
   const s = [...e.durations].sort((a, b) => a - b);

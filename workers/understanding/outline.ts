@@ -17,6 +17,10 @@ export interface OutlineHeader {
   settle?: string;
   /** Where the reading came from when that matters ("from memory (pixels agree)"), or a disagreement. */
   note?: string;
+  /** Known exits from this screen in the app's transition graph. */
+  exits?: number;
+  /** Verified exits whose targets are on this screen now, most used first: `tap "Compose" (7x)`. */
+  workedBefore?: string[];
 }
 
 /** Labels longer than this are cut with an ellipsis: a row's preview is not the agent's business. */
@@ -24,10 +28,11 @@ const MAX_LABEL = 60;
 
 export function outlineText(r: ScreenReading, h: OutlineHeader): string {
   const lines: string[] = [];
-  const head = [`${h.device} · ${Math.round(r.screen.widthPt)}x${Math.round(r.screen.heightPt)}pt · screen ${h.screenId}${h.name ? ` ${quote(h.name)}` : ''}${h.known === undefined ? '' : h.known ? ' (known)' : ' (new)'}`];
+  const head = [`${h.device} · ${Math.round(r.screen.widthPt)}x${Math.round(r.screen.heightPt)}pt · screen ${h.screenId}${h.name ? ` ${quote(h.name)}` : ''}${h.known === undefined ? '' : h.known ? ` (known${h.exits ? `, ${h.exits} exit${h.exits === 1 ? '' : 's'}` : ''})` : ' (new)'}`];
   if (h.settle) head.push(h.settle);
   if (h.note) head.push(h.note);
   lines.push(head.join(' · '));
+  if (h.workedBefore?.length) lines.push(`worked here before: ${h.workedBefore.join(', ')}`);
   const rowOf = rowIndex(r);
   let current: RegionName | undefined;
   const hidden: Record<string, number> = {};

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
 import { type AppMemory, Memories } from '../memory/app-memory.js';
+import { tapKey } from '../memory/graph.js';
 import type { Eyes } from '../perception/eyes.js';
 import type { Identified } from './identity.js';
 import { outlineJson, outlineText, type OutlineHeader } from './outline.js';
@@ -165,9 +166,22 @@ export class Understanding {
       name: read.identified.node.name,
       known: read.identified.known,
       settle: s.settled ? `settled${s.forMs === null ? '' : ` ${s.forMs}ms`}` : `not settled${s.forMs === null ? '' : ` (moving ${s.forMs}ms)`}`,
+      ...this.hints(read),
       ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
       ...(read.disagreement ? { note: read.disagreement } : {}),
     };
+  }
+
+  /**
+   * What the graph knows of this screen: how many ways out, and the verified ones whose targets are
+   * on the screen now (checked, so a screen that only looks known is not handed another's controls).
+   */
+  private hints(read: Read): Pick<OutlineHeader, 'exits' | 'workedBefore'> {
+    const exits = read.memory.graph.exits(read.identified.node.id);
+    if (!exits.length) return {};
+    const present = (action: string) => read.reading.elements.some((e, i) => read.reading.refs[i] !== null && tapKey(e) === action);
+    const worked = exits.filter((e) => e.verified > 0 && present(e.action)).slice(0, 3);
+    return { exits: new Set(exits.map((e) => `${e.action}\u0000${e.to}`)).size, workedBefore: worked.map((e) => `${e.action} (${e.verified}x)`) };
   }
 
   settle(localId: string): { settled: boolean; forMs: number | null } {
