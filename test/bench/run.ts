@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { machine, type Figure, type Suite } from './harness.js';
 import { perceptionSuite } from './suites/perception.js';
 import { placementSuite } from './suites/placement.js';
+import { memorySuite } from './suites/memory.js';
 import { understandingSuite } from './suites/understanding.js';
 import { webSuite } from './suites/web.js';
 
-const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite];
+const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
