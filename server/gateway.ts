@@ -7,6 +7,7 @@
 //   5. wait for prepares and resets in flight to record their outcome (bounded);
 //   6. close the database.
 // Past SIMFLEET_SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the sequence completes.
+import { applyMemoryWrite, loadMemory } from './db/repositories/memory.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -115,6 +116,19 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         hostTimeoutMs: config.hostTimeoutMs,
         helloTimeoutMs: config.helloTimeoutMs,
         onProtocolError: (code) => metrics.protocolErrors.inc({ code }),
+        memory: {
+          write: async (hostId, msg) => {
+            try {
+              const applied = await applyMemoryWrite(db, hostId, msg);
+              metrics.memoryWrites.inc({ outcome: applied ? 'applied' : 'repeated' });
+              if (applied) for (const e of msg.escalations) metrics.escalations.inc({ reason: e.reason });
+            } catch (err) {
+              metrics.memoryWrites.inc({ outcome: 'failed' });
+              throw err;
+            }
+          },
+          load: (key) => loadMemory(db, key),
+        },
       },
       logger,
     ));

@@ -14,6 +14,7 @@ import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
+import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { Understanding } from './understanding/service.js';
 import { createWorkerLogger } from './log.js';
 
@@ -48,7 +49,10 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
   const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
   const perception = new Perception({ retentionMs: config.frameRetentionMs, budgetBytes: config.frameBudgetBytes, quietMs: config.quietMs }, logger);
-  const understanding = new Understanding((localId) => perception.eyesOf(localId), logger);
+  // Memory is written behind to the farm through the gateway link (created below).
+  const channel: MemoryChannel = { memory: (msg, timeoutMs) => link.memory(msg, timeoutMs) };
+  const sync: MemorySync = new MemorySync(channel, logger.child({ component: 'memory' }));
+  const understanding = new Understanding((localId) => perception.eyesOf(localId), logger, sync);
   const actor = new Actor(
     understanding,
     (localId) => {
@@ -89,6 +93,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   });
   registered.catch(() => undefined); // observed through registered() or the 'fatal' event
   link.start();
+  sync.start();
   let stopping: Promise<void> | undefined;
   return {
     identity,
@@ -98,6 +103,9 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     registered: () => registered,
     stop: () =>
       (stopping ??= (async () => {
+        // What was learned goes to the farm before the link closes.
+        await sync.drain(5000);
+        sync.stop();
         await link.stop();
         perception.close();
         await inventory.close();

@@ -3818,7 +3818,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 4,
+        "const": 5,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -4098,6 +4098,297 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "MemoryKey": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "whose memory and of which app (the worker's memory is per team, platform and app)",
+        "required": [
+          "team",
+          "platform",
+          "app"
+        ],
+        "properties": {
+          "team": {
+            "type": "string",
+            "maxLength": 100
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios"
+            ]
+          },
+          "app": {
+            "type": "string",
+            "maxLength": 500
+          }
+        }
+      },
+      "MemoryScreen": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "name",
+          "fingerprints",
+          "readings"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 300
+          },
+          "fingerprints": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "hash",
+                "title",
+                "tokens"
+              ],
+              "properties": {
+                "hash": {
+                  "type": "string",
+                  "maxLength": 16
+                },
+                "title": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "maxLength": 300
+                },
+                "tokens": {
+                  "type": "array",
+                  "maxItems": 2000,
+                  "items": {
+                    "type": "string",
+                    "maxLength": 300
+                  }
+                }
+              }
+            }
+          },
+          "readings": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "MemoryEdge": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "an edge of the transition graph; in a write, counts are increments",
+        "required": [
+          "from",
+          "action",
+          "to",
+          "count",
+          "verified",
+          "durations",
+          "kinds"
+        ],
+        "properties": {
+          "from": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "action": {
+            "type": "string",
+            "maxLength": 600
+          },
+          "to": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "count": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "verified": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "durations": {
+            "type": "array",
+            "maxItems": 16,
+            "items": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "kinds": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "integer"
+            }
+          }
+        }
+      },
+      "MemoryEscalation": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "reason",
+          "screen",
+          "evidence",
+          "costMs",
+          "at"
+        ],
+        "properties": {
+          "reason": {
+            "$ref": "#/components/schemas/EscalationReason"
+          },
+          "screen": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "evidence": {
+            "type": "object",
+            "additionalProperties": true
+          },
+          "costMs": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "WorkerMemoryWrite": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what a worker learned, written behind: screens (replaced), edge increments and escalations\n(appended). `id` makes a retried write apply once; the gateway answers with a memory reply.\n",
+        "required": [
+          "type",
+          "id",
+          "key",
+          "screens",
+          "edges",
+          "escalations"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "memory-write"
+          },
+          "id": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "key": {
+            "$ref": "#/components/schemas/MemoryKey"
+          },
+          "screens": {
+            "type": "array",
+            "maxItems": 500,
+            "items": {
+              "$ref": "#/components/schemas/MemoryScreen"
+            }
+          },
+          "edges": {
+            "type": "array",
+            "maxItems": 2000,
+            "items": {
+              "$ref": "#/components/schemas/MemoryEdge"
+            }
+          },
+          "escalations": {
+            "type": "array",
+            "maxItems": 500,
+            "items": {
+              "$ref": "#/components/schemas/MemoryEscalation"
+            }
+          }
+        }
+      },
+      "WorkerMemoryLoad": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "asks for what the farm remembers of an app (screens and edges); answered with a memory reply",
+        "required": [
+          "type",
+          "id",
+          "key"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "memory-load"
+          },
+          "id": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "key": {
+            "$ref": "#/components/schemas/MemoryKey"
+          }
+        }
+      },
+      "GatewayMemoryReply": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the answer to a memory write (ok) or load (ok with the app's screens and edges, counts absolute)",
+        "required": [
+          "type",
+          "id",
+          "ok"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "memory"
+          },
+          "id": {
+            "type": "string"
+          },
+          "ok": {
+            "type": "boolean"
+          },
+          "screens": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MemoryScreen"
+            }
+          },
+          "edges": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MemoryEdge"
+            }
+          },
+          "error": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "$ref": "#/components/schemas/ErrorCode"
+              },
+              "message": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
       "WorkerMessage": {
         "type": "object",
         "description": "what a worker sends to the gateway",
@@ -4113,6 +4404,12 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/WorkerResult"
+          },
+          {
+            "$ref": "#/components/schemas/WorkerMemoryWrite"
+          },
+          {
+            "$ref": "#/components/schemas/WorkerMemoryLoad"
           }
         ],
         "discriminator": {
@@ -4121,7 +4418,9 @@ const document: Record<string, unknown> = {
             "hello": "#/components/schemas/WorkerHello",
             "heartbeat": "#/components/schemas/WorkerHeartbeat",
             "devices": "#/components/schemas/WorkerDevices",
-            "result": "#/components/schemas/WorkerResult"
+            "result": "#/components/schemas/WorkerResult",
+            "memory-write": "#/components/schemas/WorkerMemoryWrite",
+            "memory-load": "#/components/schemas/WorkerMemoryLoad"
           }
         }
       },
@@ -4369,6 +4668,9 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/GatewayCall"
+          },
+          {
+            "$ref": "#/components/schemas/GatewayMemoryReply"
           }
         ],
         "discriminator": {
@@ -4379,7 +4681,8 @@ const document: Record<string, unknown> = {
             "error": "#/components/schemas/GatewayError",
             "prepare": "#/components/schemas/GatewayPrepare",
             "reset": "#/components/schemas/GatewayReset",
-            "call": "#/components/schemas/GatewayCall"
+            "call": "#/components/schemas/GatewayCall",
+            "memory": "#/components/schemas/GatewayMemoryReply"
           }
         }
       }

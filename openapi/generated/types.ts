@@ -1138,7 +1138,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 4;
+        ProtocolVersion: 5;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -1231,8 +1231,89 @@ export type components = {
                 };
             };
         };
+        /** @description whose memory and of which app (the worker's memory is per team, platform and app) */
+        MemoryKey: {
+            team: string;
+            /** @enum {string} */
+            platform: "web" | "android" | "ios";
+            app: string;
+        };
+        MemoryScreen: {
+            id: string;
+            name: string | null;
+            fingerprints: {
+                hash: string;
+                title: string | null;
+                tokens: string[];
+            }[];
+            readings: number;
+        };
+        /** @description an edge of the transition graph; in a write, counts are increments */
+        MemoryEdge: {
+            from: string;
+            action: string;
+            to: string;
+            count: number;
+            verified: number;
+            durations: number[];
+            kinds: {
+                [key: string]: number;
+            };
+        };
+        MemoryEscalation: {
+            reason: components["schemas"]["EscalationReason"];
+            screen: string;
+            evidence: {
+                [key: string]: unknown;
+            };
+            costMs: number;
+            /** Format: date-time */
+            at: string;
+        };
+        /**
+         * @description what a worker learned, written behind: screens (replaced), edge increments and escalations
+         *     (appended). `id` makes a retried write apply once; the gateway answers with a memory reply.
+         */
+        WorkerMemoryWrite: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "memory-write";
+            id: string;
+            key: components["schemas"]["MemoryKey"];
+            screens: components["schemas"]["MemoryScreen"][];
+            edges: components["schemas"]["MemoryEdge"][];
+            escalations: components["schemas"]["MemoryEscalation"][];
+        };
+        /** @description asks for what the farm remembers of an app (screens and edges); answered with a memory reply */
+        WorkerMemoryLoad: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "memory-load";
+            id: string;
+            key: components["schemas"]["MemoryKey"];
+        };
+        /** @description the answer to a memory write (ok) or load (ok with the app's screens and edges, counts absolute) */
+        GatewayMemoryReply: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "memory";
+            id: string;
+            ok: boolean;
+            screens?: components["schemas"]["MemoryScreen"][];
+            edges?: components["schemas"]["MemoryEdge"][];
+            error?: {
+                code: components["schemas"]["ErrorCode"];
+                message: string;
+            };
+        };
         /** @description what a worker sends to the gateway */
-        WorkerMessage: components["schemas"]["WorkerHello"] | components["schemas"]["WorkerHeartbeat"] | components["schemas"]["WorkerDevices"] | components["schemas"]["WorkerResult"];
+        WorkerMessage: components["schemas"]["WorkerHello"] | components["schemas"]["WorkerHeartbeat"] | components["schemas"]["WorkerDevices"] | components["schemas"]["WorkerResult"] | components["schemas"]["WorkerMemoryWrite"] | components["schemas"]["WorkerMemoryLoad"];
         GatewayWelcome: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1319,7 +1400,7 @@ export type components = {
             };
         };
         /** @description what the gateway sends to a worker */
-        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"] | components["schemas"]["GatewayPrepare"] | components["schemas"]["GatewayReset"] | components["schemas"]["GatewayCall"];
+        GatewayMessage: components["schemas"]["GatewayWelcome"] | components["schemas"]["GatewayHeartbeatAck"] | components["schemas"]["GatewayError"] | components["schemas"]["GatewayPrepare"] | components["schemas"]["GatewayReset"] | components["schemas"]["GatewayCall"] | components["schemas"]["GatewayMemoryReply"];
     };
     responses: {
         /** @description the request did not match the contract; `details.field` names the part */

@@ -17,6 +17,8 @@ export interface GatewayMetrics {
   quarantines: Counter;
   forwardedCommands: Counter<'direction'>;
   perceptionAnswers: Counter<'method' | 'outcome'>;
+  escalations: Counter<'reason'>;
+  memoryWrites: Counter<'outcome'>;
 }
 
 const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
@@ -125,7 +127,19 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['method', 'outcome'],
     registers: [registry],
   });
-  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers };
+  const escalations = new Counter({
+    name: 'simfleet_escalations_total',
+    help: 'Escalations recorded through this gateway, by reason (unknown-screen, unresolved-intent, unexpected-outcome, unfamiliar-modal, uncovered-goal)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const memoryWrites = new Counter({
+    name: 'simfleet_memory_writes_total',
+    help: "Workers' memory writes through this gateway: applied, repeated (a retry of one applied before) or failed",
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

@@ -6,11 +6,13 @@ import type { ErrorCode } from '../../openapi/contract.js';
 import type { HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
 import type { WorkerSocket } from './socket.js';
-import { WorkerLink, type LinkOwner, type LinkTimings } from './worker-link.js';
+import { WorkerLink, type LinkOwner, type LinkTimings, type MemoryHandler } from './worker-link.js';
 
 export interface HubOptions extends LinkTimings {
   gatewayId: string;
   onProtocolError?: (code: ErrorCode) => void;
+  /** Where workers' memory writes and loads go (Postgres, through the gateway). */
+  memory?: MemoryHandler;
 }
 
 export class WorkerHub implements LinkOwner {
@@ -31,6 +33,10 @@ export class WorkerHub implements LinkOwner {
     void link.closed.then(() => this.open.delete(link));
     if (!this.accepting) link.fail('SHUTTING_DOWN');
     return link;
+  }
+
+  get memory(): MemoryHandler | undefined {
+    return this.opts.memory;
   }
 
   async claim(link: WorkerLink): Promise<'ok' | 'in-use'> {

@@ -38,8 +38,15 @@ export interface LinkTimings {
   helloTimeoutMs: number;
 }
 
+/** Workers' memory, persisted by the gateway: workers hold no database credentials. */
+export interface MemoryHandler {
+  write(hostId: string, msg: Schemas['WorkerMemoryWrite']): Promise<void>;
+  load(key: Schemas['MemoryKey']): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }>;
+}
+
 /** What a link needs from the hub that owns it. */
 export interface LinkOwner {
+  readonly memory?: MemoryHandler | undefined;
   claim(link: WorkerLink): Promise<'ok' | 'in-use'>;
   release(link: WorkerLink): void;
   owns(link: WorkerLink): boolean;
@@ -164,6 +171,8 @@ export class WorkerLink {
       return this.fail('PROTOCOL_ERROR', `${field || 'the message'} ${reason}`);
     }
     if (msg.type === 'result') return this.onResult(msg);
+    // Memory traffic is answered on its own, not behind heartbeats and device reports.
+    if (msg.type === 'memory-write' || msg.type === 'memory-load') return void this.onMemory(msg);
     this.enqueue(() => this.handle(msg));
   }
 
@@ -183,6 +192,27 @@ export class WorkerLink {
         return;
       case 'result':
         return this.onResult(msg);
+      case 'memory-write':
+      case 'memory-load':
+        return this.onMemory(msg);
+    }
+  }
+
+  private async onMemory(msg: Schemas['WorkerMemoryWrite'] | Schemas['WorkerMemoryLoad']): Promise<void> {
+    const memory = this.owner.memory;
+    try {
+      if (!this.conn || !this.hostId) throw new ApiError('PROTOCOL_ERROR', { message: 'memory before hello' });
+      if (!memory) throw new ApiError('NOT_READY', { message: 'this gateway keeps no memory' });
+      if (msg.type === 'memory-write') {
+        await memory.write(this.hostId, msg);
+        this.send({ type: 'memory', id: msg.id, ok: true });
+      } else {
+        this.send({ type: 'memory', id: msg.id, ok: true, ...(await memory.load(msg.key)) });
+      }
+    } catch (err) {
+      const e = err instanceof ApiError ? err : new ApiError('INTERNAL', { cause: err });
+      if (!(err instanceof ApiError)) this.logger.warn({ err }, 'a memory request failed');
+      this.send({ type: 'memory', id: msg.id, ok: false, error: { code: e.code, message: e.message } });
     }
   }
 

@@ -26,12 +26,12 @@ export interface Farm {
   stop(): Promise<void>;
 }
 
-export async function startFarm(env: Record<string, string> = {}): Promise<Farm> {
+export async function startFarm(env: Record<string, string> = {}, opts: { databaseUrl?: (url: string) => string } = {}): Promise<Farm> {
   const db = await createTestDatabase();
   const silent = pino({ level: process.env.SIMFLEET_TEST_LOG ?? 'silent' });
   const gateway = await startGateway(
     loadGatewayConfig({
-      DATABASE_URL: db.url,
+      DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(db.url) : db.url,
       SIMFLEET_PORT: '0',
       SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-farm-')),
       SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,

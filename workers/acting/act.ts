@@ -69,7 +69,7 @@ export class Actor {
     const stateAfter = same?.states ?? null;
     const stateChanged = stateAfter !== null && toggled(stateBefore, stateAfter);
     const outcome = decide({ settle: waited.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged });
-    memory.graph.record(before.identified.node.id, action, after.identified.node.id, { durationMs: t3 - t1, kind: waited.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
+    memory.recordEdge(before.identified.node.id, action, after.identified.node.id, { durationMs: t3 - t1, kind: waited.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
 
     const reason: EscalationReason | null = after.newModal
       ? 'unfamiliar-modal'

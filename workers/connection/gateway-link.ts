@@ -43,6 +43,8 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private offInventory: (() => void) | undefined;
   private readonly logger: Logger;
+  /** Memory requests awaiting the gateway's reply, by id. */
+  private readonly memoryWaiting = new Map<string, { resolve: (r: Schemas['GatewayMemoryReply']) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
 
   constructor(private readonly opts: GatewayLinkOptions) {
     super();
@@ -125,6 +127,13 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       case 'reset':
       case 'call':
         return this.onCommand(msg);
+      case 'memory': {
+        const w = this.memoryWaiting.get(msg.id);
+        if (!w) return; // answered after its timeout; the write will be retried under the same id
+        this.memoryWaiting.delete(msg.id);
+        clearTimeout(w.timer);
+        return w.resolve(msg);
+      }
       case 'error': {
         const level = FATAL_CLOSE_REASONS.has(msg.code) || msg.code === 'HOST_ID_IN_USE' ? 'error' : 'warn';
         this.logger[level]({ code: msg.code, hint: msg.hint }, `gateway: ${msg.message}`);
@@ -210,6 +219,22 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private stopHeartbeats(): void {
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
+  }
+
+  /**
+   * Sends a memory write or load and waits for the gateway's answer. Rejects at once when not
+   * connected, or after `timeoutMs`; the caller keeps the write and tries again.
+   */
+  memory(msg: Schemas['WorkerMemoryWrite'] | Schemas['WorkerMemoryLoad'], timeoutMs: number): Promise<Schemas['GatewayMemoryReply']> {
+    if (!this.welcome || this.socket?.readyState !== OPEN) return Promise.reject(new Error('not connected to a gateway'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.memoryWaiting.delete(msg.id);
+        reject(new Error(`no answer to ${msg.type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.memoryWaiting.set(msg.id, { resolve, reject, timer });
+      this.send(msg);
+    });
   }
 
   private send(msg: WorkerMessage): void {

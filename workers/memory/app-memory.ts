@@ -6,7 +6,8 @@ import type { FrameAnalysis } from '../perception/analysis.js';
 import { significantChange } from '../perception/settle.js';
 import { ScreenBook } from '../understanding/identity.js';
 import type { ScreenReading } from '../understanding/screen.js';
-import { TransitionGraph } from './graph.js';
+import { TransitionGraph, type Edge } from './graph.js';
+import type { MemoryKey, MemorySync } from './sync.js';
 
 export interface Remembered {
   reading: ScreenReading;
@@ -30,6 +31,17 @@ const MAX_ESCALATIONS = 500;
 const MAX_FACES = 8;
 
 export class AppMemory {
+  /** Loaded from the farm (or there is no farm to load from): set once the load succeeded. */
+  loaded = false;
+  loadRetryAt = 0;
+  loading: Promise<void> | undefined;
+
+  constructor(
+    readonly key: MemoryKey,
+    /** Where what is learned is written behind; none in tests without a gateway. */
+    private readonly sync?: MemorySync,
+  ) {}
+
   readonly book = new ScreenBook();
   readonly graph = new TransitionGraph();
   readonly escalations: Escalation[] = [];
@@ -44,6 +56,15 @@ export class AppMemory {
     if (faces.length > MAX_FACES) faces.shift(); // the least recently confirmed goes
     this.seen.set(node, faces);
     if (reading.regions.modal) this.modals.add(modalKey(reading));
+    const n = this.book.node(node);
+    if (n) this.sync?.screen(this.key, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings });
+  }
+
+  /** One more traversal of an edge: into the graph, and written behind as an increment. */
+  recordEdge(from: string, action: string, to: string, o: { durationMs: number; kind: string | null; verified: boolean }): Edge {
+    const e = this.graph.record(from, action, to, o);
+    this.sync?.edge(this.key, { from, action, to, count: 1, verified: o.verified ? 1 : 0, durations: [Math.round(o.durationMs)], kinds: o.kind ? { [o.kind]: 1 } : {} });
+    return e;
   }
 
   recall(node: string): Remembered | undefined {
@@ -75,6 +96,7 @@ export class AppMemory {
     const full = { ...e, at: Date.now() };
     this.escalations.push(full);
     if (this.escalations.length > MAX_ESCALATIONS) this.escalations.shift();
+    this.sync?.escalation(this.key, { reason: e.reason, screen: e.screen, evidence: e.evidence, costMs: e.costMs, at: new Date(full.at).toISOString() });
     return full;
   }
 }
@@ -88,14 +110,43 @@ function modalKey(r: ScreenReading): string {
   return `${r.regions.modal!.role}:${r.regions.modal!.label.toLowerCase()}`;
 }
 
+/** A load that failed is tried again after this long (the gateway or Postgres was away). */
+const LOAD_RETRY_MS = 10_000;
+
 /** One app's memory per team, platform and app id: what agents of one team learn, they share. */
 export class Memories {
   private readonly apps = new Map<string, AppMemory>();
 
-  of(team: string, platform: string, app: string): AppMemory {
-    const key = `${team}\u0000${platform}\u0000${app}`;
-    let m = this.apps.get(key);
-    if (!m) this.apps.set(key, (m = new AppMemory()));
+  constructor(private readonly sync?: MemorySync) {}
+
+  of(team: string, platform: 'web' | 'android' | 'ios', app: string): AppMemory {
+    const k = `${team}\u0000${platform}\u0000${app}`;
+    let m = this.apps.get(k);
+    if (!m) this.apps.set(k, (m = new AppMemory({ team, platform, app: app.slice(0, 500) }, this.sync)));
+    if (!this.sync) m.loaded = true;
+    return m;
+  }
+
+  /**
+   * The app's memory, with what the farm remembers of it loaded the first time (screens and the
+   * graph other hosts learned). A failed load is not fatal: the worker works from what it has and
+   * tries again later.
+   */
+  async ensure(team: string, platform: 'web' | 'android' | 'ios', app: string): Promise<AppMemory> {
+    const m = this.of(team, platform, app);
+    if (m.loaded || !this.sync || Date.now() < m.loadRetryAt) return m;
+    m.loading ??= this.sync.load(m.key).then(
+      ({ screens, edges }) => {
+        for (const s of screens) m.book.restore({ id: s.id, name: s.name, fingerprints: s.fingerprints.map((f) => ({ hash: f.hash, title: f.title ?? null, tokens: f.tokens })), readings: s.readings });
+        for (const e of edges) m.graph.restore(e);
+        m.loaded = true;
+      },
+      () => {
+        m.loadRetryAt = Date.now() + LOAD_RETRY_MS;
+        this.sync!.counts.loadFailed++;
+      },
+    ).finally(() => (m.loading = undefined));
+    await m.loading;
     return m;
   }
 }

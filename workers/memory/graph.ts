@@ -40,6 +40,14 @@ export class TransitionGraph {
     return e;
   }
 
+  /** An edge the farm remembers, with its absolute counts (loaded from Postgres). */
+  restore(e: Omit<Edge, 'lastAt'>): void {
+    const key = `${e.from}\u0000${e.action}\u0000${e.to}`;
+    const have = this.edges.get(key);
+    if (have && have.count >= e.count) return;
+    this.edges.set(key, { ...e, durations: [...e.durations], kinds: { ...e.kinds }, lastAt: Date.now() });
+  }
+
   /** Edges leaving a screen, most travelled first. */
   exits(from: string): Edge[] {
     return [...this.edges.values()].filter((e) => e.from === from).sort((a, b) => b.verified - a.verified || b.count - a.count);

@@ -70,6 +70,16 @@ export class ScreenBook {
     return { node, known: false, similarity: 1 };
   }
 
+  /** A node the farm remembers (loaded from Postgres): added, or its fingerprints merged in. */
+  restore(n: ScreenNode): void {
+    const have = this.node(n.id);
+    if (!have) return void this.nodes.push({ ...n, fingerprints: n.fingerprints.slice(-MAX_FINGERPRINTS) });
+    for (const f of n.fingerprints) if (!have.fingerprints.some((x) => x.hash === f.hash)) have.fingerprints.unshift(f);
+    have.fingerprints.splice(0, Math.max(0, have.fingerprints.length - MAX_FINGERPRINTS));
+    have.name ??= n.name;
+    have.readings = Math.max(have.readings, n.readings);
+  }
+
   node(id: string): ScreenNode | undefined {
     return this.nodes.find((n) => n.id === id);
   }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
 import { type AppMemory, Memories } from '../memory/app-memory.js';
+import type { MemorySync } from '../memory/sync.js';
 import { tapKey } from '../memory/graph.js';
 import type { Eyes } from '../perception/eyes.js';
 import type { Identified } from './identity.js';
@@ -51,13 +52,16 @@ export interface CurrentOptions {
 
 export class Understanding {
   private readonly devices = new Map<string, Watched>();
-  readonly memories = new Memories();
+  readonly memories: Memories;
   readonly counts = { treeReads: 0, memoryReads: 0, cached: 0 };
 
   constructor(
     private readonly eyesOf: (localId: string) => Eyes,
     private readonly logger: Logger,
-  ) {}
+    sync?: MemorySync,
+  ) {
+    this.memories = new Memories(sync);
+  }
 
   watch(devices: { localId: string; backend: DeviceBackend | undefined }[]): void {
     for (const { localId, backend } of devices) {
@@ -88,7 +92,7 @@ export class Understanding {
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
-    const memory = this.memories.of(team, d.backend.platform, d.backend.foreground() ?? 'unknown app');
+    const memory = await this.memories.ensure(team, d.backend.platform, d.backend.foreground() ?? 'unknown app');
     if (newest && eyes.activity.isSettled()) {
       const t0 = performance.now();
       const match = memory.matchPixels(newest, opts.expect);

@@ -78,6 +78,8 @@ export class WebDevice implements DeviceBackend {
     const url = this.page?.url();
     if (!url || !/^https?:/.test(url)) return null;
     const u = new URL(url);
+    // The sample app is served by each worker on a port of its own; it is one app wherever it runs.
+    if (u.origin === this.sample.origin) return `simfleet-sample-app${u.pathname}`;
     return `${u.origin}${u.pathname}`;
   }
 

@@ -1,0 +1,89 @@
+// The farm's memory of each team's apps: screens, the transition graph, escalations. Workers write
+// behind through their gateway (they hold no database credentials); a write carries an id and
+// applies once however often it is retried. Edge counts arrive as increments, so two hosts learning
+// the same edge add up rather than overwrite each other.
+import type { Schemas } from '../../../openapi/contract.js';
+import type { Database, Queryable } from '../database.js';
+
+type Key = Schemas['MemoryKey'];
+
+/** Applies a write; false when a write with this id was applied before (a retry). */
+export async function applyMemoryWrite(db: Database, hostId: string | null, w: Schemas['WorkerMemoryWrite']): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rowCount } = await tx.query(`INSERT INTO memory_writes (id) VALUES ($1) ON CONFLICT (id) DO NOTHING`, [`${hostId ?? '-'}:${w.id}`]);
+    if (!rowCount) return false;
+    const k = w.key;
+    for (const s of w.screens) {
+      await tx.query(
+        `INSERT INTO memory_screens (team, platform, app, node_id, name, fingerprints, readings, confirmed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+         ON CONFLICT (team, platform, app, node_id) DO UPDATE
+           SET name = COALESCE(memory_screens.name, EXCLUDED.name), fingerprints = EXCLUDED.fingerprints,
+               readings = GREATEST(memory_screens.readings, EXCLUDED.readings), confirmed_at = now()`,
+        [k.team, k.platform, k.app, s.id, s.name, JSON.stringify(s.fingerprints), s.readings],
+      );
+    }
+    for (const e of w.edges) {
+      await tx.query(
+        `INSERT INTO memory_edges (team, platform, app, from_node, action, to_node, count, verified, durations, kinds, last_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+         ON CONFLICT (team, platform, app, from_node, action, to_node) DO UPDATE
+           SET count = memory_edges.count + EXCLUDED.count, verified = memory_edges.verified + EXCLUDED.verified,
+               durations = (SELECT COALESCE(jsonb_agg(x), '[]') FROM (SELECT x FROM jsonb_array_elements(memory_edges.durations || EXCLUDED.durations) WITH ORDINALITY AS t(x, n) ORDER BY n DESC LIMIT 16) d),
+               kinds = (SELECT COALESCE(jsonb_object_agg(k, v), '{}') FROM (SELECT k, SUM(v::int) AS v FROM (SELECT * FROM jsonb_each_text(memory_edges.kinds) UNION ALL SELECT * FROM jsonb_each_text(EXCLUDED.kinds)) u(k, v) GROUP BY k) s),
+               last_at = now()`,
+        [k.team, k.platform, k.app, e.from, e.action, e.to, e.count, e.verified, JSON.stringify(e.durations), JSON.stringify(e.kinds)],
+      );
+    }
+    for (const x of w.escalations) {
+      await tx.query(`INSERT INTO escalations (team, platform, app, host_id, screen, reason, evidence, cost_ms, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+        k.team, k.platform, k.app, hostId, x.screen, x.reason, JSON.stringify(x.evidence), x.costMs, x.at,
+      ]);
+    }
+    return true;
+  });
+}
+
+export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }> {
+  const screens = await q.query<{ node_id: string; name: string | null; fingerprints: Schemas['MemoryScreen']['fingerprints']; readings: number }>(
+    `SELECT node_id, name, fingerprints, readings FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY confirmed_at DESC LIMIT 500`,
+    [k.team, k.platform, k.app],
+  );
+  const edges = await q.query<{ from_node: string; action: string; to_node: string; count: number; verified: number; durations: number[]; kinds: Record<string, number> }>(
+    `SELECT from_node, action, to_node, count, verified, durations, kinds FROM memory_edges WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY count DESC LIMIT 2000`,
+    [k.team, k.platform, k.app],
+  );
+  return {
+    screens: screens.rows.map((r) => ({ id: r.node_id, name: r.name, fingerprints: r.fingerprints, readings: r.readings })),
+    edges: edges.rows.map((r) => ({ from: r.from_node, action: r.action, to: r.to_node, count: r.count, verified: r.verified, durations: r.durations, kinds: r.kinds })),
+  };
+}
+
+export interface EscalationRow {
+  id: string;
+  team: string;
+  platform: string;
+  app: string;
+  host_id: string | null;
+  screen: string;
+  reason: string;
+  evidence: Record<string, unknown>;
+  cost_ms: number;
+  at: Date;
+}
+
+export async function listEscalations(q: Queryable, f: { team?: string; reason?: string; app?: string; since?: string; limit: number }): Promise<EscalationRow[]> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  const add = (sql: string, v: unknown) => {
+    args.push(v);
+    where.push(sql.replace('?', `$${args.length}`));
+  };
+  if (f.team) add('team = ?', f.team);
+  if (f.reason) add('reason = ?', f.reason);
+  if (f.app) add('app = ?', f.app);
+  if (f.since) add('at >= ?', f.since);
+  args.push(f.limit);
+  const { rows } = await q.query<EscalationRow>(`SELECT * FROM escalations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT $${args.length}`, args);
+  return rows;
+}

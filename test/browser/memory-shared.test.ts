@@ -1,0 +1,100 @@
+// Memory shared through Postgres: what one worker learns is written behind through its gateway,
+// survives Postgres going away mid-flow (nothing acknowledged is lost; unacknowledged writes are
+// retried), and a second worker process on another device knows the screens and the graph.
+// Postgres is cut off from this gateway by a TCP proxy, so other suites sharing the server run on.
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES } from '../../workers/devices/web/profiles.js';
+import { WebProvider } from '../../workers/devices/web/provider.js';
+import { startFarm, type Farm } from '../helpers/farm.js';
+import { tcpProxy, type Proxy } from '../helpers/tcp-proxy.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+const FLOW: [string, string?][] = [['Settings', 'tab'], ['Notifications'], ['#switch-badges'], ['Back to Settings'], ['Privacy'], ['Back to Settings'], ['Search', 'tab'], ['Inbox', 'tab'], ['#message-2'], ['Back to Inbox']];
+
+let proxy: Proxy;
+let farm: Farm;
+const providers: WebProvider[] = [];
+let agent: Awaited<ReturnType<Farm['token']>>;
+
+beforeAll(async () => {
+  proxy = await tcpProxy('127.0.0.1', 5432);
+  // A generous host timeout: while Postgres is away nobody can record a heartbeat.
+  farm = await startFarm({ SIMFLEET_HOST_TIMEOUT_MS: '20000', SIMFLEET_HEARTBEAT_INTERVAL_MS: '500' }, { databaseUrl: (url) => url.replace(/@127\.0\.0\.1:5432\//, `@127.0.0.1:${proxy.port}/`) });
+  agent = await farm.token('agent', 'qa');
+}, 60_000);
+afterAll(async () => {
+  await farm?.stop();
+  for (const p of providers) await p.close();
+  await proxy?.close();
+});
+
+async function worker(): Promise<WebProvider> {
+  const provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+  providers.push(provider);
+  await farm.addWorkerWith([provider]);
+  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  return provider;
+}
+async function session(): Promise<{ id: string; hostId: string }> {
+  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
+  const s = await waitFor('session ready', async () => {
+    const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+    return got.state === 'ready' ? got : undefined;
+  }, 30_000);
+  await agent.call('waitForScreen', { params: { sessionId: s.id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
+  return { id: s.id, hostId: s.device.hostId };
+}
+const act = (id: string, [target, role]: [string, string?]) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
+const q = <T>(sql: string) => farm.db.query<T>(sql);
+
+describe('memory shared through Postgres', () => {
+  it('keeps every write made around Postgres going away mid-flow', async () => {
+    await worker();
+    const s = await session();
+    for (const step of FLOW.slice(0, 5)) expect((await act(s.id, step)).status).toBe(200);
+    proxy.cut(); // the last steps' writes are queued or in flight
+    await sleep(2500);
+    proxy.restore();
+    for (const step of FLOW.slice(5)) {
+      const res = await waitFor('the gateway back on its database', async () => {
+        const r = await act(s.id, step);
+        return r.status === 200 ? r : r.status >= 500 ? undefined : r;
+      }, 20_000);
+      expect(res.status, res.text.slice(0, 200)).toBe(200);
+    }
+    await agent.call('releaseSession', { params: { sessionId: s.id } });
+    // Every traversal, written behind and retried, is there once: ten edges' worth of counts.
+    const edges = await waitFor('all ten traversals written', async () => {
+      const [row] = await q<{ n: number }>(`SELECT COALESCE(SUM(count), 0)::int AS n FROM memory_edges WHERE team = 'qa'`);
+      return row!.n >= 10 ? row!.n : undefined;
+    }, 20_000);
+    expect(edges).toBe(10);
+    const [screens] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM memory_screens WHERE team = 'qa'`);
+    expect(screens!.n).toBeGreaterThanOrEqual(6);
+    const reasons = await q<{ reason: string; n: number }>(`SELECT reason, count(*)::int AS n FROM escalations WHERE team = 'qa' GROUP BY reason`);
+    expect(reasons.find((r) => r.reason === 'unknown-screen')?.n).toBeGreaterThanOrEqual(5);
+  });
+
+  it('a second worker process on another device knows the screens and the graph', async () => {
+    // The first worker leaves (and flushes what it knows on the way out).
+    await farm.workers[0]!.worker.stop();
+    await worker();
+    const s = await session();
+    const verdicts: string[] = [];
+    const known: boolean[] = [];
+    const escalations: (string | null)[] = [];
+    for (const step of FLOW) {
+      const res = await act(s.id, step);
+      expect(res.status, res.text.slice(0, 200)).toBe(200);
+      verdicts.push(res.body.verdict);
+      known.push(res.body.evidence.before.known && res.body.evidence.after.known);
+      escalations.push(res.body.escalation?.reason ?? null);
+    }
+    console.log(JSON.stringify({ verdicts, known, escalations }));
+    expect(known.every(Boolean)).toBe(true);
+    expect(verdicts).toEqual(new Array(10).fill('ok')); // the graph came with the memory
+    expect(escalations.filter((e) => e === 'unknown-screen')).toEqual([]);
+    await agent.call('releaseSession', { params: { sessionId: s.id } });
+  });
+});

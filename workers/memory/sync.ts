@@ -1,0 +1,139 @@
+// Memory written behind to the farm (Postgres, through the gateway; the worker holds no database
+// credentials), and read from it when a worker first meets a team's app. Writes are batched, carry
+// an id so a retry applies once, and are retried with backoff until the gateway acknowledges them:
+// the action path never waits on the database, and nothing acknowledged is lost when it restarts.
+// On shutdown the queue is flushed within a deadline.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { components } from '../../openapi/generated/types.js';
+
+type Schemas = components['schemas'];
+export type MemoryKey = Schemas['MemoryKey'];
+
+export interface MemoryChannel {
+  memory(msg: Schemas['WorkerMemoryWrite'] | Schemas['WorkerMemoryLoad'], timeoutMs: number): Promise<Schemas['GatewayMemoryReply']>;
+}
+
+interface Batch {
+  id: string;
+  key: MemoryKey;
+  screens: Map<string, Schemas['MemoryScreen']>;
+  edges: Schemas['MemoryEdge'][];
+  escalations: Schemas['MemoryEscalation'][];
+}
+
+const FLUSH_EVERY_MS = 300;
+const REQUEST_TIMEOUT_MS = 5000;
+const MAX_BACKOFF_MS = 10_000;
+/** Per message: the gateway's payload limit is far above this. */
+const MAX_ITEMS = 200;
+
+export class MemorySync {
+  /** Changes not yet sent, per app; sent batches are frozen so a retry is the same write. */
+  private readonly open = new Map<string, Batch>();
+  private readonly sending: Batch[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private backoffMs = 0;
+  private nextTryAt = 0;
+  private flushing: Promise<void> | undefined;
+  readonly counts = { written: 0, retried: 0, loaded: 0, loadFailed: 0 };
+
+  constructor(
+    private readonly channel: MemoryChannel,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  screen(key: MemoryKey, s: Schemas['MemoryScreen']): void {
+    this.batch(key).screens.set(s.id, s);
+  }
+
+  edge(key: MemoryKey, e: Schemas['MemoryEdge']): void {
+    this.batch(key).edges.push(e);
+  }
+
+  escalation(key: MemoryKey, e: Schemas['MemoryEscalation']): void {
+    this.batch(key).escalations.push(e);
+  }
+
+  get pending(): number {
+    return this.open.size + this.sending.length;
+  }
+
+  async load(key: MemoryKey): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }> {
+    const reply = await this.channel.memory({ type: 'memory-load', id: randomUUID(), key }, REQUEST_TIMEOUT_MS);
+    if (!reply.ok) throw new Error(`memory load refused: ${reply.error?.code} ${reply.error?.message}`);
+    this.counts.loaded++;
+    return { screens: reply.screens ?? [], edges: reply.edges ?? [] };
+  }
+
+  /** Sends what is queued; concurrent callers share one pass. */
+  flush(): Promise<void> {
+    return (this.flushing ??= this.send().finally(() => (this.flushing = undefined)));
+  }
+
+  /** Flushes until nothing is left or the deadline passes (shutdown). */
+  async drain(deadlineMs: number): Promise<boolean> {
+    const until = Date.now() + deadlineMs;
+    this.nextTryAt = 0;
+    while (this.pending > 0 && Date.now() < until) {
+      await this.flush();
+      if (this.pending > 0) await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, until - Date.now()))));
+      this.nextTryAt = 0;
+    }
+    if (this.pending > 0) this.logger.warn({ batches: this.pending }, 'memory not written before shutdown');
+    return this.pending === 0;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private batch(key: MemoryKey): Batch {
+    const k = `${key.team}\u0000${key.platform}\u0000${key.app}`;
+    let b = this.open.get(k);
+    if (!b) this.open.set(k, (b = { id: randomUUID(), key, screens: new Map(), edges: [], escalations: [] }));
+    return b;
+  }
+
+  private async send(): Promise<void> {
+    if (Date.now() < this.nextTryAt) return;
+    // Freeze what is open: new changes go to new batches while these are in flight.
+    for (const [k, b] of this.open) {
+      this.open.delete(k);
+      this.sending.push(...split(b));
+    }
+    while (this.sending.length) {
+      const b = this.sending[0]!;
+      try {
+        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, screens: [...b.screens.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
+        if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);
+        this.sending.shift();
+        this.counts.written++;
+        this.backoffMs = 0;
+      } catch (err) {
+        this.counts.retried++;
+        this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 500);
+        this.nextTryAt = Date.now() + this.backoffMs;
+        this.logger.debug({ err: (err as Error).message, retryInMs: this.backoffMs }, 'memory write not acknowledged; kept for a retry');
+        return;
+      }
+    }
+  }
+}
+
+/** A batch too large for one message, as several (each with its own id, fixed from now on). */
+function split(b: Batch): Batch[] {
+  const screens = [...b.screens.values()];
+  if (screens.length <= MAX_ITEMS && b.edges.length <= MAX_ITEMS && b.escalations.length <= MAX_ITEMS) return [b];
+  const out: Batch[] = [];
+  for (let i = 0; i < Math.max(screens.length, b.edges.length, b.escalations.length); i += MAX_ITEMS) {
+    out.push({ id: randomUUID(), key: b.key, screens: new Map(screens.slice(i, i + MAX_ITEMS).map((s) => [s.id, s])), edges: b.edges.slice(i, i + MAX_ITEMS), escalations: b.escalations.slice(i, i + MAX_ITEMS) });
+  }
+  return out;
+}
