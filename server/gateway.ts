@@ -7,6 +7,7 @@
 //   5. wait for prepares and resets in flight to record their outcome (bounded);
 //   6. close the database.
 // Past SIMFLEET_SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the sequence completes.
+import { MemoryService } from './domain/memory.js';
 import { applyMemoryWrite, loadMemory } from './db/repositories/memory.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -145,6 +146,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         metrics,
         sessions,
         perception,
+        memory: new MemoryService(db),
         events,
         logger,
         readiness: () => checkReadiness(db, migrations, !closing),

@@ -37,6 +37,9 @@ const document: Record<string, unknown> = {
       "name": "acting"
     },
     {
+      "name": "memory"
+    },
+    {
       "name": "workers"
     }
   ],
@@ -1196,6 +1199,410 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/apps": {
+      "get": {
+        "operationId": "listApps",
+        "tags": [
+          "memory"
+        ],
+        "summary": "The apps this team's memory holds (an admin sees every team's), with screen and edge counts.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "responses": {
+          "200": {
+            "description": "the apps",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "apps"
+                  ],
+                  "properties": {
+                    "apps": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/AppSummary"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/apps/{appId}": {
+      "delete": {
+        "operationId": "forgetApp",
+        "tags": [
+          "memory"
+        ],
+        "summary": "Forget everything the farm remembers of an app (its screens, graph and escalations). A worker that has the app loaded keeps its own copy until it restarts.",
+        "x-simfleet-roles": [
+          "admin"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "forgotten"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/apps/{appId}/screens": {
+      "get": {
+        "operationId": "listAppScreens",
+        "tags": [
+          "memory"
+        ],
+        "summary": "The screens remembered of an app, with their names and fingerprints.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the screens",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "app",
+                    "screens"
+                  ],
+                  "properties": {
+                    "app": {
+                      "$ref": "#/components/schemas/AppSummary"
+                    },
+                    "screens": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/MemoryScreen"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/apps/{appId}/graph": {
+      "get": {
+        "operationId": "getAppGraph",
+        "tags": [
+          "memory"
+        ],
+        "summary": "The app's transition graph as nodes and edges.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the graph",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "nodes",
+                    "edges"
+                  ],
+                  "properties": {
+                    "nodes": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "id",
+                          "name"
+                        ],
+                        "properties": {
+                          "id": {
+                            "type": "string"
+                          },
+                          "name": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          }
+                        }
+                      }
+                    },
+                    "edges": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/MemoryEdge"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/apps/{appId}/path": {
+      "get": {
+        "operationId": "getAppPath",
+        "tags": [
+          "memory"
+        ],
+        "summary": "A route from one screen to another over verified edges (fewest steps), or 404 NO_MATCH when none is known.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/AppId"
+          },
+          {
+            "name": "from",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          },
+          {
+            "name": "to",
+            "in": "query",
+            "required": true,
+            "schema": {
+              "type": "string",
+              "maxLength": 64
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the route",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "steps"
+                  ],
+                  "properties": {
+                    "steps": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/MemoryEdge"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "422": {
+            "description": "NO_MATCH — no route over verified edges",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/escalations": {
+      "get": {
+        "operationId": "listEscalations",
+        "tags": [
+          "memory"
+        ],
+        "summary": "Escalations, newest first, with their evidence (the caller's team; an admin sees every team's).",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "name": "reason",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "$ref": "#/components/schemas/EscalationReason"
+            }
+          },
+          {
+            "name": "appId",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 700
+            }
+          },
+          {
+            "name": "since",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "format": "date-time"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9]{1,4}$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the escalations",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "escalations"
+                  ],
+                  "properties": {
+                    "escalations": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": [
+                          "id",
+                          "team",
+                          "appId",
+                          "hostId",
+                          "screen",
+                          "reason",
+                          "evidence",
+                          "costMs",
+                          "at"
+                        ],
+                        "properties": {
+                          "id": {
+                            "type": "string"
+                          },
+                          "team": {
+                            "type": "string"
+                          },
+                          "appId": {
+                            "type": "string"
+                          },
+                          "hostId": {
+                            "type": [
+                              "string",
+                              "null"
+                            ]
+                          },
+                          "screen": {
+                            "type": "string"
+                          },
+                          "reason": {
+                            "$ref": "#/components/schemas/EscalationReason"
+                          },
+                          "evidence": {
+                            "type": "object",
+                            "additionalProperties": true
+                          },
+                          "costMs": {
+                            "type": "integer"
+                          },
+                          "at": {
+                            "type": "string",
+                            "format": "date-time"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
     "/v1/queue": {
       "get": {
         "operationId": "listQueue",
@@ -1450,6 +1857,18 @@ const document: Record<string, unknown> = {
       }
     },
     "parameters": {
+      "AppId": {
+        "name": "appId",
+        "in": "path",
+        "required": true,
+        "description": "an app's id from GET /v1/apps",
+        "schema": {
+          "type": "string",
+          "minLength": 4,
+          "maxLength": 700,
+          "pattern": "^[A-Za-z0-9_-]+$"
+        }
+      },
       "HostId": {
         "name": "hostId",
         "in": "path",
@@ -4095,6 +4514,45 @@ const document: Record<string, unknown> = {
                 "description": "code-specific facts passed on to the client (STALE_REF's current screen, AMBIGUOUS's candidates)"
               }
             }
+          }
+        }
+      },
+      "AppSummary": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "team",
+          "platform",
+          "app",
+          "screens",
+          "edges"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "the app in URLs: base64url of team, platform and app id"
+          },
+          "team": {
+            "type": "string"
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios"
+            ]
+          },
+          "app": {
+            "type": "string",
+            "description": "the platform's app id (web: origin and path; the sample app is simfleet-sample-app)"
+          },
+          "screens": {
+            "type": "integer"
+          },
+          "edges": {
+            "type": "integer"
           }
         }
       },

@@ -417,6 +417,108 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps this team's memory holds (an admin sees every team's), with screen and edge counts. */
+        get: operations["listApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget everything the farm remembers of an app (its screens, graph and escalations). A worker that has the app loaded keeps its own copy until it restarts. */
+        delete: operations["forgetApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{appId}/screens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The screens remembered of an app, with their names and fingerprints. */
+        get: operations["listAppScreens"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{appId}/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's transition graph as nodes and edges. */
+        get: operations["getAppGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{appId}/path": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A route from one screen to another over verified edges (fewest steps), or 404 NO_MATCH when none is known. */
+        get: operations["getAppPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/escalations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Escalations, newest first, with their evidence (the caller's team; an admin sees every team's). */
+        get: operations["listEscalations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/queue": {
         parameters: {
             query?: never;
@@ -1231,6 +1333,17 @@ export type components = {
                 };
             };
         };
+        AppSummary: {
+            /** @description the app in URLs: base64url of team, platform and app id */
+            id: string;
+            team: string;
+            /** @enum {string} */
+            platform: "web" | "android" | "ios";
+            /** @description the platform's app id (web: origin and path; the sample app is simfleet-sample-app) */
+            app: string;
+            screens: number;
+            edges: number;
+        };
         /** @description whose memory and of which app (the worker's memory is per team, platform and app) */
         MemoryKey: {
             team: string;
@@ -1468,6 +1581,8 @@ export type components = {
         };
     };
     parameters: {
+        /** @description an app's id from GET /v1/apps */
+        AppId: string;
         HostId: components["schemas"]["HostIdString"];
         DeviceId: components["schemas"]["DeviceIdString"];
         SessionId: string;
@@ -2189,6 +2304,194 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the apps */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apps: components["schemas"]["AppSummary"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    forgetApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an app's id from GET /v1/apps */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listAppScreens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an app's id from GET /v1/apps */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the screens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        app: components["schemas"]["AppSummary"];
+                        screens: components["schemas"]["MemoryScreen"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAppGraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an app's id from GET /v1/apps */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the graph */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes: {
+                            id: string;
+                            name: string | null;
+                        }[];
+                        edges: components["schemas"]["MemoryEdge"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAppPath: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description an app's id from GET /v1/apps */
+                appId: components["parameters"]["AppId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the route */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        steps: components["schemas"]["MemoryEdge"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description NO_MATCH — no route over verified edges */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEscalations: {
+        parameters: {
+            query?: {
+                reason?: components["schemas"]["EscalationReason"];
+                appId?: string;
+                since?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the escalations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        escalations: {
+                            id: string;
+                            team: string;
+                            appId: string;
+                            hostId: string | null;
+                            screen: string;
+                            reason: components["schemas"]["EscalationReason"];
+                            evidence: {
+                                [key: string]: unknown;
+                            };
+                            costMs: number;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     listQueue: {

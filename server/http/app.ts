@@ -11,6 +11,7 @@ import { installHttpMetrics } from './metrics.js';
 import { farmRoutes } from './routes/farm.js';
 import { healthRoutes } from './routes/health.js';
 import { queueRoutes } from './routes/queue.js';
+import { memoryRoutes } from './routes/memory.js';
 import { perceptionRoutes } from './routes/perception.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
@@ -61,6 +62,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   tokenRoutes(app, s);
   sessionRoutes(app, s);
   perceptionRoutes(app, s);
+  memoryRoutes(app, s);
   queueRoutes(app, s);
   workerRoutes(app, s);
   return app;

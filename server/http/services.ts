@@ -1,4 +1,5 @@
 // What route handlers may call: the gateway's domain objects, handed to each route module.
+import type { MemoryService } from '../domain/memory.js';
 import type { Schemas } from '../../openapi/contract.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
@@ -18,6 +19,7 @@ export interface GatewayServices {
   hub: WorkerHub;
   sessions: SessionService;
   perception: SessionPerception;
+  memory: MemoryService;
   events: SessionEvents;
   logger: Logger;
   metrics: GatewayMetrics;

@@ -97,4 +97,33 @@ describe('memory shared through Postgres', () => {
     expect(escalations.filter((e) => e === 'unknown-screen')).toEqual([]);
     await agent.call('releaseSession', { params: { sessionId: s.id } });
   });
+
+  it('shows the memory through the API: apps, screens, graph, a route, escalations; and forgets an app', async () => {
+    const apps = (await agent.call('listApps')).body.apps;
+    expect(apps).toEqual([expect.objectContaining({ team: 'qa', platform: 'web', app: 'simfleet-sample-app/sample/', screens: expect.any(Number), edges: expect.any(Number) })]);
+    const app = apps[0];
+    expect(app.screens).toBeGreaterThanOrEqual(6);
+    const graph = (await agent.call('getAppGraph', { params: { appId: app.id } })).body;
+    const named = (name: string) => graph.nodes.find((n: { name: string | null }) => n.name === name)!.id as string;
+    const route = await agent.call('getAppPath', { params: { appId: app.id }, query: { from: named('Inbox'), to: named('Privacy') } });
+    expect(route.status).toBe(200);
+    expect(route.body.steps.map((e: { action: string }) => e.action)).toEqual(['tap #tab-settings', 'tap #link-privacy']);
+    const none = await agent.call('getAppPath', { params: { appId: app.id }, query: { from: named('Privacy'), to: 'nowhere0' } });
+    expect(none.status).toBe(422);
+    expect(none.body.error.code).toBe('NO_MATCH');
+    const unknown = (await agent.call('listEscalations', { query: { reason: 'unknown-screen' } })).body.escalations;
+    expect(unknown.length).toBeGreaterThanOrEqual(5);
+    expect(unknown[0]).toMatchObject({ team: 'qa', appId: app.id, reason: 'unknown-screen', evidence: expect.objectContaining({ verdict: expect.any(String) }) });
+    const metrics = await (await fetch(`${farm.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/^simfleet_escalations_total\{reason="unknown-screen"\} [1-9]/m);
+    expect(metrics).toMatch(/^simfleet_memory_writes_total\{outcome="applied"\} [1-9]/m);
+    // Another team sees none of it; an agent may not forget; an admin may.
+    const other = await farm.token('agent', 'growth');
+    expect((await other.call('listApps')).body.apps).toEqual([]);
+    expect((await other.call('getAppGraph', { params: { appId: app.id } })).status).toBe(404);
+    expect((await agent.call('forgetApp', { params: { appId: app.id } })).status).toBe(403);
+    expect((await farm.admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(204);
+    expect((await agent.call('listApps')).body.apps).toEqual([]);
+    expect((await farm.admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(404);
+  });
 });

@@ -87,3 +87,32 @@ export async function listEscalations(q: Queryable, f: { team?: string; reason?:
   const { rows } = await q.query<EscalationRow>(`SELECT * FROM escalations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT $${args.length}`, args);
   return rows;
 }
+
+export interface AppRow {
+  team: string;
+  platform: string;
+  app: string;
+  screens: number;
+  edges: number;
+}
+
+export async function listApps(q: Queryable, team: string | null): Promise<AppRow[]> {
+  const { rows } = await q.query<AppRow>(
+    `SELECT s.team, s.platform, s.app, count(*)::int AS screens,
+            (SELECT count(*)::int FROM memory_edges e WHERE e.team = s.team AND e.platform = s.platform AND e.app = s.app) AS edges
+       FROM memory_screens s ${team === null ? '' : 'WHERE s.team = $1'}
+      GROUP BY s.team, s.platform, s.app ORDER BY s.team, s.platform, s.app`,
+    team === null ? [] : [team],
+  );
+  return rows;
+}
+
+export async function forgetApp(db: Database, k: Key): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const args = [k.team, k.platform, k.app];
+    const { rowCount } = await tx.query(`DELETE FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3`, args);
+    const edges = await tx.query(`DELETE FROM memory_edges WHERE team = $1 AND platform = $2 AND app = $3`, args);
+    await tx.query(`DELETE FROM escalations WHERE team = $1 AND platform = $2 AND app = $3`, args);
+    return (rowCount ?? 0) + (edges.rowCount ?? 0) > 0;
+  });
+}
