@@ -29,6 +29,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   DEVICE_BUSY: { status: 409, message: 'the device is in use or unreachable', hint: 'release its session first, or wait for its host to come back' },
   SESSION_NOT_READY: { status: 409, message: 'the session has no device yet', hint: 'wait until it is ready: GET /v1/sessions/{id}?wait=60&ifState=queued' },
   UNKNOWN_MARK: { status: 404, message: 'no such mark in this session', hint: 'POST /v1/sessions/{id}/marks to take one; marks last as long as the session holds its device' },
+  DESTRUCTIVE_REFUSED: { status: 409, message: 'the step would tap a control that looks destructive', hint: 'say allowDestructive: true on that step if it is meant' },
   STALE_REF: { status: 409, message: 'the ref was numbered on a screen that is no longer shown', hint: 'read the screen again (GET /v1/sessions/{id}/screen) and use a ref from that outline; details.current names the screen shown now' },
   NO_MATCH: { status: 422, message: 'nothing on the screen matches the target', hint: 'read the screen (GET /v1/sessions/{id}/screen) for the elements it has; details.near lists labels that come close' },
   AMBIGUOUS: { status: 409, message: 'the target matches more than one element', hint: 'name one of details.candidates by its ref (@N), or add a role' },

@@ -81,7 +81,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
-      if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
+      if (cmd.method === 'action.run') return actor.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),

@@ -1145,18 +1145,32 @@ const document: Record<string, unknown> = {
           "content": {
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/ActionRequest"
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/ActionRequest"
+                  },
+                  {
+                    "$ref": "#/components/schemas/BatchRequest"
+                  }
+                ]
               }
             }
           }
         },
         "responses": {
           "200": {
-            "description": "the settled result",
+            "description": "the settled result (of each step, for a batch)",
             "content": {
               "application/json": {
                 "schema": {
-                  "$ref": "#/components/schemas/ActionResult"
+                  "oneOf": [
+                    {
+                      "$ref": "#/components/schemas/ActionResult"
+                    },
+                    {
+                      "$ref": "#/components/schemas/BatchResult"
+                    }
+                  ]
                 }
               }
             }
@@ -2001,6 +2015,7 @@ const document: Record<string, unknown> = {
           "DEVICE_BUSY",
           "SESSION_NOT_READY",
           "UNKNOWN_MARK",
+          "DESTRUCTIVE_REFUSED",
           "STALE_REF",
           "NO_MATCH",
           "AMBIGUOUS",
@@ -2971,6 +2986,82 @@ const document: Record<string, unknown> = {
             "type": "integer",
             "minimum": 50,
             "maximum": 5000
+          },
+          "allowDestructive": {
+            "type": "boolean",
+            "description": "in a batch: this step may tap a control that looks destructive (delete, pay, submit, sign out, ...)"
+          }
+        }
+      },
+      "BatchRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "several actions in one call, each verified before the next. The batch stops before a step whose\ntarget looks destructive unless that step says allowDestructive, and after a step whose verdict\nis unexpected-screen or no-visible-change, or that fails.\n",
+        "required": [
+          "steps"
+        ],
+        "properties": {
+          "steps": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 50,
+            "items": {
+              "$ref": "#/components/schemas/ActionRequest"
+            }
+          }
+        }
+      },
+      "BatchResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "steps",
+          "completed",
+          "stoppedAt"
+        ],
+        "properties": {
+          "steps": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ActionResult"
+            }
+          },
+          "completed": {
+            "type": "integer",
+            "description": "steps run to their verdict"
+          },
+          "stoppedAt": {
+            "description": "where and why the batch stopped early (null when every step ran)",
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "index",
+                  "code",
+                  "message"
+                ],
+                "properties": {
+                  "index": {
+                    "type": "integer"
+                  },
+                  "code": {
+                    "type": "string",
+                    "description": "an ErrorCode (DESTRUCTIVE_REFUSED, NO_MATCH, …) or a verdict (unexpected-screen, no-visible-change)"
+                  },
+                  "message": {
+                    "type": "string"
+                  },
+                  "details": {
+                    "type": "object",
+                    "additionalProperties": true
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },

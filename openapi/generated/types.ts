@@ -638,7 +638,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -925,6 +925,31 @@ export type components = {
             /** @description how long to wait for the screen to settle (default 5000) */
             timeoutMs?: number;
             quietMs?: number;
+            /** @description in a batch: this step may tap a control that looks destructive (delete, pay, submit, sign out, ...) */
+            allowDestructive?: boolean;
+        };
+        /**
+         * @description several actions in one call, each verified before the next. The batch stops before a step whose
+         *     target looks destructive unless that step says allowDestructive, and after a step whose verdict
+         *     is unexpected-screen or no-visible-change, or that fails.
+         */
+        BatchRequest: {
+            steps: components["schemas"]["ActionRequest"][];
+        };
+        BatchResult: {
+            steps: components["schemas"]["ActionResult"][];
+            /** @description steps run to their verdict */
+            completed: number;
+            /** @description where and why the batch stopped early (null when every step ran) */
+            stoppedAt: {
+                index: number;
+                /** @description an ErrorCode (DESTRUCTIVE_REFUSED, NO_MATCH, …) or a verdict (unexpected-screen, no-visible-change) */
+                code: string;
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            } | null;
         };
         /**
          * @description ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled
@@ -2268,17 +2293,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ActionRequest"];
+                "application/json": components["schemas"]["ActionRequest"] | components["schemas"]["BatchRequest"];
             };
         };
         responses: {
-            /** @description the settled result */
+            /** @description the settled result (of each step, for a batch) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ActionResult"];
+                    "application/json": components["schemas"]["ActionResult"] | components["schemas"]["BatchResult"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -133,4 +133,30 @@ describe('actions with verdicts and memory', () => {
       await release(id);
     }
   });
+
+  it("does not take the wizard's review step for step one, and a batch stops before its Submit", async () => {
+    const id = await session();
+    try {
+      const at = { params: { sessionId: id } };
+      const tap = (target: string, more: Record<string, unknown> = {}) => ({ action: 'tap', target, ...more });
+      // The wizard's link sits under the tab bar on Settings (no scroll action yet): open it directly.
+      await provider.device('web-1')!.open(`${provider.sampleUrl}?w=1#/settings/wizard`);
+      await agent.call('waitForScreen', { ...at, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 1500 } });
+      const one = (await agent.call('getScreen', { ...at, headers: { accept: 'application/json' } })).body.screen;
+      const res = await agent.call('runAction', { ...at, body: { steps: [tap('Next'), tap('Next'), tap('Submit')] } });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      expect(res.body.completed, JSON.stringify(res.body.stoppedAt)).toBe(2);
+      expect(res.body.stoppedAt).toMatchObject({ index: 2, code: 'DESTRUCTIVE_REFUSED', details: { target: { label: 'Submit' } } });
+      const review = res.body.steps[1].screen;
+      expect([one.name, review.name]).toEqual(['Sign up', 'Sign up']);
+      expect(review.id).not.toBe(one.id); // the review step is a screen of its own
+      const now = await agent.call('getScreen', at);
+      expect(now.text).toContain('"Step 3 of 3"'); // nothing was submitted
+      const meant = await agent.call('runAction', { ...at, body: { steps: [tap('Submit', { allowDestructive: true })] } });
+      expect(meant.body).toMatchObject({ completed: 1, stoppedAt: null });
+      expect(meant.body.steps[0].screen.name).toBe('Welcome');
+    } finally {
+      await release(id);
+    }
+  });
 });

@@ -28,7 +28,35 @@ export class Actor {
     private readonly logger: Logger,
   ) {}
 
-  async act(localId: string, epoch: number, team: string, req: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
+  /** One action, or a batch of them (`steps`). */
+  async run(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'] | Schemas['BatchRequest']): Promise<Schemas['ActionResult'] | Schemas['BatchResult']> {
+    return 'steps' in req ? this.batch(localId, epoch, team, req.steps) : this.act(localId, epoch, team, req);
+  }
+
+  /**
+   * Steps in one call, each verified before the next: the fast tier. It stops before a step whose
+   * target looks destructive unless the step says allowDestructive, after a verdict that says the
+   * step went wrong, and at a step that fails; what ran is returned either way.
+   */
+  async batch(localId: string, epoch: number, team: string, steps: Schemas['ActionRequest'][]): Promise<Schemas['BatchResult']> {
+    const results: Schemas['ActionResult'][] = [];
+    for (const [index, step] of steps.entries()) {
+      let r: Schemas['ActionResult'];
+      try {
+        r = await this.act(localId, epoch, team, step, { guardDestructive: true });
+      } catch (err) {
+        if (!(err instanceof DeviceError)) throw err;
+        return { steps: results, completed: results.length, stoppedAt: { index, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+      }
+      results.push(r);
+      if (r.verdict === 'unexpected-screen' || r.verdict === 'no-visible-change') {
+        return { steps: results, completed: results.length, stoppedAt: { index, code: r.verdict, message: `step ${index + 1}: ${r.reason}` } };
+      }
+    }
+    return { steps: results, completed: results.length, stoppedAt: null };
+  }
+
+  async act(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'], opts: { guardDestructive?: boolean } = {}): Promise<Schemas['ActionResult']> {
     const t0 = performance.now();
     const device = this.backendOf(localId);
     const eyes = this.eyesOf(localId);
@@ -47,6 +75,10 @@ export class Actor {
     }
     const el = before.reading.elements[found.index]!;
     if (!el.tap) throw new DeviceError('NO_MATCH', `${el.role} ${JSON.stringify(el.label)} has no point that can be tapped`, 'scroll it into view first');
+    // The fast tier never does what cannot be undone unless the step says so.
+    if (opts.guardDestructive && !req.allowDestructive && looksDestructive(el.label)) {
+      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not tapped`, 'say allowDestructive: true on this step if it is meant', { target: this.understanding.elementJson(localId, before, found.index), screen: identity(before) });
+    }
     const action = tapKey(el);
     const predicted = memory.graph.predict(before.identified.node.id, action);
     const t1 = performance.now();

@@ -16,13 +16,26 @@ const CALL_TIMEOUT_MS = 10_000;
 /** A wait is answered by the worker at its own timeout; this margin covers the hops around it. */
 const WAIT_MARGIN_MS = 5_000;
 
+/** One answer that may be either of two schemas (an action's result, or a batch's). */
+function eitherOf<A, B>(a: ReturnType<typeof schemaValidator<A>>, b: ReturnType<typeof schemaValidator<B>>) {
+  const check = ((v: unknown) => {
+    const ok = (v as { steps?: unknown }).steps !== undefined ? b(v) : a(v);
+    check.errors = (v as { steps?: unknown }).steps !== undefined ? b.errors : a.errors;
+    return ok;
+  }) as ((v: unknown) => v is A | B) & { errors: typeof a.errors };
+  check.errors = null;
+  return check;
+}
+const actionResult = schemaValidator<Schemas['ActionResult']>('ActionResult');
+const batchResult = schemaValidator<Schemas['BatchResult']>('BatchResult');
+
 const checks = {
   'perception.mark': schemaValidator<Schemas['MarkCreated']>('MarkCreated'),
   'perception.changes': schemaValidator<Schemas['Changes']>('Changes'),
   'perception.wait': schemaValidator<Schemas['WaitResult']>('WaitResult'),
   'screen.read': schemaValidator<Schemas['ScreenOutline']>('ScreenOutline'),
   'screen.locate': schemaValidator<Schemas['Located']>('Located'),
-  'action.run': schemaValidator<Schemas['ActionResult']>('ActionResult'),
+  'action.run': eitherOf(actionResult, batchResult),
 };
 
 export interface PerceptionObserver {
@@ -61,10 +74,12 @@ export class SessionPerception {
     return this.ask(principal, sessionId, 'screen.locate', body, CALL_TIMEOUT_MS, (v) => (v as Schemas['Located']).how) as Promise<Schemas['Located']>;
   }
 
-  async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
-    // The settle wait, plus the touch and the reads around it.
-    const timeoutMs = (body.timeoutMs ?? 5000) + WAIT_MARGIN_MS + CALL_TIMEOUT_MS;
-    return this.ask(principal, sessionId, 'action.run', body, timeoutMs, (v) => (v as Schemas['ActionResult']).verdict) as Promise<Schemas['ActionResult']>;
+  async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest'] | Schemas['BatchRequest']): Promise<Schemas['ActionResult'] | Schemas['BatchResult']> {
+    // Each step's settle wait, plus the touch and the reads around it.
+    const steps = 'steps' in body ? body.steps : [body];
+    const timeoutMs = steps.reduce((t, s) => t + (s.timeoutMs ?? 5000) + WAIT_MARGIN_MS, CALL_TIMEOUT_MS);
+    const outcome = (v: unknown) => ('steps' in body ? `batch:${(v as Schemas['BatchResult']).stoppedAt ? 'stopped' : 'done'}` : (v as Schemas['ActionResult']).verdict);
+    return this.ask(principal, sessionId, 'action.run', body, timeoutMs, outcome) as Promise<Schemas['ActionResult'] | Schemas['BatchResult']>;
   }
 
   private async ask(
