@@ -4616,13 +4616,14 @@ const document: Record<string, unknown> = {
           "team",
           "platform",
           "app",
+          "versionBand",
           "screens",
           "edges"
         ],
         "properties": {
           "id": {
             "type": "string",
-            "description": "the app in URLs: base64url of team, platform and app id"
+            "description": "the app in URLs: base64url of team, platform, app id and version band"
           },
           "team": {
             "type": "string"
@@ -4637,7 +4638,11 @@ const document: Record<string, unknown> = {
           },
           "app": {
             "type": "string",
-            "description": "the platform's app id (web: origin and path; the sample app is simfleet-sample-app)"
+            "description": "the platform's app id (web: origin and path; the sample app is simfleet-sample-app and its path)"
+          },
+          "versionBand": {
+            "type": "string",
+            "description": "the major version the memory is for (\"3\" for 3.2.1, \"0.9\" before 1.0), or \"any\" where the platform gives no version (web)"
           },
           "screens": {
             "type": "integer"
@@ -4671,7 +4676,8 @@ const document: Record<string, unknown> = {
           },
           "app": {
             "type": "string",
-            "maxLength": 500
+            "maxLength": 600,
+            "description": "the app id and its version band, as app@band"
           }
         }
       },

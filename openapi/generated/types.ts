@@ -1359,13 +1359,15 @@ export type components = {
             };
         };
         AppSummary: {
-            /** @description the app in URLs: base64url of team, platform and app id */
+            /** @description the app in URLs: base64url of team, platform, app id and version band */
             id: string;
             team: string;
             /** @enum {string} */
             platform: "web" | "android" | "ios";
-            /** @description the platform's app id (web: origin and path; the sample app is simfleet-sample-app) */
+            /** @description the platform's app id (web: origin and path; the sample app is simfleet-sample-app and its path) */
             app: string;
+            /** @description the major version the memory is for ("3" for 3.2.1, "0.9" before 1.0), or "any" where the platform gives no version (web) */
+            versionBand: string;
             screens: number;
             edges: number;
         };
@@ -1374,6 +1376,7 @@ export type components = {
             team: string;
             /** @enum {string} */
             platform: "web" | "android" | "ios";
+            /** @description the app id and its version band, as app@band */
             app: string;
         };
         MemoryScreen: {

@@ -78,5 +78,8 @@ export class MemoryService {
 }
 
 function summary(r: AppRow): Schemas['AppSummary'] {
-  return { id: appIdOf(r), team: r.team, platform: r.platform as Schemas['AppSummary']['platform'], app: r.app, screens: r.screens, edges: r.edges };
+  // Workers key memory as app@band.
+  const at = r.app.lastIndexOf('@');
+  const [app, versionBand] = at > 0 ? [r.app.slice(0, at), r.app.slice(at + 1)] : [r.app, 'any'];
+  return { id: appIdOf(r), team: r.team, platform: r.platform as Schemas['AppSummary']['platform'], app, versionBand, screens: r.screens, edges: r.edges };
 }

@@ -1,5 +1,5 @@
 // npm run bench [-- SUITE ...]: runs the suites and writes bench/results/latest.{json,md}.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { machine, type Figure, type Suite } from './harness.js';
 import { perceptionSuite } from './suites/perception.js';
@@ -25,17 +25,28 @@ async function main(): Promise<void> {
     for (const f of got) console.error(`   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`);
     figures.push(...got);
   }
-  const result = { date: new Date().toISOString(), machine: machine(), figures };
   const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
   await mkdir(dir, { recursive: true });
+  // A run of some suites replaces their figures and keeps the others' from the last run.
+  const kept = wanted.length ? await previousFigures(`${dir}latest.json`, new Set(chosen.map((s) => s.name))) : [];
+  const result = { date: new Date().toISOString(), machine: machine(), figures: [...kept, ...figures].sort((a, b) => SUITES.findIndex((s) => s.name === a.suite) - SUITES.findIndex((s) => s.name === b.suite)) };
   await writeFile(`${dir}latest.json`, `${JSON.stringify(result, null, 2)}\n`);
-  const rows = figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} |`);
+  const rows = result.figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} |`);
   const m = result.machine;
   await writeFile(
     `${dir}latest.md`,
     [`# simfleet benchmarks`, '', `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`, '', '| suite | figure | unit | median | p95 | runs | goal |', '|---|---|---|---|---|---|---|', ...rows, ''].join('\n'),
   );
   console.error(`wrote ${dir}latest.json and latest.md`);
+}
+
+async function previousFigures(file: string, replaced: Set<string>): Promise<Figure[]> {
+  try {
+    const last = JSON.parse(await readFile(file, 'utf8')) as { figures: Figure[] };
+    return last.figures.filter((f) => !replaced.has(f.suite));
+  } catch {
+    return [];
+  }
 }
 
 main().then(

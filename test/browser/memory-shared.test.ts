@@ -100,7 +100,7 @@ describe('memory shared through Postgres', () => {
 
   it('shows the memory through the API: apps, screens, graph, a route, escalations; and forgets an app', async () => {
     const apps = (await agent.call('listApps')).body.apps;
-    expect(apps).toEqual([expect.objectContaining({ team: 'qa', platform: 'web', app: 'simfleet-sample-app/sample/', screens: expect.any(Number), edges: expect.any(Number) })]);
+    expect(apps).toEqual([expect.objectContaining({ team: 'qa', platform: 'web', app: 'simfleet-sample-app/sample/', versionBand: 'any', screens: expect.any(Number), edges: expect.any(Number) })]);
     const app = apps[0];
     expect(app.screens).toBeGreaterThanOrEqual(6);
     const graph = (await agent.call('getAppGraph', { params: { appId: app.id } })).body;

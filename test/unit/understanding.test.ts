@@ -263,3 +263,10 @@ describe('two sources of one screen', () => {
     expect(locate(parseTarget('Ada Lovelace'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('label');
   });
 });
+
+describe('memory per version band', () => {
+  it('bands versions by their major number, minor before 1.0, any when there is none', async () => {
+    const { versionBand } = await import('../../workers/memory/app-memory.js');
+    expect([versionBand('3.2.1'), versionBand('v12'), versionBand('0.9.4'), versionBand(null), versionBand('nightly')]).toEqual(['3', '12', '0.9', 'any', 'any']);
+  });
+});

@@ -147,6 +147,11 @@ export interface DeviceBackend {
    * package; iOS: bundle id), or null when none is known. Screens are remembered per app.
    */
   foreground(): string | null;
+  /**
+   * The foreground app's version where the platform says (Android versionName, iOS short version);
+   * web pages have none. Memory is kept per version band (the major version).
+   */
+  appVersion?(): string | null;
   /** Plays a touch sequence with its real timing (one finger or several). */
   touch(frames: TouchFrame[]): Promise<void>;
   /** Types into the focused field. */

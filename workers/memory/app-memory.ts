@@ -110,6 +110,16 @@ function modalKey(r: ScreenReading): string {
   return `${r.regions.modal!.role}:${r.regions.modal!.label.toLowerCase()}`;
 }
 
+/**
+ * The band of versions that share a memory: the major version ("3" for 3.2.1; "0.9" before 1.0,
+ * where minor versions break things), or "any" when the platform gives none (web pages).
+ */
+export function versionBand(version: string | null | undefined): string {
+  const m = version?.trim().match(/^v?(\d+)(?:\.(\d+))?/i);
+  if (!m) return 'any';
+  return m[1] === '0' && m[2] !== undefined ? `0.${m[2]}` : m[1]!;
+}
+
 /** A load that failed is tried again after this long (the gateway or Postgres was away). */
 const LOAD_RETRY_MS = 10_000;
 
@@ -122,7 +132,7 @@ export class Memories {
   of(team: string, platform: 'web' | 'android' | 'ios', app: string): AppMemory {
     const k = `${team}\u0000${platform}\u0000${app}`;
     let m = this.apps.get(k);
-    if (!m) this.apps.set(k, (m = new AppMemory({ team, platform, app: app.slice(0, 500) }, this.sync)));
+    if (!m) this.apps.set(k, (m = new AppMemory({ team, platform, app: app.slice(0, 600) }, this.sync)));
     if (!this.sync) m.loaded = true;
     return m;
   }

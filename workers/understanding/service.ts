@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
-import { type AppMemory, Memories } from '../memory/app-memory.js';
+import { type AppMemory, Memories, versionBand } from '../memory/app-memory.js';
 import type { MemorySync } from '../memory/sync.js';
 import { tapKey } from '../memory/graph.js';
 import type { Eyes } from '../perception/eyes.js';
@@ -92,7 +92,8 @@ export class Understanding {
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
-    const memory = await this.memories.ensure(team, d.backend.platform, d.backend.foreground() ?? 'unknown app');
+    // An app's memory is per version band: a new major version may have moved everything.
+    const memory = await this.memories.ensure(team, d.backend.platform, `${d.backend.foreground() ?? 'unknown app'}@${versionBand(d.backend.appVersion?.())}`);
     if (newest && eyes.activity.isSettled()) {
       const t0 = performance.now();
       const match = memory.matchPixels(newest, opts.expect);
