@@ -160,10 +160,10 @@ function toggled(a: NodeStates, b: NodeStates): boolean {
 const ms = (x: number) => Math.round(x * 10) / 10;
 
 /**
- * Until no frame has come for the quiet window (or the deadline). A settled answer can come on the
- * first frames of an eased change too small frame to frame for the motion tracker (a switch's
- * knob, about one flip in four in Chromium); an action's outcome is read only once the frames have
- * stopped, or memory would learn a half-drawn face.
+ * Until no frame has come for the quiet window (or the deadline). Memory must never learn a
+ * half-drawn face, so an action's outcome is read only once the frames have stopped, whatever the
+ * settle answer said: a settled answer once came on the first frames of an eased switch (fixed in
+ * settle.ts, tested in test/browser/perception.test.ts); this keeps memory safe from the next one.
  */
 async function streamQuiet(eyes: Eyes, quietMs: number, deadline: number): Promise<void> {
   for (;;) {

@@ -110,7 +110,14 @@ export class Activity {
     const anchor = this.anchor;
     this.anchor ??= cur;
     if (anchor) {
-      const change = significantChange(anchor, cur, this.store.recent(2000));
+      let change = significantChange(anchor, cur, this.store.recent(2000));
+      // Settled, and now unlike the settled frame though still like the anchor: the first frames of
+      // an eased change can be too small against the anchor, and a screen that differs from the
+      // one it settled on has moved (seen missed on about one switch flip in four in Chromium).
+      const settled = this.lastSettled;
+      if (!change.changed && settled && settled.seq !== cur.seq && (this.lastMotionAt === undefined || this.lastMotionAt <= settled.at)) {
+        change = significantChange(settled, cur, this.store.recent(2000));
+      }
       if (change.changed) {
         this.anchor = cur;
         // One episode of motion until it pauses for a good while: a spinner whose frames stall for a
