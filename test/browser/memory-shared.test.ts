@@ -2,51 +2,60 @@
 // survives Postgres going away mid-flow (nothing acknowledged is lost; unacknowledged writes are
 // retried), and a second worker process on another device knows the screens and the graph.
 // Postgres is cut off from this gateway by a TCP proxy, so other suites sharing the server run on.
-import { pino } from 'pino';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { startFarm, type Farm } from '../helpers/farm.js';
+import { api } from '../helpers/api.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
 import { tcpProxy, type Proxy } from '../helpers/tcp-proxy.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const FLOW: [string, string?][] = [['Settings', 'tab'], ['Notifications'], ['#switch-badges'], ['Back to Settings'], ['Privacy'], ['Back to Settings'], ['Search', 'tab'], ['Inbox', 'tab'], ['#message-2'], ['Back to Inbox']];
 
 let proxy: Proxy;
-let farm: Farm;
-const providers: WebProvider[] = [];
-let agent: Awaited<ReturnType<Farm['token']>>;
+let db: TestDatabase;
+let gateway: GatewayProcess;
+let admin: ReturnType<typeof api>;
+let agent: ReturnType<typeof api>;
+let workerToken: string;
+const workers: SimfleetProcess[] = [];
 
 beforeAll(async () => {
   proxy = await tcpProxy('127.0.0.1', 5432);
-  // A generous host timeout: while Postgres is away nobody can record a heartbeat.
-  farm = await startFarm({ SIMFLEET_HOST_TIMEOUT_MS: '20000', SIMFLEET_HEARTBEAT_INTERVAL_MS: '500' }, { databaseUrl: (url) => url.replace(/@127\.0\.0\.1:5432\//, `@127.0.0.1:${proxy.port}/`) });
-  agent = await farm.token('agent', 'qa');
-}, 60_000);
+  db = await createTestDatabase();
+  // The gateway reaches Postgres only through the proxy; a generous host timeout, since while
+  // Postgres is away nobody can record a heartbeat.
+  gateway = await startGatewayProcess({ DATABASE_URL: db.url.replace(/@127\.0\.0\.1:5432\//, `@127.0.0.1:${proxy.port}/`), SIMFLEET_HOST_TIMEOUT_MS: '20000', SIMFLEET_HEARTBEAT_INTERVAL_MS: '500' });
+  admin = api(gateway.url, TEST_ADMIN_TOKEN);
+  workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
+  agent = api(gateway.url, (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'qa' } })).body.secret);
+}, 90_000);
 afterAll(async () => {
-  await farm?.stop();
-  for (const p of providers) await p.close();
+  await killAll();
+  await db?.drop();
   await proxy?.close();
 });
 
-async function worker(): Promise<WebProvider> {
-  const provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  providers.push(provider);
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
-  return provider;
+/** A worker process with one web device; resolves when its device is available. */
+async function worker(): Promise<SimfleetProcess> {
+  const w = await startWorkerProcess({ SIMFLEET_GATEWAY_URL: gateway.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-mem-')), SIMFLEET_WEB_DEVICES: 'iphone-15' });
+  workers.push(w);
+  await waitFor('a web device available', async () => ((await admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined), 30_000);
+  return w;
 }
-async function session(): Promise<{ id: string; hostId: string }> {
+async function session(): Promise<{ id: string }> {
   const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
   const s = await waitFor('session ready', async () => {
     const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
     return got.state === 'ready' ? got : undefined;
   }, 30_000);
   await agent.call('waitForScreen', { params: { sessionId: s.id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
-  return { id: s.id, hostId: s.device.hostId };
+  return { id: s.id };
 }
 const act = (id: string, [target, role]: [string, string?]) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
-const q = <T>(sql: string) => farm.db.query<T>(sql);
+const q = <T>(sql: string) => db.query<T>(sql);
 
 describe('memory shared through Postgres', () => {
   it('keeps every write made around Postgres going away mid-flow', async () => {
@@ -77,8 +86,10 @@ describe('memory shared through Postgres', () => {
   });
 
   it('a second worker process on another device knows the screens and the graph', async () => {
-    // The first worker leaves (and flushes what it knows on the way out).
-    await farm.workers[0]!.worker.stop();
+    // The first worker process leaves (SIGTERM: it flushes what it knows on the way out); a second
+    // one, with a device of its own, takes the next session.
+    workers[0]!.kill('SIGTERM');
+    expect((await workers[0]!.exited()).code).toBe(0);
     await worker();
     const s = await session();
     const verdicts: string[] = [];
@@ -114,16 +125,16 @@ describe('memory shared through Postgres', () => {
     const unknown = (await agent.call('listEscalations', { query: { reason: 'unknown-screen' } })).body.escalations;
     expect(unknown.length).toBeGreaterThanOrEqual(5);
     expect(unknown[0]).toMatchObject({ team: 'qa', appId: app.id, reason: 'unknown-screen', evidence: expect.objectContaining({ verdict: expect.any(String) }) });
-    const metrics = await (await fetch(`${farm.gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/^simfleet_escalations_total\{reason="unknown-screen"\} [1-9]/m);
     expect(metrics).toMatch(/^simfleet_memory_writes_total\{outcome="applied"\} [1-9]/m);
     // Another team sees none of it; an agent may not forget; an admin may.
-    const other = await farm.token('agent', 'growth');
+    const other = api(gateway.url, (await admin.call('createToken', { body: { name: 'other', role: 'agent', team: 'growth' } })).body.secret);
     expect((await other.call('listApps')).body.apps).toEqual([]);
     expect((await other.call('getAppGraph', { params: { appId: app.id } })).status).toBe(404);
     expect((await agent.call('forgetApp', { params: { appId: app.id } })).status).toBe(403);
-    expect((await farm.admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(204);
+    expect((await admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(204);
     expect((await agent.call('listApps')).body.apps).toEqual([]);
-    expect((await farm.admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(404);
+    expect((await admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(404);
   });
 });
