@@ -42,6 +42,16 @@ create table escalations (
 );
 create index escalations_team_at on escalations (team, at desc);
 
+-- Forgetting an app bumps its generation; writes made from an older generation are dropped, and the
+-- worker that made them starts that app's memory afresh.
+create table memory_apps (
+  team        text not null,
+  platform    text not null,
+  app         text not null,
+  generation  integer not null default 0,
+  primary key (team, platform, app)
+);
+
 create table memory_writes (
   id          text primary key,
   applied_at  timestamptz not null default now()

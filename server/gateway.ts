@@ -120,9 +120,10 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         memory: {
           write: async (hostId, msg) => {
             try {
-              const applied = await applyMemoryWrite(db, hostId, msg);
-              metrics.memoryWrites.inc({ outcome: applied ? 'applied' : 'repeated' });
-              if (applied) for (const e of msg.escalations) metrics.escalations.inc({ reason: e.reason });
+              const outcome = await applyMemoryWrite(db, hostId, msg);
+              metrics.memoryWrites.inc({ outcome });
+              if (outcome === 'applied') for (const e of msg.escalations) metrics.escalations.inc({ reason: e.reason });
+              return outcome !== 'forgotten';
             } catch (err) {
               metrics.memoryWrites.inc({ outcome: 'failed' });
               throw err;

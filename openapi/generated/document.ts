@@ -1260,7 +1260,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "memory"
         ],
-        "summary": "Forget everything the farm remembers of an app (its screens, graph and escalations). A worker that has the app loaded keeps its own copy until it restarts.",
+        "summary": "Forget everything the farm remembers of an app (its screens, graph and escalations). A worker holding the app drops its copy on its next write and starts afresh.",
         "x-simfleet-roles": [
           "admin"
         ],
@@ -4848,6 +4848,11 @@ const document: Record<string, unknown> = {
           "key": {
             "$ref": "#/components/schemas/MemoryKey"
           },
+          "generation": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "the app memory's generation the worker loaded; a write from before a forget is dropped"
+          },
           "screens": {
             "type": "array",
             "maxItems": 500,
@@ -4925,6 +4930,15 @@ const document: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/MemoryEdge"
             }
+          },
+          "generation": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "on a load: the app memory's generation"
+          },
+          "forgotten": {
+            "type": "boolean",
+            "description": "on a write: the app was forgotten since the worker loaded it; the write was dropped and the worker should start afresh"
           },
           "error": {
             "type": "object",

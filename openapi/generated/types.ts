@@ -444,7 +444,7 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Forget everything the farm remembers of an app (its screens, graph and escalations). A worker that has the app loaded keeps its own copy until it restarts. */
+        /** Forget everything the farm remembers of an app (its screens, graph and escalations). A worker holding the app drops its copy on its next write and starts afresh. */
         delete: operations["forgetApp"];
         options?: never;
         head?: never;
@@ -1423,6 +1423,8 @@ export type components = {
             type: "memory-write";
             id: string;
             key: components["schemas"]["MemoryKey"];
+            /** @description the app memory's generation the worker loaded; a write from before a forget is dropped */
+            generation?: number;
             screens: components["schemas"]["MemoryScreen"][];
             edges: components["schemas"]["MemoryEdge"][];
             escalations: components["schemas"]["MemoryEscalation"][];
@@ -1448,6 +1450,10 @@ export type components = {
             ok: boolean;
             screens?: components["schemas"]["MemoryScreen"][];
             edges?: components["schemas"]["MemoryEdge"][];
+            /** @description on a load: the app memory's generation */
+            generation?: number;
+            /** @description on a write: the app was forgotten since the worker loaded it; the write was dropped and the worker should start afresh */
+            forgotten?: boolean;
             error?: {
                 code: components["schemas"]["ErrorCode"];
                 message: string;

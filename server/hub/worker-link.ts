@@ -40,8 +40,9 @@ export interface LinkTimings {
 
 /** Workers' memory, persisted by the gateway: workers hold no database credentials. */
 export interface MemoryHandler {
-  write(hostId: string, msg: Schemas['WorkerMemoryWrite']): Promise<void>;
-  load(key: Schemas['MemoryKey']): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }>;
+  /** True when applied (or a repeat); false when the app was forgotten since the worker loaded it. */
+  write(hostId: string, msg: Schemas['WorkerMemoryWrite']): Promise<boolean>;
+  load(key: Schemas['MemoryKey']): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }>;
 }
 
 /** What a link needs from the hub that owns it. */
@@ -204,8 +205,8 @@ export class WorkerLink {
       if (!this.conn || !this.hostId) throw new ApiError('PROTOCOL_ERROR', { message: 'memory before hello' });
       if (!memory) throw new ApiError('NOT_READY', { message: 'this gateway keeps no memory' });
       if (msg.type === 'memory-write') {
-        await memory.write(this.hostId, msg);
-        this.send({ type: 'memory', id: msg.id, ok: true });
+        const kept = await memory.write(this.hostId, msg);
+        this.send({ type: 'memory', id: msg.id, ok: true, ...(kept ? {} : { forgotten: true }) });
       } else {
         this.send({ type: 'memory', id: msg.id, ok: true, ...(await memory.load(msg.key)) });
       }

@@ -135,5 +135,16 @@ describe('memory shared through Postgres', () => {
     expect((await admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(204);
     expect((await agent.call('listApps')).body.apps).toEqual([]);
     expect((await admin.call('forgetApp', { params: { appId: app.id } })).status).toBe(404);
+    // The worker holding the app learns it was forgotten on its next write, and starts afresh.
+    const s = await session();
+    expect((await act(s.id, ['Settings', 'tab'])).status).toBe(200);
+    await waitFor('the forgotten write answered', async () => {
+      const m = await (await fetch(`${gateway.url}/metrics`)).text();
+      return /^simfleet_memory_writes_total\{outcome="forgotten"\} [1-9]/m.test(m) || undefined;
+    }, 10_000);
+    const after = await act(s.id, ['Inbox', 'tab']);
+    expect(after.body.evidence.predicted).toBeNull(); // the graph went with the memory
+    expect(after.body.escalation?.reason).toBe('unknown-screen');
+    await agent.call('releaseSession', { params: { sessionId: s.id } });
   });
 });

@@ -33,6 +33,8 @@ const MAX_FACES = 8;
 export class AppMemory {
   /** Loaded from the farm (or there is no farm to load from): set once the load succeeded. */
   loaded = false;
+  /** The farm's generation of this app's memory when loaded: bumped when an admin forgets it. */
+  generation = 0;
   loadRetryAt = 0;
   loading: Promise<void> | undefined;
 
@@ -57,13 +59,13 @@ export class AppMemory {
     this.seen.set(node, faces);
     if (reading.regions.modal) this.modals.add(modalKey(reading));
     const n = this.book.node(node);
-    if (n) this.sync?.screen(this.key, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings });
+    if (n) this.sync?.screen(this.key, this.generation, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings });
   }
 
   /** One more traversal of an edge: into the graph, and written behind as an increment. */
   recordEdge(from: string, action: string, to: string, o: { durationMs: number; kind: string | null; verified: boolean }): Edge {
     const e = this.graph.record(from, action, to, o);
-    this.sync?.edge(this.key, { from, action, to, count: 1, verified: o.verified ? 1 : 0, durations: [Math.round(o.durationMs)], kinds: o.kind ? { [o.kind]: 1 } : {} });
+    this.sync?.edge(this.key, this.generation, { from, action, to, count: 1, verified: o.verified ? 1 : 0, durations: [Math.round(o.durationMs)], kinds: o.kind ? { [o.kind]: 1 } : {} });
     return e;
   }
 
@@ -96,7 +98,7 @@ export class AppMemory {
     const full = { ...e, at: Date.now() };
     this.escalations.push(full);
     if (this.escalations.length > MAX_ESCALATIONS) this.escalations.shift();
-    this.sync?.escalation(this.key, { reason: e.reason, screen: e.screen, evidence: e.evidence, costMs: e.costMs, at: new Date(full.at).toISOString() });
+    this.sync?.escalation(this.key, this.generation, { reason: e.reason, screen: e.screen, evidence: e.evidence, costMs: e.costMs, at: new Date(full.at).toISOString() });
     return full;
   }
 }
@@ -127,7 +129,16 @@ const LOAD_RETRY_MS = 10_000;
 export class Memories {
   private readonly apps = new Map<string, AppMemory>();
 
-  constructor(private readonly sync?: MemorySync) {}
+  constructor(private readonly sync?: MemorySync) {
+    // An app the farm forgot: this host's copy goes too, and the next use loads it afresh.
+    if (sync) {
+      sync.onForgotten = (key, generation) => {
+        const k = `${key.team}\u0000${key.platform}\u0000${key.app}`;
+        const m = this.apps.get(k);
+        if (m && m.generation <= generation) this.apps.delete(k);
+      };
+    }
+  }
 
   of(team: string, platform: 'web' | 'android' | 'ios', app: string): AppMemory {
     const k = `${team}\u0000${platform}\u0000${app}`;
@@ -146,7 +157,8 @@ export class Memories {
     const m = this.of(team, platform, app);
     if (m.loaded || !this.sync || Date.now() < m.loadRetryAt) return m;
     m.loading ??= this.sync.load(m.key).then(
-      ({ screens, edges }) => {
+      ({ screens, edges, generation }) => {
+        m.generation = generation;
         for (const s of screens) m.book.restore({ id: s.id, name: s.name, fingerprints: s.fingerprints.map((f) => ({ hash: f.hash, title: f.title ?? null, tokens: f.tokens })), readings: s.readings });
         for (const e of edges) m.graph.restore(e);
         m.loaded = true;

@@ -17,6 +17,8 @@ export interface MemoryChannel {
 interface Batch {
   id: string;
   key: MemoryKey;
+  /** The app memory's generation these changes were learned in (see forgetting, below). */
+  generation: number;
   screens: Map<string, Schemas['MemoryScreen']>;
   edges: Schemas['MemoryEdge'][];
   escalations: Schemas['MemoryEscalation'][];
@@ -36,7 +38,9 @@ export class MemorySync {
   private backoffMs = 0;
   private nextTryAt = 0;
   private flushing: Promise<void> | undefined;
-  readonly counts = { written: 0, retried: 0, loaded: 0, loadFailed: 0 };
+  readonly counts = { written: 0, retried: 0, loaded: 0, loadFailed: 0, forgotten: 0 };
+  /** Called when the farm forgot an app since this generation was loaded: start it afresh. */
+  onForgotten: ((key: MemoryKey, generation: number) => void) | undefined;
 
   constructor(
     private readonly channel: MemoryChannel,
@@ -48,27 +52,27 @@ export class MemorySync {
     this.timer.unref();
   }
 
-  screen(key: MemoryKey, s: Schemas['MemoryScreen']): void {
-    this.batch(key).screens.set(s.id, s);
+  screen(key: MemoryKey, generation: number, s: Schemas['MemoryScreen']): void {
+    this.batch(key, generation).screens.set(s.id, s);
   }
 
-  edge(key: MemoryKey, e: Schemas['MemoryEdge']): void {
-    this.batch(key).edges.push(e);
+  edge(key: MemoryKey, generation: number, e: Schemas['MemoryEdge']): void {
+    this.batch(key, generation).edges.push(e);
   }
 
-  escalation(key: MemoryKey, e: Schemas['MemoryEscalation']): void {
-    this.batch(key).escalations.push(e);
+  escalation(key: MemoryKey, generation: number, e: Schemas['MemoryEscalation']): void {
+    this.batch(key, generation).escalations.push(e);
   }
 
   get pending(): number {
     return this.open.size + this.sending.length;
   }
 
-  async load(key: MemoryKey): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }> {
+  async load(key: MemoryKey): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
     const reply = await this.channel.memory({ type: 'memory-load', id: randomUUID(), key }, REQUEST_TIMEOUT_MS);
     if (!reply.ok) throw new Error(`memory load refused: ${reply.error?.code} ${reply.error?.message}`);
     this.counts.loaded++;
-    return { screens: reply.screens ?? [], edges: reply.edges ?? [] };
+    return { screens: reply.screens ?? [], edges: reply.edges ?? [], generation: reply.generation ?? 0 };
   }
 
   /** Sends what is queued; concurrent callers share one pass. */
@@ -94,10 +98,10 @@ export class MemorySync {
     this.timer = undefined;
   }
 
-  private batch(key: MemoryKey): Batch {
-    const k = `${key.team}\u0000${key.platform}\u0000${key.app}`;
+  private batch(key: MemoryKey, generation: number): Batch {
+    const k = `${key.team}\u0000${key.platform}\u0000${key.app}\u0000${generation}`;
     let b = this.open.get(k);
-    if (!b) this.open.set(k, (b = { id: randomUUID(), key, screens: new Map(), edges: [], escalations: [] }));
+    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), edges: [], escalations: [] }));
     return b;
   }
 
@@ -111,9 +115,14 @@ export class MemorySync {
     while (this.sending.length) {
       const b = this.sending[0]!;
       try {
-        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, screens: [...b.screens.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
+        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
         if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);
         this.sending.shift();
+        if (reply.forgotten) {
+          this.counts.forgotten++;
+          this.logger.info({ app: b.key.app, generation: b.generation }, 'the farm forgot this app; starting its memory afresh');
+          this.onForgotten?.(b.key, b.generation);
+        }
         this.counts.written++;
         this.backoffMs = 0;
       } catch (err) {
@@ -133,7 +142,7 @@ function split(b: Batch): Batch[] {
   if (screens.length <= MAX_ITEMS && b.edges.length <= MAX_ITEMS && b.escalations.length <= MAX_ITEMS) return [b];
   const out: Batch[] = [];
   for (let i = 0; i < Math.max(screens.length, b.edges.length, b.escalations.length); i += MAX_ITEMS) {
-    out.push({ id: randomUUID(), key: b.key, screens: new Map(screens.slice(i, i + MAX_ITEMS).map((s) => [s.id, s])), edges: b.edges.slice(i, i + MAX_ITEMS), escalations: b.escalations.slice(i, i + MAX_ITEMS) });
+    out.push({ id: randomUUID(), key: b.key, generation: b.generation, screens: new Map(screens.slice(i, i + MAX_ITEMS).map((s) => [s.id, s])), edges: b.edges.slice(i, i + MAX_ITEMS), escalations: b.escalations.slice(i, i + MAX_ITEMS) });
   }
   return out;
 }

@@ -7,12 +7,17 @@ import type { Database, Queryable } from '../database.js';
 
 type Key = Schemas['MemoryKey'];
 
-/** Applies a write; false when a write with this id was applied before (a retry). */
-export async function applyMemoryWrite(db: Database, hostId: string | null, w: Schemas['WorkerMemoryWrite']): Promise<boolean> {
+/** Applies a write once: 'repeated' for a retry of one applied before, 'forgotten' when from before a forget. */
+export async function applyMemoryWrite(db: Database, hostId: string | null, w: Schemas['WorkerMemoryWrite']): Promise<'applied' | 'repeated' | 'forgotten'> {
   return db.transaction(async (tx) => {
     const { rowCount } = await tx.query(`INSERT INTO memory_writes (id) VALUES ($1) ON CONFLICT (id) DO NOTHING`, [`${hostId ?? '-'}:${w.id}`]);
-    if (!rowCount) return false;
+    if (!rowCount) return 'repeated';
     const k = w.key;
+    const { rows: gen } = await tx.query<{ generation: number }>(
+      `INSERT INTO memory_apps (team, platform, app) VALUES ($1, $2, $3) ON CONFLICT (team, platform, app) DO UPDATE SET generation = memory_apps.generation RETURNING generation`,
+      [k.team, k.platform, k.app],
+    );
+    if ((w.generation ?? 0) < gen[0]!.generation) return 'forgotten';
     for (const s of w.screens) {
       await tx.query(
         `INSERT INTO memory_screens (team, platform, app, node_id, name, fingerprints, readings, confirmed_at)
@@ -40,11 +45,12 @@ export async function applyMemoryWrite(db: Database, hostId: string | null, w: S
         k.team, k.platform, k.app, hostId, x.screen, x.reason, JSON.stringify(x.evidence), x.costMs, x.at,
       ]);
     }
-    return true;
+    return 'applied';
   });
 }
 
-export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][] }> {
+export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
+  const { rows: gen } = await q.query<{ generation: number }>(`SELECT generation FROM memory_apps WHERE team = $1 AND platform = $2 AND app = $3`, [k.team, k.platform, k.app]);
   const screens = await q.query<{ node_id: string; name: string | null; fingerprints: Schemas['MemoryScreen']['fingerprints']; readings: number }>(
     `SELECT node_id, name, fingerprints, readings FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY confirmed_at DESC LIMIT 500`,
     [k.team, k.platform, k.app],
@@ -56,6 +62,7 @@ export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schem
   return {
     screens: screens.rows.map((r) => ({ id: r.node_id, name: r.name, fingerprints: r.fingerprints, readings: r.readings })),
     edges: edges.rows.map((r) => ({ from: r.from_node, action: r.action, to: r.to_node, count: r.count, verified: r.verified, durations: r.durations, kinds: r.kinds })),
+    generation: gen[0]?.generation ?? 0,
   };
 }
 
@@ -113,6 +120,8 @@ export async function forgetApp(db: Database, k: Key): Promise<boolean> {
     const { rowCount } = await tx.query(`DELETE FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3`, args);
     const edges = await tx.query(`DELETE FROM memory_edges WHERE team = $1 AND platform = $2 AND app = $3`, args);
     await tx.query(`DELETE FROM escalations WHERE team = $1 AND platform = $2 AND app = $3`, args);
+    // Writes from workers that loaded it before now are dropped; they start afresh.
+    await tx.query(`INSERT INTO memory_apps (team, platform, app, generation) VALUES ($1, $2, $3, 1) ON CONFLICT (team, platform, app) DO UPDATE SET generation = memory_apps.generation + 1`, args);
     return (rowCount ?? 0) + (edges.rowCount ?? 0) > 0;
   });
 }
