@@ -55,6 +55,12 @@ export function decideDevice(row: DeviceRow | undefined, report: WorkerDevice, s
   if (session && row) {
     const held = report.lease && report.lease.epoch === Number(row.epoch) && report.lease.sessionId === session.id;
     if (held) return { state: row.state, reason: null, needsReset: row.needs_reset, reclaim: false };
+    // A prepare still on its way: a report the worker sent before it took the command says nothing
+    // of a loss (under load, such reports ended sessions device-lost at placement). A prepare that
+    // never arrives fails on its own deadline.
+    if (session.state === 'preparing' && (!report.lease || report.lease.epoch < Number(row.epoch))) {
+      return { state: row.state, reason: null, needsReset: row.needs_reset, reclaim: false };
+    }
     return {
       state: 'reclaiming',
       reason: null,

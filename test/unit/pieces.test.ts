@@ -71,6 +71,14 @@ describe('what the farm makes of a device report', () => {
     expect(d.endSession).toBeUndefined();
   });
 
+  it('does not take a report sent before the prepare arrived for a lost lease', () => {
+    const preparing = { id: 'ses_1', state: 'preparing' } as SessionRow;
+    const d = decideDevice(row({ state: 'preparing', session_id: 'ses_1' }), report('ready', { lease: null }), preparing);
+    expect(d).toMatchObject({ state: 'preparing', reclaim: false });
+    expect(d.endSession).toBeUndefined();
+    expect(decideDevice(row({ state: 'preparing', session_id: 'ses_1' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), preparing).endSession).toBeUndefined();
+  });
+
   it('ends the session device-lost when the worker no longer holds its lease', () => {
     const d = decideDevice(row({ state: 'leased', session_id: 'ses_1' }), report('ready', { lease: null }), session);
     expect(d).toMatchObject({ state: 'reclaiming', reclaim: true, endSession: { reason: 'device-lost' } });

@@ -57,6 +57,9 @@ function subPixel(left: number, c: number, right: number): number {
   return Math.max(-0.5, Math.min(0.5, (left - right) / (2 * rise)));
 }
 
+/** Consecutive frames further apart than this while content moved: the stream stalled between them. */
+const STALL_MS = 150;
+
 /** A shift whose cost passed the bound: larger than any that could win. */
 const ABANDONED = Number.MAX_VALUE;
 
@@ -109,6 +112,12 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
   // The stream undercounts a little (the first and last frames of a motion), so agreement is relative.
   const streamBacked = flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > USEFUL;
   if (!horizontalMotion && shift.rows !== 0 && ((shift.score > 0.6 && shift.cost < 8) || streamBacked)) {
+    // With frames missing in the middle (a stream that stalled under load), a list's repeating rows
+    // can make the two ends fit a row pitch away from the truth, and the stream cannot vouch for the
+    // distance: then the offset is not given rather than given wrong (one CI run measured 344 pt for
+    // a 200 pt scroll).
+    const gap = frames.slice(1).some((f, i) => f.at - frames[i]!.at > STALL_MS);
+    if (gap && !streamBacked) return { kind: 'scroll', confidence: r2(Math.min(0.6, shift.score)), evidence };
     return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
   }
   if (horizontalMotion) {
