@@ -74,6 +74,12 @@ describe('changed since a mark, on the sample app', () => {
     const mark = eyes.mark(1);
     await tap((n) => n.id === 'message-3', 'message 3');
     await sleep(1000);
+    // The agent polls once the screen has been still a while (under load the push, and the probe's
+    // own frame that confirms the settle, can end later than a second after the tap).
+    await waitFor('the screen still for 300 ms', async () => {
+      await eyes.idle();
+      return performance.now() - eyes.store.newest()!.at > 300 || undefined;
+    }, 5000, 25);
     const answer = eyes.changes(mark);
     // Comparing the newest frame with the one before would say "nothing changed": the screen is still.
     expect(answer.frame!.ageMs).toBeGreaterThan(300);
