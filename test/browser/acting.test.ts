@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../workers/devices/web/provider.js';
 import { startFarm, type Farm } from '../helpers/farm.js';
+import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 
 let farm: Farm;
@@ -25,16 +26,7 @@ afterAll(async () => {
   await provider?.close();
 });
 
-async function session(): Promise<string> {
-  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
-  const s = await waitFor('session ready', async () => {
-    const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-    return got.state === 'ready' ? got : undefined;
-  }, 30_000);
-  // The sample app loads its inbox in 400 ms: start from a settled screen.
-  await agent.call('waitForScreen', { params: { sessionId: s.id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
-  return s.id as string;
-}
+const session = () => settledSession(agent);
 const release = async (id: string) => {
   await agent.call('releaseSession', { params: { sessionId: id } });
   await waitFor('device free', async () => ((await farm.admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);

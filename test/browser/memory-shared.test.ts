@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { api } from '../helpers/api.js';
 import { privatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
+import { settledSession } from '../helpers/sessions.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
-import { waitFor } from '../helpers/wait.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const FLOW: [string, string?][] = [['Settings', 'tab'], ['Notifications'], ['#switch-badges'], ['Back to Settings'], ['Privacy'], ['Back to Settings'], ['Search', 'tab'], ['Inbox', 'tab'], ['#message-2'], ['Back to Inbox']];
 
@@ -46,15 +47,7 @@ async function worker(): Promise<SimfleetProcess> {
   await waitFor('a web device available', async () => ((await admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined), 30_000);
   return w;
 }
-async function session(): Promise<{ id: string }> {
-  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
-  const s = await waitFor('session ready', async () => {
-    const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-    return got.state === 'ready' ? got : undefined;
-  }, 30_000);
-  await agent.call('waitForScreen', { params: { sessionId: s.id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
-  return { id: s.id };
-}
+const session = async () => ({ id: await settledSession(agent) });
 const act = (id: string, [target, role]: [string, string?]) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
 const q = async <T extends object>(sql: string): Promise<T[]> => (await db.query<T>(sql)).rows;
 
@@ -142,6 +135,7 @@ describe('memory shared through Postgres', () => {
       const m = await (await fetch(`${gateway.url}/metrics`)).text();
       return /^simfleet_memory_writes_total\{outcome="forgotten"\} [1-9]/m.test(m) || undefined;
     }, 10_000);
+    await sleep(500); // the gateway counts the write before its answer reaches the worker
     const after = await act(s.id, ['Inbox', 'tab']);
     expect(after.body.evidence.predicted).toBeNull(); // the graph went with the memory
     expect(after.body.escalation?.reason).toBe('unknown-screen');

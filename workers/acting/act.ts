@@ -77,7 +77,7 @@ export class Actor {
     if (!el.tap) throw new DeviceError('NO_MATCH', `${el.role} ${JSON.stringify(el.label)} has no point that can be tapped`, 'scroll it into view first');
     // The fast tier never does what cannot be undone unless the step says so.
     if (opts.guardDestructive && !req.allowDestructive && looksDestructive(el.label)) {
-      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not tapped`, 'say allowDestructive: true on this step if it is meant', { target: this.understanding.elementJson(localId, before, found.index), screen: identity(before) });
+      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not tapped`, 'say allowDestructive: true on this step if it is meant', { target: this.understanding.elementJson(before, found.index), screen: identity(before) });
     }
     const action = tapKey(el);
     const predicted = memory.graph.predict(before.identified.node.id, action);
@@ -129,7 +129,7 @@ export class Actor {
     const header = this.understanding.header(localId, after);
     return {
       action: 'tap',
-      target: this.understanding.elementJson(localId, before, found.index),
+      target: this.understanding.elementJson(before, found.index),
       verdict: outcome.verdict,
       reason: outcome.reason,
       evidence,

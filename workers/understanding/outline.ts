@@ -118,21 +118,27 @@ export function outlineJson(r: ScreenReading, h: OutlineHeader) {
       modal: r.regions.modal && { role: r.regions.modal.role, label: r.regions.modal.label, frame: roundRect(r.regions.modal.frame) },
     },
     lists: r.lists.map((l) => ({ rank: l.rank, rows: l.rows.length, visible: l.visible, basis: l.basis })),
-    elements: r.elements.map((e, i) => ({
-      ref: r.refs[i] ?? null,
-      row: rowOf.get(i) ?? null,
-      region: r.regionOf[i]!,
-      role: e.role,
-      label: e.label,
-      detail: e.detail,
-      value: e.value,
-      id: e.id,
-      states: e.states,
-      tap: e.tap,
-      frame: roundRect(e.frame),
-      flags: e.flags,
-      source: e.source,
-    })),
+    elements: r.elements.map((_, i) => elementJson(r, i, rowOf)),
+  };
+}
+
+/** One element as JSON (an action's target needs this one, not the whole outline). */
+export function elementJson(r: ScreenReading, i: number, rowOf = rowIndex(r)) {
+  const e = r.elements[i]!;
+  return {
+    ref: r.refs[i] ?? null,
+    row: rowOf.get(i) ?? null,
+    region: r.regionOf[i]!,
+    role: e.role,
+    label: e.label,
+    detail: e.detail,
+    value: e.value,
+    id: e.id,
+    states: e.states,
+    tap: e.tap,
+    frame: roundRect(e.frame),
+    flags: e.flags,
+    source: e.source,
   };
 }
 

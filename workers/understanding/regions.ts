@@ -208,7 +208,8 @@ function descends(node: number, ancestor: number, parents: (number | null)[]): b
 }
 
 function holdsHeading(index: number, nodes: TreeNode[]): boolean {
-  return nodes.some((n) => n.role === 'heading' && descends(n.index, index, nodes.map((x) => x.parent)));
+  const parents = nodes.map((x) => x.parent);
+  return nodes.some((n) => n.role === 'heading' && descends(n.index, index, parents));
 }
 
 /** How many scrolling containers each node sits inside (as the platform says what scrolls). */

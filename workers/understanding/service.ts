@@ -11,7 +11,7 @@ import type { MemorySync } from '../memory/sync.js';
 import { tapKey } from '../memory/graph.js';
 import type { Eyes } from '../perception/eyes.js';
 import type { Identified } from './identity.js';
-import { outlineJson, outlineText, type OutlineHeader } from './outline.js';
+import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
 
@@ -77,7 +77,7 @@ export class Understanding {
     }
     const p = params as Schemas['LocateRequest'];
     const found = this.locate(localId, epoch, read, p.target, p.role);
-    return { element: this.elementJson(localId, read, found.index), screen: identity(read), how: found.how } satisfies Schemas['Located'];
+    return { element: this.elementJson(read, found.index), screen: identity(read), how: found.how } satisfies Schemas['Located'];
   }
 
   /** The device's screen now: the last read when no frame has arrived since; else memory; else the tree. */
@@ -124,9 +124,10 @@ export class Understanding {
     return this.device(localId).treeReads.get(epoch) ?? 0;
   }
 
-  elementJson(localId: string, read: Read, index: number): Schemas['OutlineElement'] {
-    return outlineJson(read.reading, this.header(localId, read)).elements[index]!;
+  elementJson(read: Read, index: number): Schemas['OutlineElement'] {
+    return elementJson(read.reading, index);
   }
+
 
   private device(localId: string): Watched {
     const d = this.devices.get(localId);

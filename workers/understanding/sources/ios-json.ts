@@ -2,7 +2,7 @@
 // `describe-ui` (the same entries nested in `children`). Both read the simulator's accessibility
 // through the same private API, so the keys are the same; frames are points.
 import type { Rect, TreeSnapshot } from '../../devices/backend.js';
-import { type Candidate, DumpError, IOS_INTERACTIVE, IOS_TOGGLES, Tally, TreeBuilder, clean, iosRole, orNull, round, states } from './roles.js';
+import { type Candidate, DumpError, IOS_INTERACTIVE, Tally, TreeBuilder, clean, iosRole, iosValue, orNull, round, states } from './roles.js';
 
 export type JsonElement = Record<string, unknown>;
 
@@ -54,14 +54,12 @@ function candidate(el: JsonElement, seen: { fromAXFrame: number; fromRole: numbe
   }
   const label = clean(el.AXLabel) || clean(el.title);
   const raw = clean(typeof el.AXValue === 'number' ? String(el.AXValue) : el.AXValue);
-  const toggle = IOS_TOGGLES.has(role);
-  // A switch's value is its state ("1"/"0"), not something to read out.
-  const state = toggle && (raw === '1' || raw === '0');
+  const { value, checked } = iosValue(role, raw, label, el.selected === true);
   return {
     role,
     label,
-    value: state || raw === label ? null : orNull(raw),
-    states: states({ checked: toggle && (raw === '1' || el.selected === true), selected: el.selected === true, disabled: el.enabled === false, focused: el.focused === true }),
+    value,
+    states: states({ checked, selected: el.selected === true, disabled: el.enabled === false, focused: el.focused === true }),
     frame: frameOf(el, seen),
     id: orNull(clean(el.AXUniqueId)),
     interactive: IOS_INTERACTIVE.has(role),

@@ -1,7 +1,7 @@
 // XCUITest page source, as Appium (wrapped in <AppiumAUT>) or WebDriverAgent's /source (the bare
 // <XCUIElementTypeApplication>) write it. Frames are already points; the element type is the tag.
 import type { Rect, TreeSnapshot } from '../../devices/backend.js';
-import { type Candidate, DumpError, IOS_INTERACTIVE, IOS_TOGGLES, Tally, TreeBuilder, type XmlElement, clean, iosRole, orNull, round, states } from './roles.js';
+import { type Candidate, DumpError, IOS_INTERACTIVE, Tally, TreeBuilder, type XmlElement, clean, iosRole, iosValue, orNull, round, states } from './roles.js';
 
 export function readXcuitest(root: XmlElement, notes: string[]): Omit<TreeSnapshot, 'durationMs'> {
   const top = root.tag === 'AppiumAUT' ? root.children : [root];
@@ -33,14 +33,12 @@ function candidate(el: XmlElement, unknown: Tally): Candidate {
   const name = clean(a.name);
   const label = clean(a.label) || name;
   const raw = clean(a.value);
-  const toggle = IOS_TOGGLES.has(role);
-  // A switch's value is its state ("1"/"0"), not something to read out.
-  const state = toggle && (raw === '1' || raw === '0');
+  const { value, checked } = iosValue(role, raw, label, a.selected === 'true');
   return {
     role,
     label,
-    value: state || raw === label ? null : orNull(raw),
-    states: states({ checked: toggle && (raw === '1' || a.selected === 'true'), selected: a.selected === 'true', disabled: a.enabled === 'false', focused: a.focused === 'true' }),
+    value,
+    states: states({ checked, selected: a.selected === 'true', disabled: a.enabled === 'false', focused: a.focused === 'true' }),
     frame: frameOf(a),
     // XCUITest's name is the accessibilityIdentifier when one is set, else a copy of the label.
     id: name !== '' && name !== label ? name : null,

@@ -224,3 +224,13 @@ export function states(s: { checked?: boolean; selected?: boolean; disabled?: bo
 export const round = (n: number): number => Math.round(n * 10) / 10 || 0;
 
 export const plural = (n: number, word: string): string => (n === 1 ? word : `${word}s`);
+
+/**
+ * An iOS element's value and toggle state, the same from XCUITest XML and idb/AXe JSON: a switch's
+ * value is its state ("1"/"0"), not something to read out, and a value repeating the label is none.
+ */
+export function iosValue(role: string, raw: string, label: string, selected: boolean): { value: string | null; checked: boolean } {
+  const toggle = IOS_TOGGLES.has(role);
+  const state = toggle && (raw === '1' || raw === '0');
+  return { value: state || raw === label ? null : orNull(raw), checked: toggle && (raw === '1' || selected) };
+}
