@@ -20,6 +20,8 @@ import { startLivenessSweep } from './domain/liveness.js';
 import { SessionEvents } from './domain/sessions/events.js';
 import { DeviceLifecycle } from './domain/sessions/lifecycle.js';
 import { SessionPerception } from './domain/sessions/perception.js';
+import { Acting } from './domain/flows/acting.js';
+import { FlowService } from './domain/flows/service.js';
 import { Placer } from './domain/sessions/placer.js';
 import { Reaper } from './domain/sessions/reaper.js';
 import { SessionService } from './domain/sessions/service.js';
@@ -106,6 +108,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       logger,
     );
     const perception = new SessionPerception(db, sessions, bus, { onAnswer: (method, outcome) => metrics.perceptionAnswers.inc({ method, outcome }) }, logger);
+    const flows = new FlowService(db, sessions, logger.child({ component: 'flows' }));
+    const acting = new Acting(db, sessions, perception, flows);
     const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
     const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
     const registry = new HostRegistry(db, lifecycle, logger);
@@ -147,6 +151,8 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         metrics,
         sessions,
         perception,
+        flows,
+        acting,
         memory: new MemoryService(db),
         events,
         logger,

@@ -14,6 +14,7 @@ import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
+import { StepRunner } from './acting/runner.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { Understanding } from './understanding/service.js';
 import { createWorkerLogger } from './log.js';
@@ -64,6 +65,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     config.quietMs,
     logger.child({ component: 'acting' }),
   );
+  const runner = new StepRunner(actor);
   inventory.onDevices = (devices) => {
     perception.watch(devices);
     understanding.watch(devices);
@@ -81,7 +83,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
-      if (cmd.method === 'action.run') return actor.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['run']>[3]);
+      if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
+      if (cmd.method === 'steps.run') return runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),

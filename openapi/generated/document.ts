@@ -40,6 +40,9 @@ const document: Record<string, unknown> = {
       "name": "memory"
     },
     {
+      "name": "flows"
+    },
+    {
       "name": "workers"
     }
   ],
@@ -1130,7 +1133,7 @@ const document: Record<string, unknown> = {
           "acting"
         ],
         "summary": "One action on the session's device, answered with its settled result and a verdict.",
-        "description": "Today one action: `tap` on a target (`@N` from the last outline, `#N` list row, `#id`, a label\nwith an optional role, or `x,y`). The target is found on the screen as it is (a stale `@N` is\nrefused with STALE_REF, nothing or two things with NO_MATCH or AMBIGUOUS, never guessed); the\ntransition graph predicts where the action leads; the touch is played; the screen is waited\non until it settles; it is read again (from memory, with zero tree reads, when its pixels\nmatch a remembered screen); and the verdict is one of `ok`, `no-visible-change`,\n`unexpected-screen`, `unverified`, with its evidence. The transition kind is reported beside\nit. An escalation (unknown-screen, unresolved-intent, unexpected-outcome, unfamiliar-modal)\nsays when simfleet cannot vouch for the outcome. The result's outline numbers the refs the\nnext call may use.\n",
+        "description": "One action (see ActionKind) on a target: `@N` from the last outline, `#N` list row, `#id`, a\nlabel with an optional role (and `index` among same-named ones), `x,y` points or `x%,y%`. The\ntarget is found on the screen as it is (a stale `@N` is refused with STALE_REF, nothing or two\nthings with NO_MATCH or AMBIGUOUS, never guessed; `or` names fallbacks); the transition graph\npredicts where the action leads; the input is played; the screen is waited on until it\nsettles; it is read again (from memory, with zero tree reads, when its pixels match a\nremembered screen); and the verdict is one of `ok`, `no-visible-change`, `unexpected-screen`,\n`unverified`, with its evidence. An escalation says when simfleet cannot vouch for the\noutcome. The result's outline numbers the refs the next call may use. With an\n`Idempotency-Key` a retried request is answered from the first run and the action runs once.\nWhile the session records a flow, the step is added to it.\n",
         "x-simfleet-roles": [
           "admin",
           "agent"
@@ -1138,6 +1141,9 @@ const document: Record<string, unknown> = {
         "parameters": [
           {
             "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
           }
         ],
         "requestBody": {
@@ -1145,32 +1151,18 @@ const document: Record<string, unknown> = {
           "content": {
             "application/json": {
               "schema": {
-                "oneOf": [
-                  {
-                    "$ref": "#/components/schemas/ActionRequest"
-                  },
-                  {
-                    "$ref": "#/components/schemas/BatchRequest"
-                  }
-                ]
+                "$ref": "#/components/schemas/ActionRequest"
               }
             }
           }
         },
         "responses": {
           "200": {
-            "description": "the settled result (of each step, for a batch)",
+            "description": "the settled result",
             "content": {
               "application/json": {
                 "schema": {
-                  "oneOf": [
-                    {
-                      "$ref": "#/components/schemas/ActionResult"
-                    },
-                    {
-                      "$ref": "#/components/schemas/BatchResult"
-                    }
-                  ]
+                  "$ref": "#/components/schemas/ActionResult"
                 }
               }
             }
@@ -1188,7 +1180,7 @@ const document: Record<string, unknown> = {
             "$ref": "#/components/responses/NotFound"
           },
           "409": {
-            "description": "STALE_REF, AMBIGUOUS, or SESSION_NOT_READY",
+            "description": "STALE_REF, AMBIGUOUS, SESSION_NOT_READY, or IDEMPOTENCY_KEY_REUSED (the key was used for another body)",
             "content": {
               "application/json": {
                 "schema": {
@@ -1202,6 +1194,497 @@ const document: Record<string, unknown> = {
           },
           "422": {
             "description": "NO_MATCH — nothing on screen matches the target",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/do": {
+      "post": {
+        "operationId": "runSteps",
+        "tags": [
+          "acting"
+        ],
+        "summary": "Many steps in one call, each settled and verified; a failing step is triaged (wait, retry, stop) and a stop answers a divergence report.",
+        "description": "Runs `steps` in order. Every action step is settled and given its verdict; `wait`, `assert`,\n`fill` and `screenshot` steps do what their kind says. When a step fails, a fixed rule decides\n(no model): wait for the screen and look again, retry once, or stop. A stop answers 200 with\n`divergence`: the step, a code, a message and hint, the fresh outline, and `resume` (from,\nplanDigest) with which the same plan can continue once the screen is put right. A step that\nwould touch a destructive-looking control stops the run unless it says allowDestructive.\nSteps with `expect` (a replayed recording) check the element's identity before acting and the\nscreen reached after. While the session records a flow, the steps that ran are added to it.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKey"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DoRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "every step run, and the divergence report when the run stopped early",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DoResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "PLAN_CHANGED (a resume whose planDigest is not this plan's), SESSION_NOT_READY, IDEMPOTENCY_KEY_REUSED",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/recording": {
+      "get": {
+        "operationId": "getRecording",
+        "tags": [
+          "flows"
+        ],
+        "summary": "The session's recording in progress.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the recording",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Recording"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      },
+      "post": {
+        "operationId": "startRecording",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Start recording the session's steps into a flow of this name.",
+        "description": "From now on every action and step that runs to its end on this session is kept with its\nidentity evidence (the element's id, role, label, containers and places) and the screens\nbefore and after. A recording need not be verified to be saved: a first traversal has nothing\nto be verified against.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/RecordingRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "recording",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Recording"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "RECORDING_ACTIVE — the session is already recording",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "discardRecording",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Stop recording and keep nothing.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "discarded"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/recording/save": {
+      "post": {
+        "operationId": "saveRecording",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Stop recording and save the steps as the next version of the named flow.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "the saved flow",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Flow"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "422": {
+            "description": "EMPTY_RECORDING — no step ran while recording",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/v1/sessions/{sessionId}/replay": {
+      "post": {
+        "operationId": "replayFlow",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Replay a saved flow on this session's device with zero model calls; stops before a wrong touch with a divergence report.",
+        "description": "Each recorded step checks that the element it finds is the one recorded (by id, else role,\nlabel and structure) before it acts, and that it reached the recorded screen after. On a\nmismatch nothing is touched and the report shows recorded and observed side by side. `from`\nwith the report's `planDigest` resumes; a digest of another plan is refused with PLAN_CHANGED.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/ReplayRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the run (as for /do), with the flow played",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DoResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "PLAN_CHANGED, SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          }
+        }
+      }
+    },
+    "/v1/flows": {
+      "get": {
+        "operationId": "listFlows",
+        "tags": [
+          "flows"
+        ],
+        "summary": "The team's flows, newest version of each (an admin sees every team's).",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "name": "app",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 400
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the flows",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "required": [
+                    "flows"
+                  ],
+                  "properties": {
+                    "flows": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/FlowSummary"
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/v1/flows/{flowName}": {
+      "get": {
+        "operationId": "getFlow",
+        "tags": [
+          "flows"
+        ],
+        "summary": "One flow with its steps (the newest version unless `version` is given).",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "name": "flowName",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "$ref": "#/components/schemas/FlowName"
+            }
+          },
+          {
+            "name": "app",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 400
+            }
+          },
+          {
+            "name": "version",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the flow",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Flow"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "AMBIGUOUS — flows of this name exist for several apps; say which with `app`",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteFlow",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Delete a flow, every version of it.",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "flowName",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "$ref": "#/components/schemas/FlowName"
+            }
+          },
+          {
+            "name": "app",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "maxLength": 400
+            }
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "deleted"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "AMBIGUOUS — flows of this name exist for several apps; say which with `app`",
             "content": {
               "application/json": {
                 "schema": {
@@ -1899,6 +2382,18 @@ const document: Record<string, unknown> = {
           "$ref": "#/components/schemas/DeviceIdString"
         }
       },
+      "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused",
+        "schema": {
+          "type": "string",
+          "minLength": 8,
+          "maxLength": 200,
+          "pattern": "^[A-Za-z0-9._:-]+$"
+        }
+      },
       "SessionId": {
         "name": "sessionId",
         "in": "path",
@@ -2020,6 +2515,9 @@ const document: Record<string, unknown> = {
           "NO_MATCH",
           "AMBIGUOUS",
           "ORIGIN_NOT_ALLOWED",
+          "PLAN_CHANGED",
+          "RECORDING_ACTIVE",
+          "EMPTY_RECORDING",
           "APP_UNREACHABLE",
           "NOT_READY",
           "SHUTTING_DOWN",
@@ -2951,30 +3449,146 @@ const document: Record<string, unknown> = {
           }
         }
       },
-      "ActionRequest": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": [
-          "action",
-          "target"
+      "ActionKind": {
+        "type": "string",
+        "description": "what a step does to the device. Gestures take a `target`; `type` types into the target (tapped\nfirst) or the focused field; `clear` empties the target or focused field (or `count` characters);\n`swipe` flings from `target` towards `to` or in `direction`; `scroll` moves the content by\n`distance` points in `direction` without momentum, or until `to` is in view; `drag` moves from\n`target` to `to`; `pinch` scales by `scale`; `rotate` turns by `degrees`; `key` presses `key`;\n`back` goes back; `open` opens `url`; `launch` opens the session's app afresh.\n",
+        "enum": [
+          "tap",
+          "double-tap",
+          "long-press",
+          "type",
+          "clear",
+          "swipe",
+          "scroll",
+          "drag",
+          "pinch",
+          "rotate",
+          "key",
+          "back",
+          "open",
+          "launch"
+        ]
+      },
+      "StepKind": {
+        "type": "string",
+        "description": "an action, or one of the step-only kinds. `wait` waits until `target` is visible (`for: visible`),\ngone (`for: not-visible`) or the screen has settled (`for: settled`); `assert` checks the same\nonce the screen settles (`that: visible | not-visible | value`, with `value` for the last); `fill`\nwalks a form taller than the screen a viewport at a time and types each of `fields`;\n`screenshot` keeps the screen's image under `name`.\n",
+        "enum": [
+          "tap",
+          "double-tap",
+          "long-press",
+          "type",
+          "clear",
+          "swipe",
+          "scroll",
+          "drag",
+          "pinch",
+          "rotate",
+          "key",
+          "back",
+          "open",
+          "launch",
+          "wait",
+          "assert",
+          "fill",
+          "screenshot"
+        ]
+      },
+      "Direction": {
+        "type": "string",
+        "enum": [
+          "up",
+          "down",
+          "left",
+          "right"
         ],
+        "description": "for scroll, the way the content travels through the viewport as a reader moves on (down: towards the end); for swipe, the way the finger moves"
+      },
+      "ActionFields": {
+        "type": "object",
+        "description": "the fields an action may carry; which ones an action needs is checked with it",
         "properties": {
-          "action": {
-            "type": "string",
-            "enum": [
-              "tap"
-            ]
-          },
           "target": {
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
-            "description": "@N, #N, #N@2, #id, a label, or x,y in points"
+            "description": "@N, #N, #N@2, #id, a label, x,y in points, or x%,y% of the screen"
           },
           "role": {
             "type": "string",
             "maxLength": 40,
             "description": "with a label: only elements of this role"
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 100,
+            "description": "with a label that several elements carry: the one at this place in reading order (0 first); without it two matches are AMBIGUOUS"
+          },
+          "or": {
+            "type": "array",
+            "maxItems": 5,
+            "description": "fallback targets, tried in order when the target matches nothing (\"tap Save or Done\")",
+            "items": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            }
+          },
+          "text": {
+            "type": "string",
+            "maxLength": 10000,
+            "description": "type: the text"
+          },
+          "count": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000,
+            "description": "clear: how many characters (default all)"
+          },
+          "key": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "description": "key: Enter, Backspace, Tab, Escape, ArrowDown, ..."
+          },
+          "url": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 4000,
+            "description": "open: the URL (web: checked against the session origin rules)"
+          },
+          "direction": {
+            "$ref": "#/components/schemas/Direction"
+          },
+          "distance": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 20000,
+            "description": "scroll, swipe: points (scroll default: most of a viewport)"
+          },
+          "to": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "drag, swipe: where the finger ends (a target); scroll: the element to bring into view"
+          },
+          "scale": {
+            "type": "number",
+            "minimum": 0.1,
+            "maximum": 10,
+            "description": "pinch: above 1 spreads the fingers, below 1 brings them together"
+          },
+          "degrees": {
+            "type": "number",
+            "minimum": -360,
+            "maximum": 360,
+            "description": "rotate: clockwise degrees"
+          },
+          "maxScrolls": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 50,
+            "description": "scroll to: give up after this many viewports (default 10)"
           },
           "timeoutMs": {
             "type": "integer",
@@ -2989,14 +3603,435 @@ const document: Record<string, unknown> = {
           },
           "allowDestructive": {
             "type": "boolean",
-            "description": "in a batch: this step may tap a control that looks destructive (delete, pay, submit, sign out, ...)"
+            "description": "in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...)"
+          }
+        },
+        "allOf": [
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "enum": [
+                    "tap",
+                    "double-tap",
+                    "long-press",
+                    "drag"
+                  ]
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "target": true
+              },
+              "required": [
+                "target"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "type"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "text": true
+              },
+              "required": [
+                "text"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "key"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "key": true
+              },
+              "required": [
+                "key"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "open"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "url": true
+              },
+              "required": [
+                "url"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "drag"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "to": true
+              },
+              "required": [
+                "to"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "pinch"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "scale": true
+              },
+              "required": [
+                "scale"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "rotate"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "properties": {
+                "degrees": true
+              },
+              "required": [
+                "degrees"
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "swipe"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "anyOf": [
+                {
+                  "properties": {
+                    "direction": true
+                  },
+                  "required": [
+                    "direction"
+                  ]
+                },
+                {
+                  "properties": {
+                    "to": true
+                  },
+                  "required": [
+                    "to"
+                  ]
+                }
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "scroll"
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "anyOf": [
+                {
+                  "properties": {
+                    "direction": true
+                  },
+                  "required": [
+                    "direction"
+                  ]
+                },
+                {
+                  "properties": {
+                    "to": true
+                  },
+                  "required": [
+                    "to"
+                  ]
+                }
+              ]
+            }
+          }
+        ]
+      },
+      "ActionRequest": {
+        "type": "object",
+        "required": [
+          "action"
+        ],
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ActionFields"
+          }
+        ],
+        "properties": {
+          "action": {
+            "$ref": "#/components/schemas/ActionKind"
+          }
+        },
+        "unevaluatedProperties": false
+      },
+      "StepSource": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "where a step was written (a Maestro file and line), so a report can point at it",
+        "required": [
+          "file",
+          "line",
+          "command"
+        ],
+        "properties": {
+          "file": {
+            "type": "string"
+          },
+          "line": {
+            "type": "integer"
+          },
+          "command": {
+            "type": "string"
           }
         }
       },
-      "BatchRequest": {
+      "Binding": {
         "type": "object",
         "additionalProperties": false,
-        "description": "several actions in one call, each verified before the next. The batch stops before a step whose\ntarget looks destructive unless that step says allowDestructive, and after a step whose verdict\nis unexpected-screen or no-visible-change, or that fails.\n",
+        "description": "the identity evidence of the element a recorded step acted on: its id where it has one, else\nits role and label, with the structure around it (containers, place among its siblings of the\nsame role, place among same-named elements in reading order). Replay checks the element it\nfinds against this before it acts.\n",
+        "required": [
+          "role",
+          "label",
+          "id",
+          "region",
+          "ancestry",
+          "sibling",
+          "viewportOrder"
+        ],
+        "properties": {
+          "role": {
+            "type": "string"
+          },
+          "label": {
+            "type": "string"
+          },
+          "id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "region": {
+            "type": "string"
+          },
+          "ancestry": {
+            "type": "array",
+            "maxItems": 8,
+            "items": {
+              "type": "string"
+            },
+            "description": "the element's containers, nearest first, as 'role label'"
+          },
+          "sibling": {
+            "type": "integer",
+            "description": "place among its parent's children of the same role"
+          },
+          "viewportOrder": {
+            "type": "integer",
+            "description": "place among elements of the same role and label, in reading order"
+          }
+        }
+      },
+      "StepExpectation": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what a recorded step saw, checked when the step is replayed",
+        "properties": {
+          "binding": {
+            "$ref": "#/components/schemas/Binding"
+          },
+          "from": {
+            "type": "string",
+            "description": "the screen identity the step started on"
+          },
+          "to": {
+            "type": "string",
+            "description": "the screen identity the step ended on"
+          },
+          "fromName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "toName": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "FillField": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "target",
+          "value"
+        ],
+        "properties": {
+          "target": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "the field's label (or #id)"
+          },
+          "value": {
+            "type": "string",
+            "maxLength": 10000
+          }
+        }
+      },
+      "Step": {
+        "type": "object",
+        "required": [
+          "action"
+        ],
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ActionFields"
+          }
+        ],
+        "properties": {
+          "action": {
+            "$ref": "#/components/schemas/StepKind"
+          },
+          "for": {
+            "type": "string",
+            "enum": [
+              "visible",
+              "not-visible",
+              "settled"
+            ],
+            "description": "wait: what to wait for"
+          },
+          "that": {
+            "type": "string",
+            "enum": [
+              "visible",
+              "not-visible",
+              "value"
+            ],
+            "description": "assert: what must hold"
+          },
+          "value": {
+            "type": "string",
+            "maxLength": 10000,
+            "description": "assert that: value — the target's value"
+          },
+          "fields": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/FillField"
+            }
+          },
+          "submit": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "fill: the control that submits the form once every field is filled"
+          },
+          "name": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100,
+            "description": "screenshot: the name the image is kept under"
+          },
+          "optional": {
+            "type": "boolean",
+            "description": "a failure of this step is reported and the run goes on"
+          },
+          "note": {
+            "type": "string",
+            "maxLength": 500,
+            "description": "what the step is for, shown in reports"
+          },
+          "source": {
+            "$ref": "#/components/schemas/StepSource"
+          },
+          "expect": {
+            "$ref": "#/components/schemas/StepExpectation"
+          }
+        },
+        "unevaluatedProperties": false
+      },
+      "DoRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "steps run in one call, each settled and verified before the next. `from` with `planDigest`\nresumes a run that stopped: steps before `from` are skipped, and the digest must be the one the\ndivergence report gave for this same list of steps.\n",
         "required": [
           "steps"
         ],
@@ -3004,64 +4039,465 @@ const document: Record<string, unknown> = {
           "steps": {
             "type": "array",
             "minItems": 1,
-            "maxItems": 50,
+            "maxItems": 200,
             "items": {
-              "$ref": "#/components/schemas/ActionRequest"
+              "$ref": "#/components/schemas/Step"
             }
+          },
+          "from": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "planDigest": {
+            "type": "string",
+            "pattern": "^[a-f0-9]{16,64}$"
           }
         }
       },
-      "BatchResult": {
+      "DivergenceCode": {
+        "type": "string",
+        "description": "why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;\nidentity-mismatch: the element found is not the one recorded (nothing was touched);\nunexpected-screen: the step ended elsewhere than recorded or remembered; no-visible-change:\nnothing happened; action-failed: the device refused the input; timeout: the screen never\nsettled or a wait ran out; assertion-failed: an assert did not hold; destructive-refused: the\nstep would touch a destructive-looking control without allowDestructive; stale-ref: an @N from\nan older outline.\n",
+        "enum": [
+          "selector-miss",
+          "ambiguous",
+          "identity-mismatch",
+          "unexpected-screen",
+          "no-visible-change",
+          "action-failed",
+          "timeout",
+          "assertion-failed",
+          "destructive-refused",
+          "stale-ref"
+        ]
+      },
+      "Triage": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a deterministic ruling on a failed step (no model); each one is recorded with the rule that made it",
+        "required": [
+          "decision",
+          "rule",
+          "code"
+        ],
+        "properties": {
+          "decision": {
+            "type": "string",
+            "enum": [
+              "wait",
+              "retry",
+              "stop"
+            ]
+          },
+          "rule": {
+            "type": "string"
+          },
+          "code": {
+            "$ref": "#/components/schemas/DivergenceCode"
+          }
+        }
+      },
+      "StepResult": {
         "type": "object",
         "additionalProperties": false,
         "required": [
-          "steps",
-          "completed",
-          "stoppedAt"
+          "index",
+          "action",
+          "status",
+          "verdict",
+          "detail",
+          "triage",
+          "ms"
         ],
         "properties": {
-          "steps": {
-            "type": "array",
-            "items": {
-              "$ref": "#/components/schemas/ActionResult"
-            }
+          "index": {
+            "type": "integer"
           },
-          "completed": {
-            "type": "integer",
-            "description": "steps run to their verdict"
+          "action": {
+            "$ref": "#/components/schemas/StepKind"
           },
-          "stoppedAt": {
-            "description": "where and why the batch stopped early (null when every step ran)",
+          "status": {
+            "type": "string",
+            "enum": [
+              "done",
+              "failed",
+              "skipped"
+            ],
+            "description": "skipped: an optional step that failed, or a step before `from`"
+          },
+          "verdict": {
+            "description": "the verdict of an action (ok, no-visible-change, unexpected-screen, unverified); ok or null for waits, asserts and fills",
             "oneOf": [
               {
-                "type": "object",
-                "additionalProperties": false,
-                "required": [
-                  "index",
-                  "code",
-                  "message"
-                ],
-                "properties": {
-                  "index": {
-                    "type": "integer"
-                  },
-                  "code": {
-                    "type": "string",
-                    "description": "an ErrorCode (DESTRUCTIVE_REFUSED, NO_MATCH, …) or a verdict (unexpected-screen, no-visible-change)"
-                  },
-                  "message": {
-                    "type": "string"
-                  },
-                  "details": {
-                    "type": "object",
-                    "additionalProperties": true
-                  }
-                }
+                "$ref": "#/components/schemas/Verdict"
               },
               {
                 "type": "null"
               }
             ]
+          },
+          "detail": {
+            "type": "string",
+            "description": "what the step did or why it failed, in one line"
+          },
+          "triage": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Triage"
+            }
+          },
+          "ms": {
+            "type": "integer"
+          },
+          "result": {
+            "$ref": "#/components/schemas/ActionResult"
+          },
+          "fill": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "filled",
+              "viewports",
+              "missing"
+            ],
+            "properties": {
+              "filled": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              },
+              "viewports": {
+                "type": "integer"
+              },
+              "missing": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "image": {
+            "type": "string",
+            "description": "screenshot: the PNG, base64"
+          },
+          "source": {
+            "$ref": "#/components/schemas/StepSource"
+          }
+        }
+      },
+      "Divergence": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "index",
+          "code",
+          "message",
+          "hint",
+          "step",
+          "screen",
+          "outline",
+          "resume"
+        ],
+        "properties": {
+          "index": {
+            "type": "integer",
+            "description": "the step that stopped the run"
+          },
+          "code": {
+            "$ref": "#/components/schemas/DivergenceCode"
+          },
+          "message": {
+            "type": "string"
+          },
+          "hint": {
+            "type": "string"
+          },
+          "step": {
+            "$ref": "#/components/schemas/Step"
+          },
+          "source": {
+            "$ref": "#/components/schemas/StepSource"
+          },
+          "binding": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "identity-mismatch: what was recorded and what was found",
+            "required": [
+              "recorded",
+              "observed",
+              "matchCount"
+            ],
+            "properties": {
+              "recorded": {
+                "$ref": "#/components/schemas/Binding"
+              },
+              "observed": {
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/Binding"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "matchCount": {
+                "type": "integer"
+              }
+            }
+          },
+          "expected": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "unexpected-screen: the screen the step should have reached"
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "outline": {
+            "type": "string",
+            "description": "the screen as it is now, with the refs a repair may use"
+          },
+          "resume": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "allowed",
+              "from",
+              "planDigest"
+            ],
+            "properties": {
+              "allowed": {
+                "type": "boolean",
+                "description": "whether the same plan may continue (from the failed step) once the screen is put right"
+              },
+              "from": {
+                "type": "integer"
+              },
+              "planDigest": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "DoResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "steps",
+          "completed",
+          "planDigest",
+          "divergence",
+          "screen",
+          "outline",
+          "totalMs"
+        ],
+        "properties": {
+          "steps": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/StepResult"
+            }
+          },
+          "completed": {
+            "type": "integer",
+            "description": "steps that ran to their end (skipped ones not counted)"
+          },
+          "planDigest": {
+            "type": "string",
+            "description": "binds a resume (from, planDigest) to this same list of steps"
+          },
+          "divergence": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Divergence"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "outline": {
+            "type": "string",
+            "description": "the screen at the end of the run"
+          },
+          "totalMs": {
+            "type": "integer"
+          },
+          "flow": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "for a replay, the flow that was played",
+            "required": [
+              "name",
+              "version",
+              "app"
+            ],
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "version": {
+                "type": "integer"
+              },
+              "app": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "FlowName": {
+        "type": "string",
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
+      },
+      "RecordingRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name"
+        ],
+        "properties": {
+          "name": {
+            "$ref": "#/components/schemas/FlowName"
+          }
+        }
+      },
+      "Recording": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a session's recording in progress; every step that ran to its end is kept, verified or not",
+        "required": [
+          "sessionId",
+          "name",
+          "app",
+          "steps",
+          "startedAt"
+        ],
+        "properties": {
+          "sessionId": {
+            "type": "string"
+          },
+          "name": {
+            "$ref": "#/components/schemas/FlowName"
+          },
+          "app": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "the app the first recorded step ran in"
+          },
+          "steps": {
+            "type": "integer"
+          },
+          "startedAt": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "FlowSummary": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "name",
+          "app",
+          "version",
+          "steps",
+          "verifiedSteps",
+          "planDigest",
+          "createdAt",
+          "createdBy",
+          "recordedOn"
+        ],
+        "properties": {
+          "name": {
+            "$ref": "#/components/schemas/FlowName"
+          },
+          "app": {
+            "type": "string"
+          },
+          "version": {
+            "type": "integer",
+            "description": "saving a recording under a name that exists adds a version"
+          },
+          "steps": {
+            "type": "integer"
+          },
+          "verifiedSteps": {
+            "type": "integer",
+            "description": "steps whose outcome was verified while recording (a first recording may have none, and is still saved)"
+          },
+          "planDigest": {
+            "type": "string"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "createdBy": {
+            "type": "string"
+          },
+          "recordedOn": {
+            "type": "string",
+            "description": "the device model the flow was recorded on"
+          }
+        }
+      },
+      "Flow": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "summary",
+          "steps"
+        ],
+        "properties": {
+          "summary": {
+            "$ref": "#/components/schemas/FlowSummary"
+          },
+          "steps": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Step"
+            }
+          }
+        }
+      },
+      "ReplayRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "flow"
+        ],
+        "properties": {
+          "flow": {
+            "$ref": "#/components/schemas/FlowName"
+          },
+          "app": {
+            "type": "string",
+            "maxLength": 400,
+            "description": "the flow's app (default: the app in the session's foreground)"
+          },
+          "version": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "default: the newest"
+          },
+          "from": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "planDigest": {
+            "type": "string",
+            "pattern": "^[a-f0-9]{16,64}$"
           }
         }
       },
@@ -3090,7 +4526,9 @@ const document: Record<string, unknown> = {
         "additionalProperties": false,
         "required": [
           "action",
+          "app",
           "target",
+          "binding",
           "verdict",
           "reason",
           "evidence",
@@ -3104,10 +4542,61 @@ const document: Record<string, unknown> = {
         ],
         "properties": {
           "action": {
-            "type": "string"
+            "$ref": "#/components/schemas/ActionKind"
+          },
+          "app": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "the app in the foreground after the action, as the platform names it (web: origin and path)"
           },
           "target": {
-            "$ref": "#/components/schemas/OutlineElement"
+            "description": "the element acted on, as it was before the action (null for actions without one, or a target given as points)",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/OutlineElement"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "binding": {
+            "description": "the target's identity evidence, kept when the session records a flow",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Binding"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "scrolled": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "scroll: what was asked and what the content moved, measured from the positions of content labels present before and after (null: nothing to measure by)",
+            "required": [
+              "requestedPt",
+              "movedPt",
+              "atEnd"
+            ],
+            "properties": {
+              "requestedPt": {
+                "type": "number"
+              },
+              "movedPt": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "atEnd": {
+                "type": "boolean",
+                "description": "the content did not move: the end in that direction"
+              }
+            }
           },
           "verdict": {
             "$ref": "#/components/schemas/Verdict"
@@ -3182,7 +4671,14 @@ const document: Record<string, unknown> = {
                 }
               },
               "stateBefore": {
-                "$ref": "#/components/schemas/ElementStates"
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/ElementStates"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               },
               "stateAfter": {
                 "oneOf": [
@@ -4328,7 +5824,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 5,
+        "const": 6,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -5171,7 +6667,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest → ActionResult.\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult.\n",
         "required": [
           "type",
           "id",
@@ -5203,7 +6699,8 @@ const document: Record<string, unknown> = {
               "perception.wait",
               "screen.read",
               "screen.locate",
-              "action.run"
+              "action.run",
+              "steps.run"
             ]
           },
           "team": {

@@ -399,19 +399,147 @@ export type paths = {
         put?: never;
         /**
          * One action on the session's device, answered with its settled result and a verdict.
-         * @description Today one action: `tap` on a target (`@N` from the last outline, `#N` list row, `#id`, a label
-         *     with an optional role, or `x,y`). The target is found on the screen as it is (a stale `@N` is
-         *     refused with STALE_REF, nothing or two things with NO_MATCH or AMBIGUOUS, never guessed); the
-         *     transition graph predicts where the action leads; the touch is played; the screen is waited
-         *     on until it settles; it is read again (from memory, with zero tree reads, when its pixels
-         *     match a remembered screen); and the verdict is one of `ok`, `no-visible-change`,
-         *     `unexpected-screen`, `unverified`, with its evidence. The transition kind is reported beside
-         *     it. An escalation (unknown-screen, unresolved-intent, unexpected-outcome, unfamiliar-modal)
-         *     says when simfleet cannot vouch for the outcome. The result's outline numbers the refs the
-         *     next call may use.
+         * @description One action (see ActionKind) on a target: `@N` from the last outline, `#N` list row, `#id`, a
+         *     label with an optional role (and `index` among same-named ones), `x,y` points or `x%,y%`. The
+         *     target is found on the screen as it is (a stale `@N` is refused with STALE_REF, nothing or two
+         *     things with NO_MATCH or AMBIGUOUS, never guessed; `or` names fallbacks); the transition graph
+         *     predicts where the action leads; the input is played; the screen is waited on until it
+         *     settles; it is read again (from memory, with zero tree reads, when its pixels match a
+         *     remembered screen); and the verdict is one of `ok`, `no-visible-change`, `unexpected-screen`,
+         *     `unverified`, with its evidence. An escalation says when simfleet cannot vouch for the
+         *     outcome. The result's outline numbers the refs the next call may use. With an
+         *     `Idempotency-Key` a retried request is answered from the first run and the action runs once.
+         *     While the session records a flow, the step is added to it.
          */
         post: operations["runAction"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/do": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Many steps in one call, each settled and verified; a failing step is triaged (wait, retry, stop) and a stop answers a divergence report.
+         * @description Runs `steps` in order. Every action step is settled and given its verdict; `wait`, `assert`,
+         *     `fill` and `screenshot` steps do what their kind says. When a step fails, a fixed rule decides
+         *     (no model): wait for the screen and look again, retry once, or stop. A stop answers 200 with
+         *     `divergence`: the step, a code, a message and hint, the fresh outline, and `resume` (from,
+         *     planDigest) with which the same plan can continue once the screen is put right. A step that
+         *     would touch a destructive-looking control stops the run unless it says allowDestructive.
+         *     Steps with `expect` (a replayed recording) check the element's identity before acting and the
+         *     screen reached after. While the session records a flow, the steps that ran are added to it.
+         */
+        post: operations["runSteps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session's recording in progress. */
+        get: operations["getRecording"];
+        put?: never;
+        /**
+         * Start recording the session's steps into a flow of this name.
+         * @description From now on every action and step that runs to its end on this session is kept with its
+         *     identity evidence (the element's id, role, label, containers and places) and the screens
+         *     before and after. A recording need not be verified to be saved: a first traversal has nothing
+         *     to be verified against.
+         */
+        post: operations["startRecording"];
+        /** Stop recording and keep nothing. */
+        delete: operations["discardRecording"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/recording/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop recording and save the steps as the next version of the named flow. */
+        post: operations["saveRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{sessionId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a saved flow on this session's device with zero model calls; stops before a wrong touch with a divergence report.
+         * @description Each recorded step checks that the element it finds is the one recorded (by id, else role,
+         *     label and structure) before it acts, and that it reached the recorded screen after. On a
+         *     mismatch nothing is touched and the report shows recorded and observed side by side. `from`
+         *     with the report's `planDigest` resumes; a digest of another plan is refused with PLAN_CHANGED.
+         */
+        post: operations["replayFlow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's flows, newest version of each (an admin sees every team's). */
+        get: operations["listFlows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/flows/{flowName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One flow with its steps (the newest version unless `version` is given). */
+        get: operations["getFlow"];
+        put?: never;
+        post?: never;
+        /** Delete a flow, every version of it. */
+        delete: operations["deleteFlow"];
         options?: never;
         head?: never;
         patch?: never;
@@ -638,7 +766,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -915,41 +1043,270 @@ export type components = {
         };
         /** @description what /v1/sessions/{id}/events sends */
         SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
-        ActionRequest: {
-            /** @enum {string} */
-            action: "tap";
-            /** @description @N, #N, #N@2, #id, a label, or x,y in points */
-            target: string;
+        /**
+         * @description what a step does to the device. Gestures take a `target`; `type` types into the target (tapped
+         *     first) or the focused field; `clear` empties the target or focused field (or `count` characters);
+         *     `swipe` flings from `target` towards `to` or in `direction`; `scroll` moves the content by
+         *     `distance` points in `direction` without momentum, or until `to` is in view; `drag` moves from
+         *     `target` to `to`; `pinch` scales by `scale`; `rotate` turns by `degrees`; `key` presses `key`;
+         *     `back` goes back; `open` opens `url`; `launch` opens the session's app afresh.
+         * @enum {string}
+         */
+        ActionKind: "tap" | "double-tap" | "long-press" | "type" | "clear" | "swipe" | "scroll" | "drag" | "pinch" | "rotate" | "key" | "back" | "open" | "launch";
+        /**
+         * @description an action, or one of the step-only kinds. `wait` waits until `target` is visible (`for: visible`),
+         *     gone (`for: not-visible`) or the screen has settled (`for: settled`); `assert` checks the same
+         *     once the screen settles (`that: visible | not-visible | value`, with `value` for the last); `fill`
+         *     walks a form taller than the screen a viewport at a time and types each of `fields`;
+         *     `screenshot` keeps the screen's image under `name`.
+         * @enum {string}
+         */
+        StepKind: "tap" | "double-tap" | "long-press" | "type" | "clear" | "swipe" | "scroll" | "drag" | "pinch" | "rotate" | "key" | "back" | "open" | "launch" | "wait" | "assert" | "fill" | "screenshot";
+        /**
+         * @description for scroll, the way the content travels through the viewport as a reader moves on (down: towards the end); for swipe, the way the finger moves
+         * @enum {string}
+         */
+        Direction: "up" | "down" | "left" | "right";
+        /** @description the fields an action may carry; which ones an action needs is checked with it */
+        ActionFields: {
+            /** @description @N, #N, #N@2, #id, a label, x,y in points, or x%,y% of the screen */
+            target?: string;
             /** @description with a label: only elements of this role */
             role?: string;
+            /** @description with a label that several elements carry: the one at this place in reading order (0 first); without it two matches are AMBIGUOUS */
+            index?: number;
+            /** @description fallback targets, tried in order when the target matches nothing ("tap Save or Done") */
+            or?: string[];
+            /** @description type: the text */
+            text?: string;
+            /** @description clear: how many characters (default all) */
+            count?: number;
+            /** @description key: Enter, Backspace, Tab, Escape, ArrowDown, ... */
+            key?: string;
+            /** @description open: the URL (web: checked against the session origin rules) */
+            url?: string;
+            direction?: components["schemas"]["Direction"];
+            /** @description scroll, swipe: points (scroll default: most of a viewport) */
+            distance?: number;
+            /** @description drag, swipe: where the finger ends (a target); scroll: the element to bring into view */
+            to?: string;
+            /** @description pinch: above 1 spreads the fingers, below 1 brings them together */
+            scale?: number;
+            /** @description rotate: clockwise degrees */
+            degrees?: number;
+            /** @description scroll to: give up after this many viewports (default 10) */
+            maxScrolls?: number;
             /** @description how long to wait for the screen to settle (default 5000) */
             timeoutMs?: number;
             quietMs?: number;
-            /** @description in a batch: this step may tap a control that looks destructive (delete, pay, submit, sign out, ...) */
+            /** @description in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...) */
             allowDestructive?: boolean;
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        ActionRequest: {
+            action: components["schemas"]["ActionKind"];
+        } & components["schemas"]["ActionFields"];
+        /** @description where a step was written (a Maestro file and line), so a report can point at it */
+        StepSource: {
+            file: string;
+            line: number;
+            command: string;
         };
         /**
-         * @description several actions in one call, each verified before the next. The batch stops before a step whose
-         *     target looks destructive unless that step says allowDestructive, and after a step whose verdict
-         *     is unexpected-screen or no-visible-change, or that fails.
+         * @description the identity evidence of the element a recorded step acted on: its id where it has one, else
+         *     its role and label, with the structure around it (containers, place among its siblings of the
+         *     same role, place among same-named elements in reading order). Replay checks the element it
+         *     finds against this before it acts.
          */
-        BatchRequest: {
-            steps: components["schemas"]["ActionRequest"][];
+        Binding: {
+            role: string;
+            label: string;
+            id: string | null;
+            region: string;
+            /** @description the element's containers, nearest first, as 'role label' */
+            ancestry: string[];
+            /** @description place among its parent's children of the same role */
+            sibling: number;
+            /** @description place among elements of the same role and label, in reading order */
+            viewportOrder: number;
         };
-        BatchResult: {
-            steps: components["schemas"]["ActionResult"][];
-            /** @description steps run to their verdict */
+        /** @description what a recorded step saw, checked when the step is replayed */
+        StepExpectation: {
+            binding?: components["schemas"]["Binding"];
+            /** @description the screen identity the step started on */
+            from?: string;
+            /** @description the screen identity the step ended on */
+            to?: string;
+            fromName?: string | null;
+            toName?: string | null;
+        };
+        FillField: {
+            /** @description the field's label (or #id) */
+            target: string;
+            value: string;
+        };
+        Step: {
+            action: components["schemas"]["StepKind"];
+            /**
+             * @description wait: what to wait for
+             * @enum {string}
+             */
+            for?: "visible" | "not-visible" | "settled";
+            /**
+             * @description assert: what must hold
+             * @enum {string}
+             */
+            that?: "visible" | "not-visible" | "value";
+            /** @description assert that: value — the target's value */
+            value?: string;
+            fields?: components["schemas"]["FillField"][];
+            /** @description fill: the control that submits the form once every field is filled */
+            submit?: string;
+            /** @description screenshot: the name the image is kept under */
+            name?: string;
+            /** @description a failure of this step is reported and the run goes on */
+            optional?: boolean;
+            /** @description what the step is for, shown in reports */
+            note?: string;
+            source?: components["schemas"]["StepSource"];
+            expect?: components["schemas"]["StepExpectation"];
+        } & components["schemas"]["ActionFields"];
+        /**
+         * @description steps run in one call, each settled and verified before the next. `from` with `planDigest`
+         *     resumes a run that stopped: steps before `from` are skipped, and the digest must be the one the
+         *     divergence report gave for this same list of steps.
+         */
+        DoRequest: {
+            steps: components["schemas"]["Step"][];
+            from?: number;
+            planDigest?: string;
+        };
+        /**
+         * @description why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;
+         *     identity-mismatch: the element found is not the one recorded (nothing was touched);
+         *     unexpected-screen: the step ended elsewhere than recorded or remembered; no-visible-change:
+         *     nothing happened; action-failed: the device refused the input; timeout: the screen never
+         *     settled or a wait ran out; assertion-failed: an assert did not hold; destructive-refused: the
+         *     step would touch a destructive-looking control without allowDestructive; stale-ref: an @N from
+         *     an older outline.
+         * @enum {string}
+         */
+        DivergenceCode: "selector-miss" | "ambiguous" | "identity-mismatch" | "unexpected-screen" | "no-visible-change" | "action-failed" | "timeout" | "assertion-failed" | "destructive-refused" | "stale-ref";
+        /** @description a deterministic ruling on a failed step (no model); each one is recorded with the rule that made it */
+        Triage: {
+            /** @enum {string} */
+            decision: "wait" | "retry" | "stop";
+            rule: string;
+            code: components["schemas"]["DivergenceCode"];
+        };
+        StepResult: {
+            index: number;
+            action: components["schemas"]["StepKind"];
+            /**
+             * @description skipped: an optional step that failed, or a step before `from`
+             * @enum {string}
+             */
+            status: "done" | "failed" | "skipped";
+            /** @description the verdict of an action (ok, no-visible-change, unexpected-screen, unverified); ok or null for waits, asserts and fills */
+            verdict: components["schemas"]["Verdict"] | null;
+            /** @description what the step did or why it failed, in one line */
+            detail: string;
+            triage: components["schemas"]["Triage"][];
+            ms: number;
+            result?: components["schemas"]["ActionResult"];
+            fill?: {
+                filled: string[];
+                viewports: number;
+                missing: string[];
+            };
+            /** @description screenshot: the PNG, base64 */
+            image?: string;
+            source?: components["schemas"]["StepSource"];
+        };
+        Divergence: {
+            /** @description the step that stopped the run */
+            index: number;
+            code: components["schemas"]["DivergenceCode"];
+            message: string;
+            hint: string;
+            step: components["schemas"]["Step"];
+            source?: components["schemas"]["StepSource"];
+            /** @description identity-mismatch: what was recorded and what was found */
+            binding?: {
+                recorded: components["schemas"]["Binding"];
+                observed: components["schemas"]["Binding"] | null;
+                matchCount: number;
+            };
+            /** @description unexpected-screen: the screen the step should have reached */
+            expected?: string | null;
+            screen: components["schemas"]["ScreenIdentity"];
+            /** @description the screen as it is now, with the refs a repair may use */
+            outline: string;
+            resume: {
+                /** @description whether the same plan may continue (from the failed step) once the screen is put right */
+                allowed: boolean;
+                from: number;
+                planDigest: string;
+            };
+        };
+        DoResult: {
+            steps: components["schemas"]["StepResult"][];
+            /** @description steps that ran to their end (skipped ones not counted) */
             completed: number;
-            /** @description where and why the batch stopped early (null when every step ran) */
-            stoppedAt: {
-                index: number;
-                /** @description an ErrorCode (DESTRUCTIVE_REFUSED, NO_MATCH, …) or a verdict (unexpected-screen, no-visible-change) */
-                code: string;
-                message: string;
-                details?: {
-                    [key: string]: unknown;
-                };
-            } | null;
+            /** @description binds a resume (from, planDigest) to this same list of steps */
+            planDigest: string;
+            divergence: components["schemas"]["Divergence"] | null;
+            screen: components["schemas"]["ScreenIdentity"];
+            /** @description the screen at the end of the run */
+            outline: string;
+            totalMs: number;
+            /** @description for a replay, the flow that was played */
+            flow?: {
+                name: string;
+                version: number;
+                app: string;
+            };
+        };
+        FlowName: string;
+        RecordingRequest: {
+            name: components["schemas"]["FlowName"];
+        };
+        /** @description a session's recording in progress; every step that ran to its end is kept, verified or not */
+        Recording: {
+            sessionId: string;
+            name: components["schemas"]["FlowName"];
+            /** @description the app the first recorded step ran in */
+            app: string | null;
+            steps: number;
+            /** Format: date-time */
+            startedAt: string;
+        };
+        FlowSummary: {
+            name: components["schemas"]["FlowName"];
+            app: string;
+            /** @description saving a recording under a name that exists adds a version */
+            version: number;
+            steps: number;
+            /** @description steps whose outcome was verified while recording (a first recording may have none, and is still saved) */
+            verifiedSteps: number;
+            planDigest: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            /** @description the device model the flow was recorded on */
+            recordedOn: string;
+        };
+        Flow: {
+            summary: components["schemas"]["FlowSummary"];
+            steps: components["schemas"]["Step"][];
+        };
+        ReplayRequest: {
+            flow: components["schemas"]["FlowName"];
+            /** @description the flow's app (default: the app in the session's foreground) */
+            app?: string;
+            /** @description default: the newest */
+            version?: number;
+            from?: number;
+            planDigest?: string;
         };
         /**
          * @description ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled
@@ -959,8 +1316,20 @@ export type components = {
         /** @enum {string} */
         EscalationReason: "unknown-screen" | "unresolved-intent" | "unexpected-outcome" | "unfamiliar-modal" | "uncovered-goal";
         ActionResult: {
-            action: string;
-            target: components["schemas"]["OutlineElement"];
+            action: components["schemas"]["ActionKind"];
+            /** @description the app in the foreground after the action, as the platform names it (web: origin and path) */
+            app: string | null;
+            /** @description the element acted on, as it was before the action (null for actions without one, or a target given as points) */
+            target: components["schemas"]["OutlineElement"] | null;
+            /** @description the target's identity evidence, kept when the session records a flow */
+            binding: components["schemas"]["Binding"] | null;
+            /** @description scroll: what was asked and what the content moved, measured from the positions of content labels present before and after (null: nothing to measure by) */
+            scrolled?: {
+                requestedPt: number;
+                movedPt: number | null;
+                /** @description the content did not move: the end in that direction */
+                atEnd: boolean;
+            };
             verdict: components["schemas"]["Verdict"];
             reason: string;
             evidence: {
@@ -975,7 +1344,7 @@ export type components = {
                 changed: "yes" | "no" | "unknown";
                 fraction: number;
                 regions: components["schemas"]["Box"][];
-                stateBefore: components["schemas"]["ElementStates"];
+                stateBefore: components["schemas"]["ElementStates"] | null;
                 stateAfter: components["schemas"]["ElementStates"] | null;
                 destructive: boolean;
                 /** @enum {string} */
@@ -1265,7 +1634,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 5;
+        ProtocolVersion: 6;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -1527,7 +1896,8 @@ export type components = {
          * @description a question or request about a leased device, under the session's lease epoch (refused with
          *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
          *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;
-         *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest → ActionResult.
+         *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →
+         *     ActionResult; steps.run DoRequest → DoResult.
          */
         GatewayCall: {
             /**
@@ -1539,7 +1909,7 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "action.run";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "action.run" | "steps.run";
             /** @description the session's team: memory is per team and app */
             team?: string;
             params: {
@@ -1619,6 +1989,8 @@ export type components = {
         AppId: string;
         HostId: components["schemas"]["HostIdString"];
         DeviceId: components["schemas"]["DeviceIdString"];
+        /** @description a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused */
+        IdempotencyKey: string;
         SessionId: string;
         TokenId: string;
     };
@@ -2294,7 +2666,10 @@ export interface operations {
     runAction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 sessionId: components["parameters"]["SessionId"];
             };
@@ -2302,24 +2677,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ActionRequest"] | components["schemas"]["BatchRequest"];
+                "application/json": components["schemas"]["ActionRequest"];
             };
         };
         responses: {
-            /** @description the settled result (of each step, for a batch) */
+            /** @description the settled result */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ActionResult"] | components["schemas"]["BatchResult"];
+                    "application/json": components["schemas"]["ActionResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description STALE_REF, AMBIGUOUS, or SESSION_NOT_READY */
+            /** @description STALE_REF, AMBIGUOUS, SESSION_NOT_READY, or IDEMPOTENCY_KEY_REUSED (the key was used for another body) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2331,6 +2706,305 @@ export interface operations {
             410: components["responses"]["Ended"];
             /** @description NO_MATCH — nothing on screen matches the target */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runSteps: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DoRequest"];
+            };
+        };
+        responses: {
+            /** @description every step run, and the divergence report when the run stopped early */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description PLAN_CHANGED (a resume whose planDigest is not this plan's), SESSION_NOT_READY, IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the recording */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    startRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingRequest"];
+            };
+        };
+        responses: {
+            /** @description recording */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recording"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description RECORDING_ACTIVE — the session is already recording */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+        };
+    };
+    discardRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description discarded */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    saveRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the saved flow */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description EMPTY_RECORDING — no step ran while recording */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description the run (as for /do), with the flow played */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description PLAN_CHANGED, SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+        };
+    };
+    listFlows: {
+        parameters: {
+            query?: {
+                app?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the flows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flows: components["schemas"]["FlowSummary"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: {
+                app?: string;
+                version?: number;
+            };
+            header?: never;
+            path: {
+                flowName: components["schemas"]["FlowName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the flow */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description AMBIGUOUS — flows of this name exist for several apps; say which with `app` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteFlow: {
+        parameters: {
+            query?: {
+                app?: string;
+            };
+            header?: never;
+            path: {
+                flowName: components["schemas"]["FlowName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description AMBIGUOUS — flows of this name exist for several apps; say which with `app` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

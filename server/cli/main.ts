@@ -9,6 +9,9 @@ import { WORKER_FLAGS, WorkerConfigError, loadWorkerConfig } from '../../workers
 import { parseFlags, UsageError } from './args.js';
 import { runMigrate } from './migrate.js';
 import { runInspect } from './inspect.js';
+import { clientSettings, GatewayError } from './gateway-client.js';
+import { runMaestroFiles, runReplay } from './flow-run.js';
+import { runMaestro } from './maestro.js';
 import { runGateway, runStart } from './serve.js';
 import { runToken, tokenClientSettings } from './token.js';
 import { runWorker } from './worker.js';
@@ -24,6 +27,11 @@ usage: simfleet <command> [flags]
   token      create|list|revoke tokens through a running gateway
   inspect    read saved screen dumps offline: outline, fingerprint, identity
              (--compare FILE FILE... for same/different; --json; --format F; --density D)
+  maestro    check FILE...: parse Maestro flows without a device, list steps and problems
+             run FILE... --session ID [--junit FILE]: run them on a session's device
+             (-e KEY=VAL sets a flow variable; --token T or SIMFLEET_TOKEN for run)
+  replay     NAME --session ID [--app A] [--from N --plan-digest D] [--junit FILE]:
+             replay a saved flow; stops before a wrong touch with a divergence report
 
 Every setting is an environment variable and a flag (SIMFLEET_DATA_DIR = --data-dir);
 see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration.
@@ -59,6 +67,26 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await runInspect(positionals, { compare: bools.compare === true, json: bools.json === true, format: flags.format, density: flags.density });
       return;
     }
+    case 'maestro': {
+      const { env, rest: args } = takeEnv(rest);
+      const { flags, bools, positionals } = parseFlags(args, ['session', 'junit', 'gateway', 'token'], ['json']);
+      if (positionals[0] !== 'run') {
+        process.exitCode = await runMaestro(positionals, { json: bools.json === true, env });
+        return;
+      }
+      const files = positionals.slice(1);
+      if (!files.length || !flags.session) throw new UsageError('maestro run needs FILE... and --session ID');
+      process.exitCode = await runMaestroFiles(files, needClient(flags), { session: flags.session, junit: flags.junit, env, out: (t) => void process.stdout.write(t) });
+      return;
+    }
+    case 'replay': {
+      const { flags, positionals } = parseFlags(rest, ['session', 'junit', 'gateway', 'token', 'app', 'from', 'plan-digest']);
+      if (positionals.length !== 1 || !flags.session) throw new UsageError('replay needs the flow name and --session ID');
+      const from = flags.from === undefined ? undefined : Number(flags.from);
+      if (from !== undefined && !(Number.isInteger(from) && from >= 0)) throw new UsageError('--from is a step index (0, 1, ...)');
+      process.exitCode = await runReplay(positionals[0]!, needClient(flags), { session: flags.session, junit: flags.junit, env: {}, out: (t) => void process.stdout.write(t), ...(flags.app ? { app: flags.app } : {}), ...(from !== undefined ? { from } : {}), ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}) });
+      return;
+    }
     case '--version':
     case 'version':
       process.stdout.write(`${version}\n`);
@@ -74,9 +102,32 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** `-e KEY=VAL` pairs (Maestro's flag for flow variables), taken out before the other flags. */
+function takeEnv(argv: string[]): { env: Record<string, string>; rest: string[] } {
+  const env: Record<string, string> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '-e') {
+      rest.push(argv[i]!);
+      continue;
+    }
+    const m = (argv[++i] ?? '').match(/^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s);
+    if (!m) throw new UsageError('-e takes KEY=VAL');
+    env[m[1]!] = m[2]!;
+  }
+  return { env, rest };
+}
+
+function needClient(flags: Record<string, string | undefined>) {
+  const s = clientSettings(process.env, flags);
+  if (!s) throw new UsageError('no token: pass --token or set SIMFLEET_TOKEN (an agent token of the session\'s team)');
+  return s;
+}
+
 main(process.argv.slice(2)).catch((err: unknown) => {
   const usage = err instanceof UsageError || err instanceof ConfigError || err instanceof WorkerConfigError;
-  const known = usage || err instanceof EmbeddedDatabaseInUseError || err instanceof MigrationError;
-  process.stderr.write(`simfleet: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+  const known = usage || err instanceof EmbeddedDatabaseInUseError || err instanceof MigrationError || err instanceof GatewayError;
+  const hint = err instanceof GatewayError && err.hint ? `\n  hint: ${err.hint}` : '';
+  process.stderr.write(`simfleet: ${err instanceof GatewayError ? `${err.code}: ` : ''}${known ? (err as Error).message : ((err as Error).stack ?? String(err))}${hint}\n`);
   process.exit(usage ? 2 : 1);
 });

@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health.js';
 import { queueRoutes } from './routes/queue.js';
 import { memoryRoutes } from './routes/memory.js';
 import { perceptionRoutes } from './routes/perception.js';
+import { actingRoutes } from './routes/acting.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { workerRoutes } from './routes/workers.js';
@@ -62,6 +63,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   tokenRoutes(app, s);
   sessionRoutes(app, s);
   perceptionRoutes(app, s);
+  actingRoutes(app, s);
   memoryRoutes(app, s);
   queueRoutes(app, s);
   workerRoutes(app, s);

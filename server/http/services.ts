@@ -4,6 +4,8 @@ import type { Schemas } from '../../openapi/contract.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { SessionEvents } from '../domain/sessions/events.js';
+import type { Acting } from '../domain/flows/acting.js';
+import type { FlowService } from '../domain/flows/service.js';
 import type { SessionPerception } from '../domain/sessions/perception.js';
 import type { SessionService } from '../domain/sessions/service.js';
 import type { TokenService } from '../domain/tokens.js';
@@ -19,6 +21,8 @@ export interface GatewayServices {
   hub: WorkerHub;
   sessions: SessionService;
   perception: SessionPerception;
+  flows: FlowService;
+  acting: Acting;
   memory: MemoryService;
   events: SessionEvents;
   logger: Logger;

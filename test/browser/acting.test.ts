@@ -1,7 +1,7 @@
 // Actions with verdicts and memory, on real Chromium, the sample app, a real gateway and Postgres
 // (worker in process). A 10-step flow run twice: the second run reads no tree at all and every step
 // is ok. A switch flip is ok; an alert nobody predicted escalates; "Se" among Search and Settings is
-// refused as ambiguous. Memory here is the worker's: persisting it across workers is not built yet.
+// refused as ambiguous; a run of steps stops before a destructive-looking Submit.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
@@ -126,27 +126,26 @@ describe('actions with verdicts and memory', () => {
     }
   });
 
-  it("does not take the wizard's review step for step one, and a batch stops before its Submit", async () => {
+  it("does not take the wizard's review step for step one, and a run of steps stops before its Submit", async () => {
     const id = await session();
     try {
       const at = { params: { sessionId: id } };
       const tap = (target: string, more: Record<string, unknown> = {}) => ({ action: 'tap', target, ...more });
-      // The wizard's link sits under the tab bar on Settings (no scroll action yet): open it directly.
-      await provider.device('web-1')!.open(`${provider.sampleUrl}?w=1#/settings/wizard`);
-      await agent.call('waitForScreen', { ...at, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 1500 } });
-      const one = (await agent.call('getScreen', { ...at, headers: { accept: 'application/json' } })).body.screen;
-      const res = await agent.call('runAction', { ...at, body: { steps: [tap('Next'), tap('Next'), tap('Submit')] } });
+      // The wizard's link sits under the tab bar on Settings: the run scrolls it into view first.
+      const res = await agent.call('runSteps', { ...at, body: { steps: [tap('Settings', { role: 'tab' }), { action: 'scroll', to: 'Sign up wizard' }, tap('Sign up wizard'), tap('Next'), tap('Next'), tap('Submit')] } });
       expect(res.status, res.text.slice(0, 300)).toBe(200);
-      expect(res.body.completed, JSON.stringify(res.body.stoppedAt)).toBe(2);
-      expect(res.body.stoppedAt).toMatchObject({ index: 2, code: 'DESTRUCTIVE_REFUSED', details: { target: { label: 'Submit' } } });
-      const review = res.body.steps[1].screen;
+      expect(res.body.completed, JSON.stringify(res.body.divergence)).toBe(5);
+      expect(res.body.divergence).toMatchObject({ index: 5, code: 'destructive-refused', resume: { allowed: true, from: 5 } });
+      expect(res.body.divergence.outline).toContain('"Step 3 of 3"'); // the report shows the screen it stopped on
+      const one = res.body.steps[3].result.evidence.before;
+      const review = res.body.steps[4].result.screen;
       expect([one.name, review.name]).toEqual(['Sign up', 'Sign up']);
       expect(review.id).not.toBe(one.id); // the review step is a screen of its own
       const now = await agent.call('getScreen', at);
       expect(now.text).toContain('"Step 3 of 3"'); // nothing was submitted
-      const meant = await agent.call('runAction', { ...at, body: { steps: [tap('Submit', { allowDestructive: true })] } });
-      expect(meant.body).toMatchObject({ completed: 1, stoppedAt: null });
-      expect(meant.body.steps[0].screen.name).toBe('Welcome');
+      const meant = await agent.call('runSteps', { ...at, body: { steps: [tap('Submit', { allowDestructive: true })] } });
+      expect(meant.body).toMatchObject({ completed: 1, divergence: null });
+      expect(meant.body.steps[0].result.screen.name).toBe('Welcome');
     } finally {
       await release(id);
     }

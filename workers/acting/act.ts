@@ -1,11 +1,11 @@
 // One action with its settled result: the target found on the screen as it is, the graph asked
-// where this action has led before, the touch played, the screen waited on until it settles, read
-// again (from memory when the pixels agree), and a verdict given with its evidence. The graph and
-// the app's memory learn from it; an escalation is raised when simfleet cannot vouch for the outcome.
+// where this action has led before (or the recording's destination, on a replay), the input played,
+// the screen waited on until it settles, read again (from memory when the pixels agree), and a
+// verdict given with its evidence. The graph and the app's memory learn from it; an escalation is
+// raised when simfleet cannot vouch for the outcome.
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type NodeStates } from '../devices/backend.js';
-import * as g from '../devices/gestures.js';
 import type { Escalation, EscalationReason } from '../memory/app-memory.js';
 import { looksDestructive } from '../memory/destructive.js';
 import { tapKey } from '../memory/graph.js';
@@ -14,103 +14,128 @@ import type { Eyes } from '../perception/eyes.js';
 import type { Element } from '../understanding/elements.js';
 import { outlineText } from '../understanding/outline.js';
 import { identity, type Read, type Understanding } from '../understanding/service.js';
+import { bindingOf } from './binding.js';
+import { perform, type ActionKind } from './perform.js';
+import { scrollBy, scrollTo, viewportStep, type Direction } from './scroll.js';
+import { STALL_PT } from './scroll-sensor.js';
+import { pointOf, resolveTarget } from './targets.js';
 
 type Schemas = components['schemas'];
 
 const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_SCROLLS = 10;
+
+/** Actions that go somewhere: the graph remembers where, and a replay checks it. */
+const NAVIGATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press', 'back', 'key', 'open', 'launch']);
+/** Actions that touch a control and may set something off. */
+const ACTIVATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press']);
+
+export interface ActOptions {
+  /** The fast tier (batches, replays): refuse a destructive-looking target unless the step allows it. */
+  guardDestructive?: boolean;
+  /** The element already chosen by a replay's identity check (index into the reading `before`). */
+  chosen?: { index: number; before: Read };
+  /** The screen a recording says this step ends on: predicted instead of the graph's guess. */
+  expectTo?: string;
+}
 
 export class Actor {
   constructor(
-    private readonly understanding: Understanding,
-    private readonly backendOf: (localId: string) => DeviceBackend,
-    private readonly eyesOf: (localId: string) => Eyes,
-    private readonly quietMs: number,
+    readonly understanding: Understanding,
+    readonly backendOf: (localId: string) => DeviceBackend,
+    readonly eyesOf: (localId: string) => Eyes,
+    readonly quietMs: number,
     private readonly logger: Logger,
   ) {}
 
-  /** One action, or a batch of them (`steps`). */
-  async run(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'] | Schemas['BatchRequest']): Promise<Schemas['ActionResult'] | Schemas['BatchResult']> {
-    return 'steps' in req ? this.batch(localId, epoch, team, req.steps) : this.act(localId, epoch, team, req);
-  }
-
-  /**
-   * Steps in one call, each verified before the next: the fast tier. It stops before a step whose
-   * target looks destructive unless the step says allowDestructive, after a verdict that says the
-   * step went wrong, and at a step that fails; what ran is returned either way.
-   */
-  async batch(localId: string, epoch: number, team: string, steps: Schemas['ActionRequest'][]): Promise<Schemas['BatchResult']> {
-    const results: Schemas['ActionResult'][] = [];
-    for (const [index, step] of steps.entries()) {
-      let r: Schemas['ActionResult'];
-      try {
-        r = await this.act(localId, epoch, team, step, { guardDestructive: true });
-      } catch (err) {
-        if (!(err instanceof DeviceError)) throw err;
-        return { steps: results, completed: results.length, stoppedAt: { index, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
-      }
-      results.push(r);
-      if (r.verdict === 'unexpected-screen' || r.verdict === 'no-visible-change') {
-        return { steps: results, completed: results.length, stoppedAt: { index, code: r.verdict, message: `step ${index + 1}: ${r.reason}` } };
-      }
-    }
-    return { steps: results, completed: results.length, stoppedAt: null };
-  }
-
-  async act(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'], opts: { guardDestructive?: boolean } = {}): Promise<Schemas['ActionResult']> {
+  async act(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'], opts: ActOptions = {}): Promise<Schemas['ActionResult']> {
     const t0 = performance.now();
+    const u = this.understanding;
     const device = this.backendOf(localId);
     const eyes = this.eyesOf(localId);
-    const readsBefore = this.understanding.treeReads(localId, epoch);
-    const { read: before } = await this.understanding.current(localId, epoch, team);
+    const kind = req.action;
+    const readsBefore = u.treeReads(localId, epoch);
+    const before = opts.chosen?.before ?? (await u.current(localId, epoch, team)).read;
     const memory = before.memory;
-    let found;
-    try {
-      found = this.understanding.locate(localId, epoch, before, req.target, req.role);
-    } catch (err) {
-      if (err instanceof DeviceError && (err.code === 'NO_MATCH' || err.code === 'AMBIGUOUS')) {
-        const e = memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { target: req.target, role: req.role ?? null, code: err.code, ...(err.details ?? {}) }, costMs: Math.round(performance.now() - t0) });
-        this.logEscalation(localId, e);
+
+    // The target: an element (or a point) on the screen as it is now.
+    let index: number | null = null;
+    let point = null;
+    if (opts.chosen) {
+      index = opts.chosen.index;
+      point = before.reading.elements[index]!.tap;
+    } else if (req.target) {
+      try {
+        const r = resolveTarget(u, localId, epoch, before, req);
+        index = r.index;
+        point = r.point;
+      } catch (err) {
+        this.unresolved(err, before, req, t0);
+        throw err;
       }
-      throw err;
     }
-    const el = before.reading.elements[found.index]!;
-    if (!el.tap) throw new DeviceError('NO_MATCH', `${el.role} ${JSON.stringify(el.label)} has no point that can be tapped`, 'scroll it into view first');
-    // The fast tier never does what cannot be undone unless the step says so.
-    if (opts.guardDestructive && !req.allowDestructive && looksDestructive(el.label)) {
-      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not tapped`, 'say allowDestructive: true on this step if it is meant', { target: this.understanding.elementJson(before, found.index), screen: identity(before) });
+    const to = req.to && kind !== 'scroll' ? (pointOf(req.to, before) ?? resolveTarget(u, localId, epoch, before, { target: req.to }).point) : null;
+    const el = index !== null ? before.reading.elements[index]! : null;
+    if (opts.guardDestructive && !req.allowDestructive && el && ACTIVATING.has(kind) && looksDestructive(el.label)) {
+      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not touched`, 'say allowDestructive: true on this step if it is meant', { target: u.elementJson(before, index!), screen: identity(before) });
     }
-    const action = tapKey(el);
-    const predicted = memory.graph.predict(before.identified.node.id, action);
+    const key = actionKey(kind, el, req);
+    const predicted = opts.expectTo ? { to: opts.expectTo, count: 0, verified: 0 } : NAVIGATING.has(kind) && key ? memory.graph.predict(before.identified.node.id, key) : null;
     const t1 = performance.now();
 
     await eyes.idle();
     const mark = eyes.mark(epoch);
-    await device.touch(g.tap(el.tap));
-    const t2 = performance.now();
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const quietMs = req.quietMs ?? this.quietMs;
-    const waited = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: Math.min(timeoutMs, 1500), since: mark });
-    if (waited.status === 'settled') await streamQuiet(eyes, quietMs, t2 + timeoutMs);
+    let waited: Awaited<ReturnType<Eyes['wait']>> | undefined;
+    let t2 = t1;
+    const settleRead = async (): Promise<Read> => {
+      t2 = performance.now();
+      const w = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: Math.min(timeoutMs, 1500), since: mark });
+      waited = w;
+      if (w.status === 'settled') await streamQuiet(eyes, quietMs, t2 + timeoutMs);
+      return (await u.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {})).read;
+    };
+
+    let after: Read;
+    let scrolled: Schemas['ActionResult']['scrolled'];
+    let found: number | null = null;
+    if (kind === 'scroll') {
+      const within = point ?? undefined;
+      if (req.to) {
+        const target = req.to;
+        const find = (r: Read) => findIn(u, localId, epoch, r, target, req.role);
+        const out = await scrollTo(device, before, find, req.direction as Direction | undefined, req.maxScrolls ?? DEFAULT_MAX_SCROLLS, settleRead);
+        after = out.after;
+        found = out.found;
+        scrolled = { requestedPt: 0, movedPt: out.movedPt, atEnd: out.atEnd };
+        if (found === null) {
+          throw new DeviceError('NO_MATCH', `${JSON.stringify(target)} did not come into view after ${out.scrolls} scroll${out.scrolls === 1 ? '' : 's'}${out.atEnd ? ' (the content stopped moving: the end)' : ''}`, out.atEnd ? 'it is not on this screen; read the screen for the labels it has' : 'raise maxScrolls, or scroll the other way', { scrolls: out.scrolls, atEnd: out.atEnd });
+        }
+      } else {
+        const distance = req.distance ?? viewportStep(before);
+        const out = await scrollBy(device, before, req.direction as Direction, distance, settleRead, within);
+        after = out.after;
+        scrolled = { requestedPt: distance, movedPt: out.movedPt, atEnd: out.atEnd };
+      }
+    } else {
+      await perform(device, kind, req, { point, element: el, to }, before);
+      after = await settleRead();
+    }
     const t3 = performance.now();
-
-    const { read: after } = await this.understanding.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {});
-    this.understanding.number(localId, epoch, after); // the next call's @N are this outline's
+    u.number(localId, epoch, after); // the next call's @N are this outline's
     const t4 = performance.now();
-    const stateBefore = el.states;
-    const same = after.identified.node.id === before.identified.node.id ? findAgain(el, after) : undefined;
-    const stateAfter = same?.states ?? null;
-    const stateChanged = stateAfter !== null && toggled(stateBefore, stateAfter);
-    const outcome = decide({ settle: waited.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged });
-    memory.recordEdge(before.identified.node.id, action, after.identified.node.id, { durationMs: t3 - t1, kind: waited.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
 
-    const reason: EscalationReason | null = after.newModal
-      ? 'unfamiliar-modal'
-      : outcome.verdict === 'unexpected-screen'
-        ? 'unexpected-outcome'
-        : !after.identified.known
-          ? 'unknown-screen'
-          : null;
+    const same = el && after.identified.node.id === before.identified.node.id ? findAgain(el, after) : undefined;
+    const stateBefore = el?.states ?? null;
+    const stateAfter = same?.states ?? null;
     const change = eyes.changes(mark);
+    const inPlace = changedInPlace(kind, el, same, stateBefore, stateAfter, scrolled, found, change.changed);
+    const settle = waited ?? { status: 'no-change' as const, waitedMs: 0 };
+    const outcome = decide({ settle: settle.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged: inPlace !== null, ...(inPlace ? { changedHow: inPlace } : {}) });
+    if (NAVIGATING.has(kind) && key) memory.recordEdge(before.identified.node.id, key, after.identified.node.id, { durationMs: t3 - t1, kind: waited?.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
+
+    const reason: EscalationReason | null = after.newModal ? 'unfamiliar-modal' : outcome.verdict === 'unexpected-screen' ? 'unexpected-outcome' : !after.identified.known ? 'unknown-screen' : null;
     const evidence = {
       before: identity(before),
       after: identity(after),
@@ -120,31 +145,78 @@ export class Actor {
       regions: change.regions,
       stateBefore,
       stateAfter,
-      destructive: looksDestructive(el.label),
+      destructive: el ? looksDestructive(el.label) : false,
       afterFrom: after.source,
     };
-    const escalation = reason ? memory.escalate({ reason, screen: after.identified.node.id, evidence: { action, verdict: outcome.verdict, ...evidence }, costMs: Math.round(t4 - t0) }) : null;
+    const escalation = reason ? memory.escalate({ reason, screen: after.identified.node.id, evidence: { action: key ?? kind, verdict: outcome.verdict, ...evidence }, costMs: Math.round(t4 - t0) }) : null;
     if (escalation) this.logEscalation(localId, escalation);
-    this.logger.info({ localId, action, verdict: outcome.verdict, reason: outcome.reason, before: evidence.before.id, after: evidence.after.id, predicted: evidence.predicted?.id ?? null }, 'action verdict');
-    const header = this.understanding.header(localId, after);
+    this.logger.info({ localId, action: key ?? kind, verdict: outcome.verdict, reason: outcome.reason, before: evidence.before.id, after: evidence.after.id, predicted: evidence.predicted?.id ?? null }, 'action verdict');
+    const acted = found !== null ? { read: after, index: found } : el ? { read: before, index: index! } : null;
     return {
-      action: 'tap',
-      target: this.understanding.elementJson(before, found.index),
+      action: kind,
+      app: device.foreground(),
+      target: acted ? u.elementJson(acted.read, acted.index) : null,
+      binding: acted ? bindingOf(acted.read.reading, acted.index) : null,
+      ...(scrolled ? { scrolled } : {}),
       verdict: outcome.verdict,
       reason: outcome.reason,
       evidence,
-      settle: { status: waited.status, waitedMs: waited.waitedMs, ...(waited.movingRegion ? { movingRegion: waited.movingRegion } : {}) },
-      transition: waited.transition ? { kind: waited.transition.kind, confidence: waited.transition.confidence } : null,
+      settle: { status: settle.status, waitedMs: settle.waitedMs, ...(waited?.movingRegion ? { movingRegion: waited.movingRegion } : {}) },
+      transition: waited?.transition ? { kind: waited.transition.kind, confidence: waited.transition.confidence } : null,
       screen: identity(after),
-      outline: outlineText(after.reading, header),
+      outline: outlineText(after.reading, u.header(localId, after)),
       escalation: escalation ? { reason: escalation.reason, screen: escalation.screen, costMs: escalation.costMs } : null,
       timings: { resolveMs: ms(t1 - t0), touchMs: ms(t2 - t1), settleMs: ms(t3 - t2), readMs: ms(t4 - t3), totalMs: ms(t4 - t0) },
-      treeReads: { action: this.understanding.treeReads(localId, epoch) - readsBefore, session: this.understanding.treeReads(localId, epoch) },
+      treeReads: { action: u.treeReads(localId, epoch) - readsBefore, session: u.treeReads(localId, epoch) },
     };
+  }
+
+  /** A target nothing (or several things) matched is an intent simfleet could not resolve: recorded. */
+  private unresolved(err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
+    if (!(err instanceof DeviceError) || (err.code !== 'NO_MATCH' && err.code !== 'AMBIGUOUS')) return;
+    const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}) }, costMs: Math.round(performance.now() - t0) });
+    this.logEscalation('', e);
   }
 
   private logEscalation(localId: string, e: Escalation): void {
     this.logger.info({ localId, reason: e.reason, screen: e.screen, costMs: e.costMs, evidence: e.evidence }, 'escalation');
+  }
+}
+
+/** The graph's name for an action: taps keep their historic key; other kinds name their target. */
+function actionKey(kind: ActionKind, el: Element | null, req: Schemas['ActionRequest']): string | null {
+  if (kind === 'tap') return el ? tapKey(el) : null;
+  if (kind === 'back' || kind === 'launch') return kind;
+  if (kind === 'key') return `key ${req.key}`;
+  if (kind === 'open') return `open ${req.url}`;
+  if (!el) return null;
+  return `${kind} ${el.id ? `#${el.id}` : `${el.role} ${JSON.stringify(el.label)}`}`;
+}
+
+/** What the action did in place, in words, or null when it did nothing an in-place action does. */
+function changedInPlace(kind: ActionKind, el: Element | null, same: Element | undefined, a: NodeStates | null, b: NodeStates | null, scrolled: Schemas['ActionResult']['scrolled'], found: number | null, changed: string): string | null {
+  if (a && b && toggled(a, b)) return 'the element changed state';
+  if ((kind === 'type' || kind === 'clear') && el && same && (el.value ?? '') !== (same.value ?? '')) return 'the field\'s value changed';
+  if (kind === 'scroll') {
+    if (found !== null) return 'the element came into view';
+    if (scrolled?.movedPt != null && Math.abs(scrolled.movedPt) >= STALL_PT) return `the content moved ${Math.round(Math.abs(scrolled.movedPt))} pt`;
+    return null;
+  }
+  if ((kind === 'swipe' || kind === 'drag' || kind === 'pinch' || kind === 'rotate') && changed === 'yes') return 'the screen changed under the gesture';
+  return null;
+}
+
+/** The index of the element `target` names on a reading (on or off the screen), or null. */
+function findIn(u: Understanding, localId: string, epoch: number, r: Read, target: string, role?: string): number | null {
+  const els = r.reading.elements;
+  const id = target.startsWith('#') ? target.slice(1) : null;
+  const want = target.toLowerCase();
+  const i = els.findIndex((e) => (id ? e.id === id : e.label.toLowerCase() === want && (!role || e.role === role)));
+  if (i >= 0) return i;
+  try {
+    return u.locate(localId, epoch, r, target, role).index;
+  } catch {
+    return null;
   }
 }
 
@@ -160,17 +232,24 @@ function toggled(a: NodeStates, b: NodeStates): boolean {
 const ms = (x: number) => Math.round(x * 10) / 10;
 
 /**
- * Until no frame has come for the quiet window (or the deadline). Memory must never learn a
+ * Until no frame at all has come for a short window (or the deadline). Memory must never learn a
  * half-drawn face, so an action's outcome is read only once the frames have stopped, whatever the
  * settle answer said: a settled answer once came on the first frames of an eased switch (fixed in
  * settle.ts, tested in test/browser/perception.test.ts); this keeps memory safe from the next one.
+ * The settle answer already waited out the quiet window for every change that counts; frames still
+ * coming are the tail of an easing or a stream that lagged, and a running animation sends one every
+ * 16 ms, so a gap of a few frames' length says it has stopped (waiting a whole quiet window again
+ * cost every step about 230 ms).
  */
-async function streamQuiet(eyes: Eyes, quietMs: number, deadline: number): Promise<void> {
+export async function streamQuiet(eyes: Eyes, quietMs: number, deadline: number): Promise<void> {
+  const gapMs = Math.min(quietMs, STREAM_GAP_MS);
   for (;;) {
     await eyes.idle();
     const newest = eyes.store.newest();
     const since = newest ? performance.now() - newest.at : Infinity;
-    if (since >= quietMs || performance.now() >= deadline) return;
-    await new Promise((r) => setTimeout(r, Math.min(quietMs - since + 5, deadline - performance.now())));
+    if (since >= gapMs || performance.now() >= deadline) return;
+    await new Promise((r) => setTimeout(r, Math.min(gapMs - since + 5, deadline - performance.now())));
   }
 }
+
+const STREAM_GAP_MS = 100;

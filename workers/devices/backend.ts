@@ -159,6 +159,8 @@ export interface DeviceBackend {
   /** A key by its name: Enter, Backspace, Tab, Escape, ArrowDown, … */
   key(name: string): Promise<void>;
   open(url: string): Promise<void>;
+  /** The session's app opened afresh, as prepare() opened it (web: a new page load of its URL). */
+  launch(): Promise<void>;
   back(): Promise<void>;
   reload(): Promise<void>;
   screenshot(): Promise<Screenshot>;

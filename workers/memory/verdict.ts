@@ -12,8 +12,12 @@ export interface VerdictInput {
   before: string;
   after: string;
   predicted: string | null;
-  /** The acted element's state before and after, when it is still on the screen after. */
+  /**
+   * The action did what it does in place: the acted element changed state or value, or the content
+   * moved as a scroll asked. `changedHow` says which, for the reason.
+   */
   stateChanged: boolean;
+  changedHow?: string;
 }
 
 export interface VerdictOutcome {
@@ -29,6 +33,6 @@ export function decide(i: VerdictInput): VerdictOutcome {
     if (i.after === i.predicted) return { verdict: 'ok', reason: `ended on screen ${i.after}, as this action has before` };
     return { verdict: 'unexpected-screen', reason: `ended on screen ${i.after}; this action has led to ${i.predicted} before` };
   }
-  if (i.stateChanged && i.after === i.before) return { verdict: 'ok', reason: 'the element changed state on the same screen' };
+  if (i.stateChanged && i.after === i.before) return { verdict: 'ok', reason: `${i.changedHow ?? 'the element changed state'} on the same screen` };
   return { verdict: 'unverified', reason: 'the first time this action was taken here: nothing to compare the outcome with' };
 }

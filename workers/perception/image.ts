@@ -17,3 +17,8 @@ export async function grayGrid(frame: Frame, gridW: number, gridH: number): Prom
   for (let i = 0; i < out.length; i++) out[i] = data[i * channels]!;
   return out;
 }
+
+/** A screenshot scaled to one pixel per point: an image in the units taps are given in. */
+export async function pointScaled(png: Buffer, widthPt: number): Promise<Buffer> {
+  return sharp(png).resize({ width: Math.round(widthPt) }).png().toBuffer();
+}

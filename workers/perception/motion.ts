@@ -110,7 +110,7 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
   const horizontalMotion = Math.abs(flow.dx) >= 3 && flow.agreeingX >= 2;
   // A scroll: the ends fit a shift well, or they fit the one a long, steady stream of frames agrees on.
   // The stream undercounts a little (the first and last frames of a motion), so agreement is relative.
-  const streamBacked = flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > USEFUL;
+  const streamBacked = !flow.broken && flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > USEFUL;
   if (!horizontalMotion && shift.rows !== 0 && ((shift.score > 0.6 && shift.cost < 8) || streamBacked)) {
     // With frames missing in the middle (a stream that stalled under load), a list's repeating rows
     // can make the two ends fit a row pitch away from the truth, and the stream cannot vouch for the
@@ -124,7 +124,7 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
     return { kind: flow.dx > 0 ? 'push' : 'pop', confidence: r2(Math.min(1, Math.abs(flow.dx) / 12)), evidence };
   }
   // Too big for the two ends to overlap, but the frames between moved steadily vertically.
-  if (Math.abs(flow.dy) >= (y1 - y0) * 0.6 && flow.agreeingY >= 3) {
+  if (Math.abs(flow.dy) >= (y1 - y0) * 0.6 && flow.agreeingY >= 3 && !flow.broken) {
     return { kind: 'scroll', confidence: 0.6, offsetPt: { x: 0, y: Math.round(flow.dy * (a.heightPt / H)) }, evidence };
   }
   return { kind: 'replace', confidence: r2(Math.min(1, bands.content / 20)), evidence };
@@ -240,27 +240,32 @@ function revealDirection(frames: readonly FrameAnalysis[], y0: number, y1: numbe
  * shifts that fit the pair about as well as the best, the one nearest the previous pair's wins, so a
  * list whose rows repeat cannot make one pair jump by a whole row pitch.
  */
-async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): Promise<{ dx: number; dy: number; agreeingX: number; agreeingY: number }> {
+async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): Promise<{ dx: number; dy: number; agreeingX: number; agreeingY: number; broken: boolean }> {
   const xs: number[] = [];
   const ys: number[] = [];
   let prevX = 0;
   let prevY = 0;
+  let broken = false;
   for (let i = 1; i < frames.length; i++) {
     await yieldIfDue();
     // One pair cannot move both ways at once: the axis that moved last goes first, and when it
     // explains the pair almost entirely the other is not searched (it halves the cost of a scroll).
-    const NONE = { rows: 0, score: 0 };
+    const NONE: { rows: number; score: number; differs?: boolean } = { rows: 0, score: 0, differs: false };
     const p = frames[i - 1]!;
     const q = frames[i]!;
     let h = NONE;
     let v = NONE;
     if (Math.abs(prevX) > Math.abs(prevY)) {
       h = pairShift(p, q, y0, y1, 'x', 10, prevX);
-      if (!(h.score > EXPLAINED && h.rows !== 0)) v = pairShift(p, q, y0, y1, 'y', 24, prevY);
+      if (!(h.score > EXPLAINED && h.rows !== 0)) v = pairShift(p, q, y0, y1, 'y', PAIR_MAX_Y, prevY);
     } else {
-      v = pairShift(p, q, y0, y1, 'y', 24, prevY);
+      v = pairShift(p, q, y0, y1, 'y', PAIR_MAX_Y, prevY);
       if (!(v.score > EXPLAINED && v.rows !== 0)) h = pairShift(p, q, y0, y1, 'x', 10, prevX);
     }
+    // Across a stall the content may have moved further than a pair is searched for, or a list's
+    // row pitch away: a pair there that no shift explains, or that sits at the search limit, means
+    // the stream's sum undercounts and cannot vouch for a distance.
+    if (q.at - p.at > STALL_MS && v.differs !== false && (!(v.score > USEFUL) || Math.abs(v.rows) >= PAIR_MAX_Y - 1)) broken = true;
     xs.push(steady(h.score > USEFUL ? h.rows : 0, prevX));
     ys.push(steady(v.score > USEFUL ? v.rows : 0, prevY));
     prevX = xs.at(-1)!;
@@ -274,8 +279,11 @@ async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: numb
     const neg = v.filter((x) => x < -0.25).length;
     return Math.abs(pos - neg);
   };
-  return { dx: sum(fx), dy: sum(fy), agreeingX: agree(fx), agreeingY: agree(fy) };
+  return { dx: sum(fx), dy: sum(fy), agreeingX: agree(fx), agreeingY: agree(fy), broken };
 }
+
+/** The largest vertical shift searched between two consecutive frames (grid rows). */
+const PAIR_MAX_Y = 24;
 
 /** A pair shift must explain more than this share of the pair's difference to count as motion. */
 const USEFUL = 0.3;
@@ -297,7 +305,7 @@ function median5(xs: number[]): number[] {
 }
 
 /** Shift between two consecutive frames: q(x) = p(x + s) (content moved left/up by s). */
-function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, axis: 'x' | 'y', max: number, near: number): { rows: number; score: number } {
+function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, axis: 'x' | 'y', max: number, near: number): { rows: number; score: number; differs?: boolean } {
   const W = p.gridW;
   const P = p.gray;
   const Q = q.gray;
@@ -338,7 +346,7 @@ function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, a
     return sum / n;
   };
   const c0 = cost(0);
-  if (c0 < 1) return { rows: 0, score: 0 };
+  if (c0 < 1) return { rows: 0, score: 0, differs: false };
   // Shifts near the previous pair's first: the best is usually there, which makes the bound tight.
   // An abandoned shift costs more than best × 1.25 + 0.5 at the time, so it could never be a fit,
   // and every comparison below comes out as it would with its exact cost.

@@ -11,6 +11,7 @@
 //   #/settings/canvas    a region drawn on a canvas
 //   #/settings/photo     a photo to pinch and rotate
 //   #/settings/loading   a spinner that never stops
+// ?rename-settings=NAME relabels the Settings tab (a renamed control, for replay tests).
 'use strict';
 (function () {
   const PUSH_MS = 350;
@@ -366,6 +367,10 @@
   }
 
   // ------------------------------------------------------------------ navigation
+  // ?rename-settings=NAME shows the Settings tab under another label with its id unchanged: an app
+  // update that renamed a control, for replays to stop at.
+  const renamed = new URLSearchParams(location.search).get('rename-settings');
+  if (renamed) document.querySelector('#tab-settings span').textContent = renamed;
   const stacksEl = document.getElementById('stacks');
   const tabs = { inbox: [], search: [], settings: [] };
   const stackEls = {};

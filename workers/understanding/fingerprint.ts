@@ -73,10 +73,13 @@ function median(xs: number[]): number {
 
 /**
  * Weighted Jaccard similarity of two fingerprints: shared weight over combined weight, names
- * counting NAME_WEIGHT times a shape token.
+ * counting NAME_WEIGHT times a shape token. The bottom bar's names are the exception: a tab bar is
+ * chrome every top-level screen shares, so it tells screens apart by little, and an app update that
+ * renames one tab must not make every screen with the bar a stranger (a replay then stops at the
+ * first tab screen instead of at the step that touches the renamed tab).
  */
 export function similarity(a: Fingerprint, b: Fingerprint): number {
-  const weight = (t: string) => (t.startsWith('c:') || t.startsWith('n:') ? NAME_WEIGHT : 1);
+  const weight = (t: string) => (t.startsWith('c:bottom:') ? 1 : t.startsWith('c:') || t.startsWith('n:') ? NAME_WEIGHT : 1);
   const as = new Set(a.tokens);
   const bs = new Set(b.tokens);
   let shared = 0;

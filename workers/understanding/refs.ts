@@ -13,7 +13,7 @@ export type Target =
   | { kind: 'ref'; n: number }
   | { kind: 'row'; n: number; list: 1 | 2 }
   | { kind: 'id'; id: string }
-  | { kind: 'label'; label: string; role?: string }
+  | { kind: 'label'; label: string; role?: string; index?: number }
   | { kind: 'point'; x: number; y: number };
 
 /** A reading with the identity it was given, as served to one session. */
@@ -22,7 +22,7 @@ export interface Numbered {
   screen: { id: string; name: string | null };
 }
 
-export function parseTarget(raw: string, role?: string): Target {
+export function parseTarget(raw: string, role?: string, index?: number): Target {
   const s = raw.trim();
   let m: RegExpMatchArray | null;
   if ((m = s.match(/^@(\d{1,4})$/))) return { kind: 'ref', n: Number(m[1]) };
@@ -30,7 +30,7 @@ export function parseTarget(raw: string, role?: string): Target {
   if ((m = s.match(/^#(\S+)$/))) return { kind: 'id', id: m[1]! };
   if ((m = s.match(/^(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)$/))) return { kind: 'point', x: Number(m[1]), y: Number(m[2]) };
   if (!s) throw new DeviceError('VALIDATION_FAILED', 'the target is empty', 'give @N, #N, #id, a label, or x,y in points');
-  return { kind: 'label', label: s.replace(/^"(.*)"$/, '$1'), ...(role ? { role } : {}) };
+  return { kind: 'label', label: s.replace(/^"(.*)"$/, '$1'), ...(role ? { role } : {}), ...(index !== undefined ? { index } : {}) };
 }
 
 export interface Found {
@@ -70,6 +70,7 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       const what = JSON.stringify(target.label) + (target.role ? ` (${target.role})` : '');
       const ofRole = (i: number) => !target.role || els[i]!.role === target.role;
       const matches = els.map((_, i) => i).filter((i) => normaliseLabel(els[i]!.label).toLowerCase() === want && ofRole(i));
+      if (matches.length && target.index !== undefined) return nth(matches, target.index, what, current);
       if (matches.length) return one(matches, what, current, 'label');
       return fuzzy(want, what, current, ofRole);
     }
@@ -82,6 +83,14 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       return { index: under[0]!, how: 'point' };
     }
   }
+}
+
+/** With an index: the one at that place among the visible matches, in reading order. */
+function nth(matches: number[], index: number, what: string, current: Numbered): Found {
+  const visible = matches.filter((i) => current.reading.refs[i] !== null);
+  const at = visible[index];
+  if (at === undefined) throw new DeviceError('NO_MATCH', `${what} matches ${visible.length} element${visible.length === 1 ? '' : 's'} on screen ${describe(current)}, so there is none at index ${index}`, 'index counts from 0 in reading order', { matches: visible.length });
+  return { index: at, how: 'label' };
 }
 
 function one(matches: number[], what: string, current: Numbered, how: Found['how']): Found {

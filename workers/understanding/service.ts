@@ -116,8 +116,8 @@ export class Understanding {
     for (const e of d.numbered.keys()) if (e < epoch) d.numbered.delete(e); // older leases are over
   }
 
-  locate(localId: string, epoch: number, read: Read, target: string, role?: string): Found {
-    return locate(parseTarget(target, role), numberedOf(read), this.device(localId).numbered.get(epoch));
+  locate(localId: string, epoch: number, read: Read, target: string, role?: string, index?: number): Found {
+    return locate(parseTarget(target, role, index), numberedOf(read), this.device(localId).numbered.get(epoch));
   }
 
   treeReads(localId: string, epoch: number): number {

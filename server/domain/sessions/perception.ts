@@ -16,27 +16,26 @@ const CALL_TIMEOUT_MS = 10_000;
 /** A wait is answered by the worker at its own timeout; this margin covers the hops around it. */
 const WAIT_MARGIN_MS = 5_000;
 
-/** One answer that may be either of two schemas (an action's result, or a batch's). */
-function eitherOf<A, B>(a: ReturnType<typeof schemaValidator<A>>, b: ReturnType<typeof schemaValidator<B>>) {
-  const check = ((v: unknown) => {
-    const ok = (v as { steps?: unknown }).steps !== undefined ? b(v) : a(v);
-    check.errors = (v as { steps?: unknown }).steps !== undefined ? b.errors : a.errors;
-    return ok;
-  }) as ((v: unknown) => v is A | B) & { errors: typeof a.errors };
-  check.errors = null;
-  return check;
-}
-const actionResult = schemaValidator<Schemas['ActionResult']>('ActionResult');
-const batchResult = schemaValidator<Schemas['BatchResult']>('BatchResult');
-
 const checks = {
   'perception.mark': schemaValidator<Schemas['MarkCreated']>('MarkCreated'),
   'perception.changes': schemaValidator<Schemas['Changes']>('Changes'),
   'perception.wait': schemaValidator<Schemas['WaitResult']>('WaitResult'),
   'screen.read': schemaValidator<Schemas['ScreenOutline']>('ScreenOutline'),
   'screen.locate': schemaValidator<Schemas['Located']>('Located'),
-  'action.run': eitherOf(actionResult, batchResult),
+  'action.run': schemaValidator<Schemas['ActionResult']>('ActionResult'),
+  'steps.run': schemaValidator<Schemas['DoResult']>('DoResult'),
 };
+
+/**
+ * How long one step may take, end to end: its settle wait (a triaged step waits up to twice more),
+ * the reads around it, and for scrolls and forms a viewport at a time.
+ */
+function stepBudgetMs(s: Schemas['Step']): number {
+  const wait = (s.timeoutMs ?? 5000) + WAIT_MARGIN_MS;
+  if (s.action === 'fill') return wait * (4 + 2 * (s.fields?.length ?? 1));
+  if (s.action === 'scroll') return wait * (2 + (s.maxScrolls ?? 10));
+  return wait * 3;
+}
 
 export interface PerceptionObserver {
   /** One answer given (its outcome) or refused (its error code). */
@@ -74,12 +73,13 @@ export class SessionPerception {
     return this.ask(principal, sessionId, 'screen.locate', body, CALL_TIMEOUT_MS, (v) => (v as Schemas['Located']).how) as Promise<Schemas['Located']>;
   }
 
-  async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest'] | Schemas['BatchRequest']): Promise<Schemas['ActionResult'] | Schemas['BatchResult']> {
-    // Each step's settle wait, plus the touch and the reads around it.
-    const steps = 'steps' in body ? body.steps : [body];
-    const timeoutMs = steps.reduce((t, s) => t + (s.timeoutMs ?? 5000) + WAIT_MARGIN_MS, CALL_TIMEOUT_MS);
-    const outcome = (v: unknown) => ('steps' in body ? `batch:${(v as Schemas['BatchResult']).stoppedAt ? 'stopped' : 'done'}` : (v as Schemas['ActionResult']).verdict);
-    return this.ask(principal, sessionId, 'action.run', body, timeoutMs, outcome) as Promise<Schemas['ActionResult'] | Schemas['BatchResult']>;
+  async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
+    return this.ask(principal, sessionId, 'action.run', body, stepBudgetMs(body), (v) => (v as Schemas['ActionResult']).verdict) as Promise<Schemas['ActionResult']>;
+  }
+
+  async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {
+    const timeoutMs = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
+    return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<Schemas['DoResult']>;
   }
 
   private async ask(

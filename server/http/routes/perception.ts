@@ -20,8 +20,6 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
     return outline.text;
   });
 
-  contractRoute(app, 'runAction', async (req) => s.perception.act(principalOf(req), req.params.sessionId, req.body));
-
   contractRoute(app, 'locateElement', async (req) => s.perception.locate(principalOf(req), req.params.sessionId, req.body));
 
   contractRoute(app, 'waitForScreen', async (req) => s.perception.wait(principalOf(req), req.params.sessionId, req.body));

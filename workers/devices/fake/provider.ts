@@ -99,6 +99,10 @@ export class FakeDevice implements DeviceBackend {
     this.show('home');
   }
 
+  async launch(): Promise<void> {
+    this.show('home');
+  }
+
   async back(): Promise<void> {
     if (this.current.name !== 'home') this.show('home');
   }

@@ -29,6 +29,8 @@ export class WebDevice implements DeviceBackend {
   private readonly frames = new EventEmitter();
   private readonly policy: OriginPolicy;
   private generation = 0;
+  /** What prepare() opened: launch() opens it again. */
+  private appUrl: string;
 
   constructor(
     readonly localId: string,
@@ -40,6 +42,7 @@ export class WebDevice implements DeviceBackend {
   ) {
     this.frames.setMaxListeners(0);
     this.policy = new OriginPolicy(DEFAULT_RULES, [sample.origin]);
+    this.appUrl = sample.url;
   }
 
   screen(): ScreenSize {
@@ -57,11 +60,13 @@ export class WebDevice implements DeviceBackend {
     this.policy.use(origins);
     const url = app?.url ?? this.sample.url;
     await this.policy.check(url);
+    this.appUrl = url;
     await this.rebuild(url);
   }
 
   async reset(): Promise<void> {
     this.policy.use(DEFAULT_RULES);
+    this.appUrl = this.sample.url;
     await this.rebuild(this.sample.url);
   }
 
@@ -102,6 +107,10 @@ export class WebDevice implements DeviceBackend {
   async open(url: string): Promise<void> {
     await this.policy.check(url);
     await this.navigate(this.currentPage(), url);
+  }
+
+  async launch(): Promise<void> {
+    await this.navigate(this.currentPage(), this.appUrl);
   }
 
   async back(): Promise<void> {

@@ -1,0 +1,78 @@
+// `simfleet maestro check FILE...`: reads Maestro flows without a device, so that what simfleet
+// would run (and every reason it would refuse) is known before a session is leased for it.
+import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import { parseMaestro, type MaestroPlan, type MaestroProblem, type Step } from '../domain/flows/maestro/index.js';
+
+export const MAESTRO_USAGE = 'usage: simfleet maestro check [--json] [-e KEY=VAL]... FILE...\n';
+
+export interface MaestroOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const stdio: MaestroOutput = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+/**
+ * positionals: the words after `maestro` (`check`, then the files). Returns the exit code: 0 when
+ * every flow parsed without a problem, 1 when any has one, 2 for bad usage.
+ */
+export async function runMaestro(positionals: string[], opts: { json: boolean; env: Record<string, string> }, io: MaestroOutput = stdio): Promise<number> {
+  const [sub, ...files] = positionals;
+  if (sub !== 'check' || !files.length) {
+    io.err(MAESTRO_USAGE);
+    return 2;
+  }
+  const plans = files.map((file) => parseMaestro(file, readFlow, { env: opts.env }));
+  io.out(opts.json ? `${JSON.stringify(plans, null, 2)}\n` : plans.map(planText).join('\n'));
+  return plans.some((p) => p.problems.length) ? 1 : 0;
+}
+
+function readFlow(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message);
+  }
+}
+
+export function planText(plan: MaestroPlan): string {
+  const head = `${plan.file}: appId ${plan.appId ?? '(none)'}${plan.name ? `, "${plan.name}"` : ''}, ${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'}`;
+  const width = String(plan.steps.length).length;
+  const dir = posix.dirname(plan.file);
+  const steps = plan.steps.map((s, i) => {
+    const where = s.source ? `  (${posix.relative(dir, s.source.file)}:${s.source.line} ${s.source.command})` : '';
+    return `  ${String(i + 1).padStart(width)}  ${describeStep(s).padEnd(36)}${where}`;
+  });
+  const verdict = plan.problems.length ? `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'}; the flow cannot run as written:` : 'ok: no problems';
+  return [head, ...steps, verdict, ...plan.problems.map(problemText)].join('\n') + '\n';
+}
+
+export function problemText(p: MaestroProblem): string {
+  return `${p.file}${p.line ? `:${p.line}` : ''}: ${p.command ? `${p.command}: ` : ''}${p.message}`;
+}
+
+/** One readable line: `tap "Settings" [1]`, `scroll down to "Privacy"`, `assert visible "Inbox" within 7000ms`. */
+export function describeStep(s: Step): string {
+  const q = (t: string) => JSON.stringify(t);
+  const parts: string[] = [s.action];
+  if (s.that) parts.push(s.that);
+  if (s.for) parts.push(s.for);
+  if (s.direction) parts.push(s.direction);
+  if (s.target) parts.push(s.action === 'swipe' && s.direction ? `from ${q(s.target)}` : q(s.target));
+  if (s.index !== undefined) parts.push(`[${s.index}]`);
+  if (s.to) parts.push(s.action === 'scroll' ? `to ${q(s.to)}` : `→ ${q(s.to)}`);
+  if (s.text !== undefined) parts.push(q(s.text));
+  if (s.count !== undefined) parts.push(`${s.count} characters`);
+  if (s.key) parts.push(s.key);
+  if (s.url) parts.push(s.url);
+  if (s.name) parts.push(s.name);
+  if (s.timeoutMs !== undefined) parts.push(`within ${s.timeoutMs}ms`);
+  if (s.optional) parts.push('(optional)');
+  if (s.note) parts.push(`— ${s.note}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,69 @@
+// Maestro flow files (https://maestro.mobile.dev) → a simfleet plan: the flat list of steps the
+// batch API runs, each pointing at the file and line it came from, and every problem that stops the
+// flow from running as written. A plan with any problem must not be run: nothing is dropped quietly.
+//
+// Supported (Maestro → simfleet step):
+//   header            appId (or url), name, env, tags; onFlowStart/onFlowComplete are problems
+//   launchApp         launch (appId must be the flow's; clearState either way; stopApp: true)
+//   tapOn             tap; doubleTapOn → double-tap; longPressOn → long-press
+//                     text → label, id → #id, index, point ("x,y" / "x%,y%"), label → note,
+//                     waitToSettleTimeoutMs → timeoutMs
+//   inputText         type text;  eraseText → clear (count from a number or charactersToErase)
+//   pressKey          Enter, Backspace, Tab, Escape → key; Back → back;  back → back
+//   openLink          open url (autoVerify/browser only false)
+//   assertVisible     assert visible, timeoutMs 7000; assertNotVisible → assert not-visible
+//   scrollUntilVisible scroll to element, direction (default down), timeout → timeoutMs (≤ 60000);
+//                     speed 40 and visibilityPercentage 100 only; centerElement false only
+//   scroll            scroll down;  swipe → swipe by direction (from a selector) or start → end
+//   waitForAnimationToEnd  wait settled (timeout → timeoutMs)
+//   extendedWaitUntil wait visible / not-visible (timeout → timeoutMs)
+//   takeScreenshot    screenshot (name reduced to [A-Za-z0-9._-])
+//   runFlow           file (relative to the including file) or commands, with env; expanded inline
+//   repeat            times (1..50) and commands; unrolled
+//   any command map   optional: true → optional (inside runFlow/repeat: every step); label → note
+// Variables: ${NAME} from the header env, runFlow env and the caller (-e), the caller winning over
+// a header. Text and id selectors are matched literally: regular expressions are problems, as are
+// relative, state and size selectors, JavaScript, conditions, `repeat: while`, and every other
+// command (see unsupported.ts). A plan holds at most 200 steps.
+import { scopeEnv } from './env.js';
+import { contextFor, expand, type Build } from './expand.js';
+import { readHeader } from './header.js';
+import { parseFlow } from './parse.js';
+import type { MaestroPlan, MaestroProblem } from './types.js';
+
+export type { MaestroPlan, MaestroProblem, Step } from './types.js';
+
+/**
+ * Parses the flow at `main`. `read` returns a file's text by path (runFlow paths are joined to the
+ * including file's directory, posix style) and throws when there is none.
+ */
+export function parseMaestro(main: string, read: (path: string) => string, opts: { env?: Record<string, string> } = {}): MaestroPlan {
+  const caller = opts.env ?? {};
+  const build: Build = { read, caller, appId: null, steps: [], problems: [], full: false };
+  const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({ file: main, appId, name, steps: build.steps, problems: unique(build.problems), env });
+  let text: string;
+  try {
+    text = read(main);
+  } catch (err) {
+    build.problems.push({ file: main, line: 0, command: '', message: `cannot read the flow: ${(err as Error).message}` });
+    return plan(null, null, { ...caller });
+  }
+  const parsed = parseFlow(text, (line, command, message) => build.problems.push({ file: main, line, command, message }));
+  const header = readHeader(parsed.header, contextFor(build, main, parsed.header?.line ?? 0, 'header', caller));
+  const env = scopeEnv({}, header.env, caller);
+  build.appId = header.appId;
+  expand(parsed.commands, { file: main, env, optional: false, note: undefined, chain: [main] }, build);
+  if (!build.steps.length && !build.problems.length) build.problems.push({ file: main, line: 0, command: '', message: 'the flow has no steps' });
+  return plan(header.appId, header.name, env);
+}
+
+/** A repeated or twice-included command reports its problem once. */
+function unique(problems: MaestroProblem[]): MaestroProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = JSON.stringify([p.file, p.line, p.command, p.option, p.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

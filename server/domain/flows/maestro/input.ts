@@ -1,0 +1,97 @@
+// Commands that touch the app or type into it: taps, text, keys, back, launching and links.
+import { misuse, scalarArg, type Handler } from './handler.js';
+import { readSelector, selectorOf } from './selector.js';
+
+function tapLike(action: 'tap' | 'double-tap' | 'long-press'): Handler {
+  return (input) => {
+    const { opts } = input;
+    if (!opts) {
+      if (input.arg === null) return misuse(input, 'a text or a map of text, id, index or point');
+      const t = selectorOf(input.arg, input.ctx, false);
+      return t && [{ action, target: t.target }];
+    }
+    const t = readSelector(opts, true);
+    const timeoutMs = opts.timeout('waitToSettleTimeoutMs');
+    opts.unsupported(['retryTapIfNoChange'], 'simfleet verifies that every tap changed the screen instead');
+    opts.unsupported(['repeat', 'delay'], 'repeated taps');
+    if (!t) return undefined;
+    return [{ action, target: t.target, ...(t.index !== undefined ? { index: t.index } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+  };
+}
+
+const inputText: Handler = (input) => {
+  if (input.opts && !input.opts.has('text')) return misuse(input, 'the text to type');
+  const text = input.opts ? input.opts.str('text') : scalarArg(input, 'the text to type');
+  return text === undefined ? undefined : [{ action: 'type', text }];
+};
+
+const eraseText: Handler = (input) => {
+  if (input.arg === null) return [{ action: 'clear' }];
+  if (input.opts) {
+    const count = input.opts.int('charactersToErase', 1, 10_000);
+    return input.opts.has('charactersToErase') && count === undefined ? undefined : [{ action: 'clear', ...(count !== undefined ? { count } : {}) }];
+  }
+  const text = scalarArg(input, 'a number of characters');
+  const count = text === undefined ? undefined : Number(text);
+  if (count === undefined || !Number.isInteger(count) || count < 1 || count > 10_000) {
+    return text === undefined ? undefined : misuse(input, `a number of characters from 1 to 10000, not "${text}"`);
+  }
+  return [{ action: 'clear', count }];
+};
+
+/** Maestro key names (matched without case) → a simfleet key; back is its own step. */
+const KEYS: Record<string, string> = { enter: 'Enter', backspace: 'Backspace', tab: 'Tab', escape: 'Escape' };
+
+const pressKey: Handler = (input) => {
+  const name = input.opts ? input.opts.str('key') : scalarArg(input, 'a key name');
+  if (name === undefined) return input.opts && !input.opts.has('key') ? misuse(input, 'a key name') : undefined;
+  const lower = name.trim().toLowerCase();
+  if (lower === 'back') return [{ action: 'back' }];
+  const key = KEYS[lower];
+  if (!key) {
+    input.ctx.report(`key "${name}" is not supported (simfleet presses Enter, Backspace, Tab, Escape and Back)`, input.opts ? 'key' : undefined);
+    return undefined;
+  }
+  return [{ action: 'key', key }];
+};
+
+const back: Handler = (input) => (input.arg === null || input.opts ? [{ action: 'back' }] : misuse(input, 'no argument'));
+
+const launchApp: Handler = (input) => {
+  const { opts, ctx } = input;
+  const appId = opts ? opts.str('appId') : input.arg === null ? undefined : scalarArg(input, 'an appId or a map');
+  if (opts) {
+    opts.bool('clearState'); // either way: a session starts clean, and launch opens its app afresh
+    if (opts.bool('stopApp') === false) opts.refuse('stopApp', "option 'stopApp: false' is not supported (simfleet launch always opens the app afresh)");
+    opts.unsupported(['clearKeychain', 'permissions', 'arguments', 'launchArguments'], 'simfleet launches the session app as configured');
+  }
+  if (appId !== undefined && ctx.appId !== null && appId !== ctx.appId) {
+    ctx.report(`launches ${appId}, but a simfleet session runs one app (${ctx.appId})`, opts ? 'appId' : undefined);
+    return undefined;
+  }
+  return [{ action: 'launch' }];
+};
+
+const openLink: Handler = (input) => {
+  const url = input.opts ? input.opts.str('link') : scalarArg(input, 'a URL');
+  if (input.opts) {
+    if (!input.opts.has('link')) return misuse(input, 'a URL (or a map with link)');
+    input.opts.onlyDefault('autoVerify', 'false', 'simfleet opens the link as it is');
+    input.opts.onlyDefault('browser', 'false', 'simfleet opens the link in the session app');
+  }
+  if (url === undefined) return undefined;
+  if (!url.trim() || url.length > 4000) return misuse(input, 'a URL of 1 to 4000 characters');
+  return [{ action: 'open', url: url.trim() }];
+};
+
+export const INPUT: Record<string, Handler> = {
+  tapOn: tapLike('tap'),
+  doubleTapOn: tapLike('double-tap'),
+  longPressOn: tapLike('long-press'),
+  inputText,
+  eraseText,
+  pressKey,
+  back,
+  launchApp,
+  openLink,
+};

@@ -1,0 +1,332 @@
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CONTRACT_ID, createAjv } from '../../openapi/contract.js';
+import { parseMaestro, type MaestroPlan } from '../../server/domain/flows/maestro/index.js';
+import { runMaestro } from '../../server/cli/maestro.js';
+
+const FIXTURES = relative(process.cwd(), fileURLToPath(new URL('../fixtures/maestro/', import.meta.url)));
+const fixture = (name: string) => `${FIXTURES}/${name}`;
+const fromDisk = (main: string, env?: Record<string, string>) => parseMaestro(main, (p) => readFileSync(p, 'utf8'), { env: env ?? {} });
+
+/** A flow from in-memory files; `main` is flows/main.yaml unless given. */
+function flow(files: Record<string, string>, env: Record<string, string> = {}, main = 'flows/main.yaml'): MaestroPlan {
+  return parseMaestro(
+    main,
+    (p) => {
+      if (!Object.hasOwn(files, p)) throw new Error('no such file');
+      return files[p]!;
+    },
+    { env },
+  );
+}
+/** A main flow from lines; with the two header lines, the first command is on line 3. */
+const commands = (...lines: string[]) => flow({ 'flows/main.yaml': ['appId: simfleet-sample-app', '---', ...lines].join('\n') });
+const src = (line: number, command: string, file = 'flows/main.yaml') => ({ file, line, command });
+const where = (plan: MaestroPlan) => plan.problems.map((p) => [p.line, p.command, p.option ?? null]);
+
+describe('Maestro flows → simfleet steps', () => {
+  it('reads the sample-app tour into exact steps, each pointing at its line', () => {
+    const file = fixture('settings-tour.yaml');
+    const plan = fromDisk(file);
+    expect(plan.problems).toEqual([]);
+    expect(plan).toMatchObject({ file, appId: 'simfleet-sample-app', name: 'Settings tour' });
+    expect(plan.steps).toHaveLength(21);
+    expect(plan.steps.slice(0, 5)).toEqual([
+      { action: 'launch', source: src(8, 'launchApp', file) },
+      { action: 'tap', target: 'Settings', source: src(9, 'tapOn', file) },
+      { action: 'assert', that: 'visible', target: 'Wi-Fi', timeoutMs: 7000, source: src(10, 'assertVisible', file) },
+      { action: 'scroll', to: 'Notifications', direction: 'down', timeoutMs: 10000, source: src(11, 'scrollUntilVisible', file) },
+      { action: 'assert', that: 'visible', target: 'Notifications', timeoutMs: 7000, source: src(15, 'assertVisible', file) },
+    ]);
+    expect(plan.steps[7]).toEqual({ action: 'back', source: src(18, 'back', file) });
+    expect(plan.steps[8]).toEqual({ action: 'tap', target: '#tab-search', source: src(19, 'tapOn', file) });
+    expect(plan.steps[10]).toEqual({ action: 'type', text: 'grace', source: src(23, 'inputText', file) });
+    expect(plan.steps[11]).toEqual({ action: 'wait', for: 'settled', source: src(24, 'waitForAnimationToEnd', file) });
+    expect(plan.steps[12]).toEqual({ action: 'screenshot', name: 'search-grace-results', source: src(25, 'takeScreenshot', file) });
+    expect(plan.steps[13]).toEqual({ action: 'clear', source: src(26, 'eraseText', file) });
+    expect(plan.steps[15]).toEqual({ action: 'tap', target: '#message-1', note: 'Open the first message', source: src(29, 'tapOn', file) });
+    expect(plan.steps[20]).toEqual({ action: 'assert', that: 'not-visible', target: 'New Message', timeoutMs: 7000, source: src(36, 'assertNotVisible', file) });
+  });
+
+  it('maps the tap family and its options', () => {
+    const plan = commands(
+      '- tapOn: { id: "save", index: 1, waitToSettleTimeoutMs: 2500 }',
+      '- tapOn: { point: "50%, 90%" }',
+      '- tapOn: { point: "100,200", optional: true }',
+      '- doubleTapOn: "Photo"',
+      '- longPressOn: { text: "message 1", label: "open the menu" }',
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toEqual([
+      { action: 'tap', target: '#save', index: 1, timeoutMs: 2500, source: src(3, 'tapOn') },
+      { action: 'tap', target: '50%,90%', source: src(4, 'tapOn') },
+      { action: 'tap', target: '100,200', optional: true, source: src(5, 'tapOn') },
+      { action: 'double-tap', target: 'Photo', source: src(6, 'doubleTapOn') },
+      { action: 'long-press', target: 'message 1', note: 'open the menu', source: src(7, 'longPressOn') },
+    ]);
+  });
+
+  it('maps input, keys, links, waits, swipes and scrolls', () => {
+    const plan = commands(
+      '- inputText: 0123', // failsafe YAML: the leading zero is kept
+      '- eraseText: 5',
+      '- eraseText: { charactersToErase: 3 }',
+      '- pressKey: Enter',
+      '- pressKey: back',
+      '- openLink: https://example.test/inbox',
+      '- waitForAnimationToEnd: { timeout: 3000 }',
+      '- extendedWaitUntil: { visible: { id: "title" }, timeout: 90000 }',
+      '- extendedWaitUntil: { notVisible: "Loading" }',
+      '- swipe: { direction: LEFT }',
+      '- swipe: { start: "90%,50%", end: "10%,50%" }',
+      '- swipe: { from: { id: "message-2" }, direction: RIGHT }',
+      '- scroll',
+      '- scrollUntilVisible: { element: { text: "Privacy" }, direction: UP, timeout: 120000, speed: 40, visibilityPercentage: 100, centerElement: false }',
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map(({ source: _, ...s }) => s)).toEqual([
+      { action: 'type', text: '0123' },
+      { action: 'clear', count: 5 },
+      { action: 'clear', count: 3 },
+      { action: 'key', key: 'Enter' },
+      { action: 'back' },
+      { action: 'open', url: 'https://example.test/inbox' },
+      { action: 'wait', for: 'settled', timeoutMs: 3000 },
+      { action: 'wait', for: 'visible', target: '#title', timeoutMs: 60000 },
+      { action: 'wait', for: 'not-visible', target: 'Loading' },
+      { action: 'swipe', direction: 'left' },
+      { action: 'swipe', target: '90%,50%', to: '10%,50%' },
+      { action: 'swipe', direction: 'right', target: '#message-2' },
+      { action: 'scroll', direction: 'down' },
+      { action: 'scroll', to: 'Privacy', direction: 'up', timeoutMs: 60000 },
+    ]);
+  });
+
+  it('matches text literally: escaped punctuation is unescaped, a regular expression is a problem', () => {
+    const plan = commands(
+      String.raw`- tapOn: "Inbox \\(3\\)"`,
+      '- tapOn: "Loading..."',
+      '- tapOn: "Item \\\\d+"',
+      '- assertVisible: ".*Welcome.*"',
+      '- tapOn: { text: "Yes|No" }',
+      '- tapOn: "#1 pick"',
+    );
+    expect(plan.steps.map((s) => s.target)).toEqual(['Inbox (3)', 'Loading...']);
+    expect(where(plan)).toEqual([
+      [5, 'tapOn', 'text'],
+      [6, 'assertVisible', 'text'],
+      [7, 'tapOn', 'text'],
+      [8, 'tapOn', 'text'],
+    ]);
+    expect(plan.problems[0]!.message).toContain('regular-expression text selectors are not supported');
+    expect(plan.problems[3]!.message).toContain('would be read by simfleet as a reference or an id');
+  });
+
+  it('reports unsupported options by name, on their own line, and adds no step for that command', () => {
+    const plan = commands(
+      '- tapOn:',
+      '    text: "Buy"',
+      '    below: "Product"',
+      '    enabled: true',
+      '- tapOn: { text: "OK", retryTapIfNoChange: true }',
+      '- scrollUntilVisible: { element: "Privacy", speed: 80, centerElement: true }',
+      '- swipe: { direction: UP, duration: 500 }',
+      '- launchApp: { appId: com.other.app }',
+      '- launchApp: { clearState: true, arguments: { a: 1 } }',
+      '- tapOn: { text: "OK", colour: red }',
+      '- pressKey: Home',
+      '- back',
+    );
+    expect(where(plan)).toEqual([
+      [5, 'tapOn', 'below'],
+      [6, 'tapOn', 'enabled'],
+      [7, 'tapOn', 'retryTapIfNoChange'],
+      [8, 'scrollUntilVisible', 'speed'],
+      [8, 'scrollUntilVisible', 'centerElement'],
+      [9, 'swipe', 'duration'],
+      [10, 'launchApp', 'appId'],
+      [11, 'launchApp', 'arguments'],
+      [12, 'tapOn', 'colour'],
+      [13, 'pressKey', null],
+    ]);
+    expect(plan.problems[0]!.message).toBe("option 'below' is not supported (relative selectors)");
+    expect(plan.problems[8]!.message).toBe("unknown option 'colour'");
+    expect(plan.steps).toEqual([{ action: 'back', source: src(14, 'back') }]);
+  });
+
+  it('produces steps that the API Step schema accepts', () => {
+    const validate = createAjv({ strict: false }).getSchema(`${CONTRACT_ID}#/$defs/Step`)!;
+    const steps = [
+      ...fromDisk(fixture('settings-tour.yaml')).steps,
+      ...fromDisk(fixture('sign-up.yaml')).steps,
+      ...commands('- tapOn: { point: "10%,20%", optional: true, label: x }', '- swipe: { start: "1,2", end: "3,4" }', '- swipe: { from: A, direction: UP }', '- eraseText: 2', '- pressKey: Tab', '- openLink: https://a.test', '- extendedWaitUntil: { notVisible: { id: spinner, index: 2 }, timeout: 50 }').steps,
+    ];
+    expect(steps.length).toBeGreaterThan(40);
+    for (const step of steps) expect(validate(step), `${JSON.stringify(step)}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
+
+  it('enforces the Step schema limits with problems instead of invalid steps', () => {
+    const plan = commands(`- inputText: "${'x'.repeat(10_001)}"`, `- tapOn: "${'Long '.repeat(41)}"`, `- takeScreenshot: ${'s'.repeat(101)}`, `- back: { label: "${'n'.repeat(501)}" }`, '- tapOn: { text: OK, index: 101 }', '- inputText: "fine"');
+    expect(where(plan)).toEqual([
+      [3, 'inputText', null],
+      [4, 'tapOn', null],
+      [5, 'takeScreenshot', null],
+      [6, 'back', 'label'],
+      [7, 'tapOn', 'index'],
+    ]);
+    expect(plan.problems[0]!.message).toBe('the text is 10001 characters long; simfleet takes 0 to 10000');
+    expect(plan.steps).toEqual([{ action: 'type', text: 'fine', source: src(8, 'inputText') }]);
+  });
+
+  it('expands runFlow in place: sub-file steps carry the sub-file and its lines, env flows in, repeat unrolls', () => {
+    const main = fixture('sign-up.yaml');
+    const plan = fromDisk(main);
+    const wizard = fixture('subflows/wizard-step-one.yaml');
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toHaveLength(13);
+    expect(plan.steps[0]).toEqual({ action: 'launch', source: src(3, 'launchApp', fixture('subflows/open-settings.yaml')) });
+    expect(plan.steps.slice(4, 8)).toEqual([
+      { action: 'tap', target: 'Name', source: src(6, 'tapOn', wizard) },
+      { action: 'type', text: 'Grace Hopper', source: src(7, 'inputText', wizard) },
+      { action: 'tap', target: 'Email', source: src(8, 'tapOn', wizard) },
+      // runFlow's env wins over the sub-file's own default
+      { action: 'type', text: 'grace@example.test', source: src(9, 'inputText', wizard) },
+    ]);
+    expect(plan.steps.slice(8)).toEqual([
+      { action: 'tap', target: '#wizard-next', source: src(13, 'tapOn', main) },
+      { action: 'scroll', direction: 'down', source: src(18, 'scroll', main) },
+      { action: 'scroll', direction: 'down', source: src(18, 'scroll', main) },
+      { action: 'tap', target: 'Not now', optional: true, source: src(19, 'tapOn', main) },
+      { action: 'tap', target: 'OK', optional: true, note: 'Dismiss a leftover toast', source: src(26, 'tapOn', main) },
+    ]);
+  });
+
+  it('lets the caller override the header env, and reports undefined variables and expressions', () => {
+    const files = { 'flows/main.yaml': ['appId: app', 'env:', '  WHO: grace', '---', '- inputText: "hi ${WHO}"', '- inputText: ${MISSING}', '- tapOn: "${1+1}"'].join('\n') };
+    const plan = flow(files, { WHO: 'ada' });
+    expect(plan.env).toEqual({ WHO: 'ada' });
+    expect(plan.steps).toEqual([{ action: 'type', text: 'hi ada', source: src(5, 'inputText') }]);
+    expect(plan.problems).toEqual([
+      { file: 'flows/main.yaml', line: 6, command: 'inputText', message: 'undefined variable MISSING (define it under env: in the header or runFlow, or pass -e MISSING=...)' },
+      { file: 'flows/main.yaml', line: 7, command: 'tapOn', message: '`${1+1}` is a JavaScript expression; only ${NAME} variables are supported' },
+    ]);
+    expect(flow(files).steps[0]!.text).toBe('hi grace');
+  });
+
+  it('makes every step of an optional runFlow or repeat optional, and substitutes repeat times', () => {
+    const plan = flow(
+      {
+        'flows/main.yaml': ['---', '- runFlow: { file: ../shared/dismiss.yaml, optional: true }', '- repeat:', '    times: ${N}', '    optional: true', '    commands:', '      - back'].join('\n'),
+        'shared/dismiss.yaml': ['- tapOn: Later', '- tapOn: Close'].join('\n'),
+      },
+      { N: '2' },
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toEqual([
+      { action: 'tap', target: 'Later', optional: true, source: src(1, 'tapOn', 'shared/dismiss.yaml') },
+      { action: 'tap', target: 'Close', optional: true, source: src(2, 'tapOn', 'shared/dismiss.yaml') },
+      { action: 'back', optional: true, source: src(7, 'back') },
+      { action: 'back', optional: true, source: src(7, 'back') },
+    ]);
+  });
+
+  it('refuses include cycles and missing sub-files at the runFlow line', () => {
+    const cycle = flow({
+      'flows/main.yaml': ['appId: app', '---', '- back', '- runFlow: sub/b.yaml'].join('\n'),
+      'flows/sub/b.yaml': ['appId: app', '---', '- scroll', '- runFlow: ../main.yaml'].join('\n'),
+    });
+    expect(cycle.problems).toEqual([{ file: 'flows/sub/b.yaml', line: 4, command: 'runFlow', option: 'file', message: 'runFlow cycle: flows/main.yaml → flows/sub/b.yaml → flows/main.yaml' }]);
+    const missing = commands('- back', '- runFlow: { file: nowhere.yaml }');
+    expect(missing.problems).toEqual([{ file: 'flows/main.yaml', line: 4, command: 'runFlow', option: 'file', message: 'cannot read flows/nowhere.yaml: no such file' }]);
+  });
+
+  it('unrolls at most 50 times and 200 steps, and refuses repeat while and runFlow when', () => {
+    expect(where(commands('- repeat: { times: 51, commands: [back] }'))).toEqual([[3, 'repeat', 'times']]);
+    const big = commands('- launchApp', '- repeat:', '    times: 50', '    commands: [back, scroll, back, scroll, { tapOn: OK }]');
+    expect(big.steps).toHaveLength(1 + 39 * 5);
+    expect(big.problems).toEqual([expect.objectContaining({ line: 4, command: 'repeat', message: expect.stringContaining('past 200 steps') })]);
+    const conditional = commands('- repeat: { while: { visible: More }, commands: [scroll, hideKeyboard] }', '- runFlow: { when: { platform: iOS }, commands: [back, pressKey: Home] }');
+    expect(where(conditional)).toEqual([
+      [3, 'repeat', 'while'],
+      [3, 'hideKeyboard', null],
+      [4, 'runFlow', 'when'],
+      [4, 'pressKey', null], // the conditional block is still checked
+    ]);
+    expect(conditional.steps).toEqual([]);
+  });
+
+  it('reports a YAML syntax error with its line, and an empty flow', () => {
+    const plan = flow({ 'flows/main.yaml': ['appId: app', '---', '- back', '- inputText: "Hi": there', '- scroll'].join('\n') });
+    expect(plan.steps).toEqual([]);
+    expect(plan.problems).toEqual([{ file: 'flows/main.yaml', line: 4, command: '', message: 'YAML syntax error: Nested mappings are not allowed in compact mappings' }]);
+    expect(flow({ 'flows/main.yaml': 'appId: app\n---\n[]\n' }).problems).toEqual([{ file: 'flows/main.yaml', line: 0, command: '', message: 'the flow has no steps' }]);
+  });
+
+  it('reports every unsupported command of the fixture on its line', () => {
+    const plan = fromDisk(fixture('unsupported.yaml'));
+    expect(where(plan)).toEqual([
+      [3, 'header', 'onFlowStart'],
+      [8, 'launchApp', 'permissions'],
+      [12, 'tapOn', 'below'],
+      [13, 'tapOn', 'text'],
+      [14, 'inputRandomEmail', null],
+      [15, 'evalScript', null],
+      [16, 'copyTextFrom', null],
+      [18, 'hideKeyboard', null],
+      [19, 'setLocation', null],
+      [23, 'repeat', 'while'],
+      [29, 'swipe', 'duration'],
+      [30, 'inputText', null],
+      [31, 'someFutureCommand', null],
+    ]);
+    expect(plan.problems[4]!.message).toMatch(/^unsupported command/);
+    expect(plan.steps).toEqual([]);
+  });
+});
+
+describe('simfleet maestro check', () => {
+  const run = async (positionals: string[], json = false, env: Record<string, string> = {}) => {
+    let out = '';
+    let err = '';
+    const code = await runMaestro(positionals, { json, env }, { out: (t) => void (out += t), err: (t) => void (err += t) });
+    return { code, out, err };
+  };
+
+  it('exits 2 with usage on stderr when no file is given', async () => {
+    for (const args of [['check'], [], ['lint', 'a.yaml']]) {
+      const r = await run(args);
+      expect(r).toMatchObject({ code: 2, out: '' });
+      expect(r.err).toMatch(/^usage: simfleet maestro check/);
+    }
+  });
+
+  it('prints numbered steps with their source and exits 0 for a clean flow', async () => {
+    const r = await run(['check', fixture('settings-tour.yaml'), fixture('sign-up.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`${fixture('settings-tour.yaml')}: appId simfleet-sample-app, "Settings tour", 21 steps`);
+    expect(r.out).toMatch(/^ {3}2 {2}tap "Settings" +\(settings-tour\.yaml:9 tapOn\)$/m);
+    expect(r.out).toMatch(/^ {3}6 {2}type "Grace Hopper" +\(subflows\/wizard-step-one\.yaml:7 inputText\)$/m);
+    expect(r.out).toContain('ok: no problems');
+  });
+
+  it('prints every problem as file:line: command: message and exits 1', async () => {
+    const file = fixture('unsupported.yaml');
+    const r = await run(['check', fixture('settings-tour.yaml'), file]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('13 problems; the flow cannot run as written:');
+    expect(r.out).toContain(`\n${file}:12: tapOn: option 'below' is not supported (relative selectors)\n`);
+    expect(r.out).toContain(`\n${file}:31: someFutureCommand: unsupported command: someFutureCommand is not a Maestro command simfleet knows\n`);
+    expect((await run(['check', fixture('missing.yaml')])).out).toContain(`${fixture('missing.yaml')}: cannot read the flow: no such file`);
+  });
+
+  it('prints JSON plans with --json and passes -e variables in', async () => {
+    const r = await run(['check', fixture('unsupported.yaml')], true, { COUPON: 'SAVE10' });
+    const plans = JSON.parse(r.out) as MaestroPlan[];
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.env).toEqual({ COUPON: 'SAVE10' });
+    expect(plans[0]!.problems.map((p) => p.line)).not.toContain(30);
+    expect(r.code).toBe(1);
+  });
+});
