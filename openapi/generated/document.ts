@@ -4576,7 +4576,7 @@ const document: Record<string, unknown> = {
           "scrolled": {
             "type": "object",
             "additionalProperties": false,
-            "description": "scroll: what was asked and what the content moved, measured from the positions of content labels present before and after (null: nothing to measure by)",
+            "description": "scroll: what was asked and what the content moved, measured from the positions of content labels present before and after",
             "required": [
               "requestedPt",
               "movedPt",
@@ -4584,13 +4584,15 @@ const document: Record<string, unknown> = {
             ],
             "properties": {
               "requestedPt": {
-                "type": "number"
+                "type": "number",
+                "description": "points asked for (0 for a scroll to an element)"
               },
               "movedPt": {
                 "type": [
                   "number",
                   "null"
-                ]
+                ],
+                "description": "points the content moved the way asked (negative: the other way); null when no label was there before and after to measure by"
               },
               "atEnd": {
                 "type": "boolean",

@@ -1323,9 +1323,11 @@ export type components = {
             target: components["schemas"]["OutlineElement"] | null;
             /** @description the target's identity evidence, kept when the session records a flow */
             binding: components["schemas"]["Binding"] | null;
-            /** @description scroll: what was asked and what the content moved, measured from the positions of content labels present before and after (null: nothing to measure by) */
+            /** @description scroll: what was asked and what the content moved, measured from the positions of content labels present before and after */
             scrolled?: {
+                /** @description points asked for (0 for a scroll to an element) */
                 requestedPt: number;
+                /** @description points the content moved the way asked (negative: the other way); null when no label was there before and after to measure by */
                 movedPt: number | null;
                 /** @description the content did not move: the end in that direction */
                 atEnd: boolean;

@@ -97,7 +97,7 @@ export class StepRunner {
       rulings.push(ruling);
       if (ruling.decision === 'stop') break;
       await this.settle(ctx, step.timeoutMs ?? WAIT_DEFAULT_MS);
-      if (ruling.decision === 'wait' && failed.touched) attempt = await this.lookAgain(ctx, step, failed);
+      if (ruling.decision === 'wait' && (failed.code === 'timeout' || failed.code === 'no-visible-change') && failed.touched) attempt = await this.lookAgain(ctx, step, failed);
       else attempt = await this.attempt(ctx, step);
     }
     const result: StepResult = {
@@ -165,6 +165,10 @@ export class StepRunner {
       const want = expect?.to ?? result.evidence.predicted?.id ?? null;
       return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'unexpected-screen', message: `ended on screen ${result.screen.id}${result.screen.name ? ` ${JSON.stringify(result.screen.name)}` : ''}, not ${want}${expect?.toName ? ` ${JSON.stringify(expect.toName)}` : ''}`, hint: 'the outline shows where it went: put the screen right, then resume from the next step', touched: true, expected: want, result } };
     }
+    // A scroll at the end of its content has done what a scroll can: nothing moved, and saying so
+    // is the verdict, but the run goes on (Maestro's scroll never fails either); a step that needs
+    // something further down finds out for itself.
+    if (result.verdict === 'no-visible-change' && result.scrolled?.atEnd) return { ok: true, verdict: result.verdict, detail: `${detail}: the content is at its end`, result };
     if (result.verdict === 'no-visible-change') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'no-visible-change', message: `${detail}`, hint: 'the control may be disabled, covered, or waiting for something earlier', touched: true, result } };
     if (result.settle.status === 'not-settled') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'timeout', message: `the screen had not settled after ${result.settle.waitedMs} ms${result.settle.movingRegion ? ` (still moving at ${JSON.stringify(result.settle.movingRegion.box)})` : ''}`, hint: 'raise timeoutMs for this step if the screen is slow, or look at what keeps moving', touched: true, result } };
     return { ok: true, verdict: result.verdict, detail, result };

@@ -26,6 +26,8 @@ export function triage(f: Failure): Triage {
   switch (f.code) {
     case 'selector-miss':
     case 'ambiguous':
+      // A step that had already acted (a form half filled) is not run again over its own work.
+      if (f.touched) return rule('stop', 'not found after the step had already acted: it is not run again');
       // A list still loading, a screen mid-transition: the element may be a moment away.
       if (f.screenBusy && !waited) return rule('wait', 'the target was not found while the screen was still changing: wait for it to settle and look again');
       return rule('stop', waited ? 'still not found once the screen had settled' : 'not found on a settled screen');
