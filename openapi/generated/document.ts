@@ -4709,7 +4709,8 @@ const document: Record<string, unknown> = {
             "additionalProperties": false,
             "required": [
               "status",
-              "waitedMs"
+              "waitedMs",
+              "by"
             ],
             "properties": {
               "status": {
@@ -4723,6 +4724,14 @@ const document: Record<string, unknown> = {
               },
               "waitedMs": {
                 "type": "integer"
+              },
+              "by": {
+                "type": "string",
+                "enum": [
+                  "quiet",
+                  "arrival"
+                ],
+                "description": "quiet: the screen was still for the whole quiet window; arrival: it came to rest, for a shorter moment, on the remembered pixels of the screen this action is known to lead to"
               },
               "movingRegion": {
                 "type": "object",

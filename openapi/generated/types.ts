@@ -1356,6 +1356,11 @@ export type components = {
                 /** @enum {string} */
                 status: "settled" | "changed" | "no-change" | "not-settled";
                 waitedMs: number;
+                /**
+                 * @description quiet: the screen was still for the whole quiet window; arrival: it came to rest, for a shorter moment, on the remembered pixels of the screen this action is known to lead to
+                 * @enum {string}
+                 */
+                by: "quiet" | "arrival";
                 movingRegion?: {
                     box: components["schemas"]["Box"];
                     movingForMs: number;

@@ -2,13 +2,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { machine, type Figure, type Suite } from './harness.js';
+import { actingSuite } from './suites/acting.js';
 import { perceptionSuite } from './suites/perception.js';
 import { placementSuite } from './suites/placement.js';
 import { memorySuite } from './suites/memory.js';
 import { understandingSuite } from './suites/understanding.js';
 import { webSuite } from './suites/web.js';
 
-const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite];
+const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite, actingSuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

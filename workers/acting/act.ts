@@ -88,12 +88,31 @@ export class Actor {
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const quietMs = req.quietMs ?? this.quietMs;
     let waited: Awaited<ReturnType<Eyes['wait']>> | undefined;
+    let settledBy: 'quiet' | 'arrival' = 'quiet';
     let t2 = t1;
     const settleRead = async (): Promise<Read> => {
       t2 = performance.now();
-      const w = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: Math.min(timeoutMs, 1500), since: mark });
-      waited = w;
-      if (w.status === 'settled') await streamQuiet(eyes, quietMs, t2 + timeoutMs);
+      const deadline = t2 + timeoutMs;
+      const changeTimeoutMs = Math.min(timeoutMs, 1500);
+      // Where the action leads is known and what that screen looks like is remembered: a short still
+      // moment on exactly those pixels is arrival, and the rest of the quiet window can be skipped.
+      // Anything else (other pixels, a screen still moving) waits out the whole window as usual.
+      if (predicted && quietMs > ARRIVAL_QUIET_MS) {
+        const w = await eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs, since: mark });
+        waited = w;
+        if (w.status === 'settled') {
+          await streamQuiet(eyes, ARRIVAL_QUIET_MS, deadline);
+          const newest = eyes.store.newest();
+          if (newest && memory.matchPixels(newest, [predicted.to])?.node === predicted.to) {
+            settledBy = 'arrival';
+            return (await u.current(localId, epoch, team, { expect: [predicted.to], arrived: true })).read;
+          }
+        }
+        if (w.status !== 'settled' && w.status !== 'changed') return (await u.current(localId, epoch, team, { expect: [predicted.to] })).read;
+      }
+      const w = await eyes.wait({ for: 'settled', timeoutMs: Math.max(1, deadline - performance.now()), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark });
+      waited = waited && w.status === 'settled' ? { ...w, waitedMs: Math.round(performance.now() - t2), ...(waited.transition ? { transition: waited.transition } : {}) } : w;
+      if (w.status === 'settled') await streamQuiet(eyes, quietMs, deadline);
       return (await u.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {})).read;
     };
 
@@ -161,7 +180,7 @@ export class Actor {
       verdict: outcome.verdict,
       reason: outcome.reason,
       evidence,
-      settle: { status: settle.status, waitedMs: settle.waitedMs, ...(waited?.movingRegion ? { movingRegion: waited.movingRegion } : {}) },
+      settle: { status: settle.status, waitedMs: settle.waitedMs, by: settledBy, ...(waited?.movingRegion ? { movingRegion: waited.movingRegion } : {}) },
       transition: waited?.transition ? { kind: waited.transition.kind, confidence: waited.transition.confidence } : null,
       screen: identity(after),
       outline: outlineText(after.reading, u.header(localId, after)),
@@ -253,3 +272,5 @@ export async function streamQuiet(eyes: Eyes, quietMs: number, deadline: number)
 }
 
 const STREAM_GAP_MS = 100;
+/** How long a screen must rest on the predicted destination's remembered pixels to have arrived. */
+const ARRIVAL_QUIET_MS = 100;

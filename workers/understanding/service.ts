@@ -48,6 +48,8 @@ interface Watched {
 export interface CurrentOptions {
   /** Screens memory expects (an action's predicted destination): tried first for a warm read. */
   expect?: string[];
+  /** The caller saw the screen come to rest on an expected face (an action's arrival): read it now. */
+  arrived?: boolean;
 }
 
 export class Understanding {
@@ -94,7 +96,7 @@ export class Understanding {
     }
     // An app's memory is per version band: a new major version may have moved everything.
     const memory = await this.memories.ensure(team, d.backend.platform, `${d.backend.foreground() ?? 'unknown app'}@${versionBand(d.backend.appVersion?.())}`);
-    if (newest && eyes.activity.isSettled()) {
+    if (newest && (opts.arrived || eyes.activity.isSettled())) {
       const t0 = performance.now();
       const match = memory.matchPixels(newest, opts.expect);
       if (match) {

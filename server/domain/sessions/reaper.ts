@@ -1,9 +1,11 @@
 // Ends what has run out: queued requests past their wait, leases past their TTL, sessions idle
 // past their idle timeout; and warns (an `expiring` event) before an idle or TTL expiry. Every
 // gateway runs one; rows are taken with SKIP LOCKED, so two reapers never end one session twice.
+// It also drops answers to Idempotency-Keys once they are a day old.
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import * as devices from '../../db/repositories/devices.js';
+import { pruneRequests } from '../../db/repositories/requests.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
@@ -18,6 +20,9 @@ export interface ReaperOptions {
 export interface ReaperHooks {
   onEnded(reason: string): void;
 }
+
+/** Answers to Idempotency-Keys are kept this long (the header's documented 24 h). */
+const REQUEST_KEEP_MS = 24 * 3600_000;
 
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -91,6 +96,7 @@ export class Reaper {
       this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
     }
     await this.recover();
+    await pruneRequests(this.db, REQUEST_KEEP_MS);
     await this.db.transaction(async (tx) => {
       for (const w of await sessions.takeExpiryWarnings(tx, this.opts.warnMaxMs)) {
         await sessions.notifySessionEvent(tx, { id: w.row.id, seq: Number(w.row.event_seq), kind: 'expiring', reason: w.reason, deadline: new Date(w.deadline).toISOString() });
