@@ -1520,6 +1520,82 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/maestro": {
+      "post": {
+        "operationId": "runMaestro",
+        "tags": [
+          "flows"
+        ],
+        "summary": "Run a Maestro YAML flow on the session's device, as a /do run; a flow with anything unsupported runs nothing.",
+        "description": "`flow` is the YAML of the main file; `files` holds the files its runFlow commands name, by the\npath written in the flow. The flow is parsed on the gateway (the same importer as `simfleet\nmaestro check`); any unsupported command or option, undefined variable or bad file answers 422\nMAESTRO_UNSUPPORTED with every problem and its line, before a single step runs. Otherwise the\nsteps run as a /do call, each carrying its file and line so that a divergence names them.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/MaestroRunRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "the run (as for /do)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DoResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          },
+          "422": {
+            "description": "MAESTRO_UNSUPPORTED — details.problems lists each problem with its file and line",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/flows": {
       "get": {
         "operationId": "listFlows",
@@ -2518,6 +2594,7 @@ const document: Record<string, unknown> = {
           "PLAN_CHANGED",
           "RECORDING_ACTIVE",
           "EMPTY_RECORDING",
+          "MAESTRO_UNSUPPORTED",
           "APP_UNREACHABLE",
           "NOT_READY",
           "SHUTTING_DOWN",
@@ -4350,6 +4427,45 @@ const document: Record<string, unknown> = {
               "app": {
                 "type": "string"
               }
+            }
+          }
+        }
+      },
+      "MaestroRunRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "flow"
+        ],
+        "properties": {
+          "flow": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200000,
+            "description": "the main flow file's YAML"
+          },
+          "path": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 400,
+            "description": "the main file's name, for reports and relative runFlow paths (default flow.yaml)"
+          },
+          "files": {
+            "type": "object",
+            "maxProperties": 50,
+            "description": "other files by path (relative to the main file), for runFlow",
+            "additionalProperties": {
+              "type": "string",
+              "maxLength": 200000
+            }
+          },
+          "env": {
+            "type": "object",
+            "maxProperties": 100,
+            "description": "flow variables, as -e KEY=VAL; they win over the flow's own env",
+            "additionalProperties": {
+              "type": "string",
+              "maxLength": 10000
             }
           }
         }

@@ -510,6 +510,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/maestro": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a Maestro YAML flow on the session's device, as a /do run; a flow with anything unsupported runs nothing.
+         * @description `flow` is the YAML of the main file; `files` holds the files its runFlow commands name, by the
+         *     path written in the flow. The flow is parsed on the gateway (the same importer as `simfleet
+         *     maestro check`); any unsupported command or option, undefined variable or bad file answers 422
+         *     MAESTRO_UNSUPPORTED with every problem and its line, before a single step runs. Otherwise the
+         *     steps run as a /do call, each carrying its file and line so that a divergence names them.
+         */
+        post: operations["runMaestro"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/flows": {
         parameters: {
             query?: never;
@@ -766,7 +790,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1264,6 +1288,20 @@ export type components = {
                 name: string;
                 version: number;
                 app: string;
+            };
+        };
+        MaestroRunRequest: {
+            /** @description the main flow file's YAML */
+            flow: string;
+            /** @description the main file's name, for reports and relative runFlow paths (default flow.yaml) */
+            path?: string;
+            /** @description other files by path (relative to the main file), for runFlow */
+            files?: {
+                [key: string]: string;
+            };
+            /** @description flow variables, as -e KEY=VAL; they win over the flow's own env */
+            env?: {
+                [key: string]: string;
             };
         };
         FlowName: string;
@@ -2924,6 +2962,55 @@ export interface operations {
                 };
             };
             410: components["responses"]["Ended"];
+        };
+    };
+    runMaestro: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MaestroRunRequest"];
+            };
+        };
+        responses: {
+            /** @description the run (as for /do) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+            /** @description MAESTRO_UNSUPPORTED — details.problems lists each problem with its file and line */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listFlows: {

@@ -107,4 +107,29 @@ describe('Maestro flows on the sample app', () => {
       await release(id);
     }
   });
+
+  it('runs a flow sent over REST with the files its runFlow names, and refuses one with problems before any step', async () => {
+    const id = await settledSession(agent);
+    try {
+      const at = { params: { sessionId: id } };
+      const read = (f: string) => readFile(join(FIXTURES, f), 'utf8');
+      const files = { 'subflows/open-settings.yaml': await read('subflows/open-settings.yaml'), 'subflows/wizard-step-one.yaml': await read('subflows/wizard-step-one.yaml') };
+      const run = await agent.call('runMaestro', { ...at, body: { flow: await read('sign-up.yaml'), path: 'sign-up.yaml', files } });
+      expect(run.status, run.text.slice(0, 300)).toBe(200);
+      expect(run.body.divergence, JSON.stringify(run.body.divergence)?.slice(0, 300)).toBeNull();
+      expect(run.body.steps.find((s: { source?: { file: string } }) => s.source?.file === 'subflows/wizard-step-one.yaml')).toBeTruthy();
+      const before = run.body.screen.id;
+      const bad = await agent.call('runMaestro', { ...at, body: { flow: await read('unsupported.yaml'), path: 'unsupported.yaml' } });
+      expect(bad.status).toBe(422);
+      expect(bad.body.error.code).toBe('MAESTRO_UNSUPPORTED');
+      const lines = bad.body.error.details.problems.map((p: { line: number; command: string }) => `${p.line} ${p.command}`);
+      expect(lines).toContain('18 hideKeyboard');
+      const missing = await agent.call('runMaestro', { ...at, body: { flow: await read('sign-up.yaml'), path: 'sign-up.yaml' } });
+      expect(missing.status).toBe(422);
+      expect(missing.body.error.details.problems[0].message).toMatch(/not sent: add it to files/);
+      expect((await agent.call('getScreen', { ...at, headers: { accept: 'application/json' } })).body.screen.id).toBe(before);
+    } finally {
+      await release(id);
+    }
+  });
 });

@@ -3,7 +3,9 @@
 // session's recording (what ran is kept with its evidence).
 import type { Schemas } from '../../../openapi/contract.js';
 import type { Database } from '../../db/database.js';
+import { ApiError } from '../../errors.js';
 import { once } from '../idempotency.js';
+import { parseMaestro } from './maestro/index.js';
 import type { SessionPerception } from '../sessions/perception.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Principal } from '../tokens.js';
@@ -42,6 +44,22 @@ export class Acting {
     const result = await this.perception.steps(principal, sessionId, req);
     await this.flows.recordRun(sessionId, await this.deviceOf(principal, sessionId), req, result);
     return { ...result, flow: { name: flow.summary.name, version: flow.summary.version, app: flow.summary.app } };
+  }
+
+  /** A Maestro flow sent as text: parsed here, refused whole if anything in it cannot run. */
+  async maestro(principal: Principal, sessionId: string, body: Schemas['MaestroRunRequest']): Promise<Schemas['DoResult']> {
+    const main = body.path ?? 'flow.yaml';
+    const files = new Map(Object.entries(body.files ?? {}));
+    files.set(main, body.flow);
+    const plan = parseMaestro(main, (path) => {
+      const text = files.get(path);
+      if (text === undefined) throw new Error(`not sent: add it to files under "${path}"`);
+      return text;
+    }, { env: body.env ?? {} });
+    if (plan.problems.length) {
+      throw new ApiError('MAESTRO_UNSUPPORTED', { message: `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'} in ${main}: ${plan.problems.slice(0, 3).map((p) => `${p.file}:${p.line} ${p.command} ${p.message}`).join('; ')}${plan.problems.length > 3 ? '; …' : ''}`, details: { problems: plan.problems } });
+    }
+    return this.run(principal, sessionId, { steps: plan.steps }, undefined);
   }
 
   private async deviceOf(principal: Principal, sessionId: string): Promise<string | null> {
