@@ -1,7 +1,8 @@
 // Scrolling and forms taller than the screen, on real Chromium and the sample app through the API:
 // a scroll by N points lands within 5 % of N (checked against the page's own scrollTop, not the
 // scroll sensor that reports it), scrolling to an element the tree does not hold yet, and a long
-// form filled and submitted in one call, checked against what the app says it received.
+// form filled and submitted in one call, checked against what the app says it received; fallback
+// targets, waits and value asserts in a run of steps.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
@@ -137,6 +138,40 @@ describe('a form taller than the screen', () => {
       expect(res.body.divergence).toMatchObject({ index: 3, code: 'selector-miss', resume: { allowed: true } });
       expect(res.body.divergence.message).toMatch(/Shoe size: no field of that name/);
       expect(res.body.steps[3].fill).toMatchObject({ filled: ['Full name'], missing: ['Shoe size'] });
+    } finally {
+      await release(id);
+    }
+  });
+});
+
+describe('fallbacks, waits and asserts', () => {
+  it('falls back to the next target only when one matches nothing, and checks values and waits', async () => {
+    const id = await settledSession(agent);
+    try {
+      const at = { params: { sessionId: id } };
+      const steps = [
+        { action: 'tap', target: 'Preferences', or: ['Settings'], role: 'tab' },
+        { action: 'wait', for: 'visible', target: 'Notifications', timeoutMs: 3000 },
+        { action: 'tap', target: 'Search', role: 'tab' },
+        { action: 'type', target: '#search-field', text: 'grace' },
+        { action: 'assert', that: 'value', target: '#search-field', value: 'grace' },
+        { action: 'clear', target: '#search-field' },
+        { action: 'assert', that: 'value', target: '#search-field', value: '' },
+        { action: 'assert', that: 'not-visible', target: 'Notifications' },
+      ];
+      const res = await agent.call('runSteps', { ...at, body: { steps } });
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      expect(res.body.divergence, JSON.stringify(res.body.divergence)?.slice(0, 400)).toBeNull();
+      expect(res.body.steps[0].result.target).toMatchObject({ label: 'Settings', role: 'tab' });
+      expect(res.body.steps[3].verdict).toBe('ok'); // the field's value changed: that is the type's outcome
+      // A failed assert stops the run with the screen as it is, and nothing after it runs.
+      const wrong = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'assert', that: 'value', target: '#search-field', value: 'ada' }, { action: 'tap', target: 'Inbox', role: 'tab' }] } });
+      expect(wrong.body.divergence).toMatchObject({ index: 0, code: 'assertion-failed', resume: { from: 0 } });
+      expect(wrong.body.divergence.message).toMatch(/holds "", not "ada"/);
+      expect(wrong.body.steps).toHaveLength(1);
+      // Two tab labels named as fallbacks where the first is ambiguous: refused, not passed over.
+      const amb = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'tap', target: 'Se', or: ['Inbox'] }] } });
+      expect(amb.body.divergence).toMatchObject({ index: 0, code: 'ambiguous' });
     } finally {
       await release(id);
     }
