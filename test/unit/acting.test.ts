@@ -34,6 +34,13 @@ describe('triage', () => {
     expect(triage(f('action-failed', { earlier: [retry] })).decision).toBe('stop');
   });
 
+  it('gives an action whose screen never settled one more timeout, but never stretches a wait step', () => {
+    const once = triage(f('timeout', { touched: true }));
+    expect(once.decision).toBe('wait');
+    expect(triage(f('timeout', { touched: true, earlier: [once] })).decision).toBe('stop');
+    expect(triage(f('timeout')).decision).toBe('stop');
+  });
+
   it('stops at once on what waiting cannot put right', () => {
     for (const code of ['unexpected-screen', 'identity-mismatch', 'destructive-refused', 'stale-ref', 'assertion-failed'] as const) {
       const t = triage(f(code, { screenBusy: true }));

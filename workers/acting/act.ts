@@ -45,7 +45,7 @@ export class Actor {
     readonly backendOf: (localId: string) => DeviceBackend,
     readonly eyesOf: (localId: string) => Eyes,
     readonly quietMs: number,
-    private readonly logger: Logger,
+    readonly logger: Logger,
   ) {}
 
   async act(localId: string, epoch: number, team: string, req: Schemas['ActionRequest'], opts: ActOptions = {}): Promise<Schemas['ActionResult']> {
@@ -70,7 +70,7 @@ export class Actor {
         index = r.index;
         point = r.point;
       } catch (err) {
-        this.unresolved(err, before, req, t0);
+        this.unresolved(localId, err, before, req, t0);
         throw err;
       }
     }
@@ -191,13 +191,13 @@ export class Actor {
   }
 
   /** A target nothing (or several things) matched is an intent simfleet could not resolve: recorded. */
-  private unresolved(err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
+  private unresolved(localId: string, err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
     if (!(err instanceof DeviceError) || (err.code !== 'NO_MATCH' && err.code !== 'AMBIGUOUS')) return;
     const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}) }, costMs: Math.round(performance.now() - t0) });
-    this.logEscalation('', e);
+    this.logEscalation(localId, e);
   }
 
-  private logEscalation(localId: string, e: Escalation): void {
+  logEscalation(localId: string, e: Escalation): void {
     this.logger.info({ localId, reason: e.reason, screen: e.screen, costMs: e.costMs, evidence: e.evidence }, 'escalation');
   }
 }

@@ -263,6 +263,7 @@ export class StepRunner {
   private async divergence(ctx: Ctx, step: Step, index: number, failed: Failed, digest: string): Promise<Schemas['Divergence']> {
     const read = await this.read(ctx);
     this.actor.understanding.number(ctx.localId, ctx.epoch, read); // the report's refs are usable at once
+    this.actor.logger.info({ localId: ctx.localId, index, code: failed.code, message: failed.message, screen: read.identified.node.id, source: step.source ?? null, binding: failed.binding ?? null }, 'run stopped: divergence');
     return {
       index,
       code: failed.code,

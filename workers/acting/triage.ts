@@ -32,6 +32,8 @@ export function triage(f: Failure): Triage {
       if (f.screenBusy && !waited) return rule('wait', 'the target was not found while the screen was still changing: wait for it to settle and look again');
       return rule('stop', waited ? 'still not found once the screen had settled' : 'not found on a settled screen');
     case 'timeout':
+      // A wait step that ran out has had the time it asked for.
+      if (!f.touched) return rule('stop', 'the wait ran out the time it was given');
       if (!waited) return rule('wait', 'the screen had not settled: give it one more timeout');
       return rule('stop', 'the screen did not settle within two timeouts');
     case 'action-failed':
