@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../workers/devices/web/provider.js';
-import { startFarm, type Farm } from '../helpers/farm.js';
+import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -22,7 +22,7 @@ let provider: WebProvider;
 let agent: Awaited<ReturnType<Farm['token']>>;
 
 beforeAll(async () => {
-  farm = await startFarm();
+  farm = await startFarm(BROWSER_FARM_ENV);
   provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
   await farm.addWorkerWith([provider]);
   await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);

@@ -26,6 +26,14 @@ export interface Farm {
   stop(): Promise<void>;
 }
 
+/**
+ * For tests of acting on a real browser with the worker in the test's own process: the default
+ * one-second host timeout is for liveness tests, and with two suites and their Chromiums on two
+ * cores the shared event loop has missed it (a step answered HOST_UNREACHABLE while the link was
+ * re-dialled). Liveness is not what these tests are about.
+ */
+export const BROWSER_FARM_ENV = { SIMFLEET_HEARTBEAT_INTERVAL_MS: '250', SIMFLEET_HOST_TIMEOUT_MS: '5000' };
+
 export async function startFarm(env: Record<string, string> = {}, opts: { databaseUrl?: (url: string) => string } = {}): Promise<Farm> {
   const db = await createTestDatabase();
   const silent = pino({ level: process.env.SIMFLEET_TEST_LOG ?? 'silent' });
