@@ -171,10 +171,9 @@ describe('settle, on the sample app', () => {
     const r = await eyes.wait({ for: 'settled', timeoutMs: 4000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark });
     expect(r.status).toBe('settled');
     expect(eyes.changes(mark).changed).toBe('yes');
-    // Still blinking afterwards, and still settled.
-    await sleep(1200);
-    const after = eyes.changes(eyes.mark(1));
-    expect(after.settled).toBe(true);
+    // Still blinking afterwards, and settled again once the caret's new place has blinked a few
+    // times (under load on 2 cores that took longer than 1.2 s once: polled, not slept).
+    await waitFor('settled while the caret blinks', () => eyes.changes(eyes.mark(1)).settled || undefined, 5000);
   });
 });
 
@@ -188,11 +187,13 @@ describe('motion, on a scripted suite of the sample app', () => {
     expect(correct.length / outcomes.length).toBeGreaterThanOrEqual(0.9);
     const scrolls = outcomes.filter((o) => o.expected === 'scroll' && o.got === 'scroll');
     expect(scrolls.length).toBeGreaterThanOrEqual(10);
-    // Every offset given is within 10 % of the truth. An offset may be withheld when the stream
-    // stalled mid-scroll under load ("could not tell", never a wrong distance), but not often.
+    // Every offset given is within 10 % of the truth. An offset is withheld when the frame stream
+    // stalled or came irregularly mid-scroll ("could not tell", never a wrong distance): alone on
+    // this machine none is; beside another Chromium suite on 2 cores a quarter were (and before
+    // they were withheld, one in the suite came out a list row short).
     const measured = scrolls.filter((s) => s.measuredOffset !== undefined);
     console.log(`scroll offsets given for ${measured.length}/${scrolls.length} scrolls`);
-    expect(measured.length / scrolls.length).toBeGreaterThanOrEqual(0.8);
+    expect(measured.length / scrolls.length).toBeGreaterThanOrEqual(0.5);
     for (const s of scrolls) {
       expect(Math.abs(s.trueOffset!)).toBeGreaterThan(50); // the scroll really happened
       if (s.measuredOffset === undefined) continue;

@@ -117,7 +117,7 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
     // distance: then the offset is not given rather than given wrong (one CI run measured 344 pt for
     // a 200 pt scroll).
     const gap = frames.slice(1).some((f, i) => f.at - frames[i]!.at > STALL_MS);
-    if (gap && !streamBacked) return { kind: 'scroll', confidence: r2(Math.min(0.6, shift.score)), evidence };
+    if ((gap && !streamBacked) || shift.ambiguous) return { kind: 'scroll', confidence: r2(Math.min(0.6, shift.score)), evidence };
     return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
   }
   if (horizontalMotion) {
@@ -246,6 +246,7 @@ async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: numb
   let prevX = 0;
   let prevY = 0;
   let broken = false;
+  const gaps: { ms: number; moved: boolean }[] = [];
   for (let i = 1; i < frames.length; i++) {
     await yieldIfDue();
     // One pair cannot move both ways at once: the axis that moved last goes first, and when it
@@ -266,6 +267,7 @@ async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: numb
     // row pitch away: a pair there that no shift explains, or that sits at the search limit, means
     // the stream's sum undercounts and cannot vouch for a distance.
     if (q.at - p.at > STALL_MS && v.differs !== false && (!(v.score > USEFUL) || Math.abs(v.rows) >= PAIR_MAX_Y - 1)) broken = true;
+    gaps.push({ ms: q.at - p.at, moved: v.rows !== 0 });
     xs.push(steady(h.score > USEFUL ? h.rows : 0, prevX));
     ys.push(steady(v.score > USEFUL ? v.rows : 0, prevY));
     prevX = xs.at(-1)!;
@@ -274,6 +276,11 @@ async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: numb
   // Motion on a screen is smooth: a lone spike (a shift of a whole row pitch in a list) is noise.
   const fx = median5(xs);
   const fy = median5(ys);
+  // But a pair that came well after the usual frame interval, mid-motion, covers more ground than
+  // its neighbours, and the filter above takes it for a spike: the sum then undercounts by about
+  // what it moved (twice in CI under load, a row pitch short), so such a stream cannot vouch.
+  const usual = [...gaps.map((g) => g.ms)].sort((a, b) => a - b)[gaps.length >> 1] ?? 0;
+  if (gaps.slice(1).some((g) => g.moved && g.ms > Math.max(LATE_MS, usual * 3))) broken = true;
   const agree = (v: number[]) => {
     const pos = v.filter((x) => x > 0.25).length;
     const neg = v.filter((x) => x < -0.25).length;
@@ -281,6 +288,9 @@ async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: numb
   };
   return { dx: sum(fx), dy: sum(fy), agreeingX: agree(fx), agreeingY: agree(fy), broken };
 }
+
+/** A pair this late (and three times the usual interval) mid-motion breaks the stream's sum. */
+const LATE_MS = 60;
 
 /** The largest vertical shift searched between two consecutive frames (grid rows). */
 const PAIR_MAX_Y = 24;
@@ -386,7 +396,7 @@ function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, a
  * The vertical shift s that best maps the before band onto the after band (b(y) = a(y + s)), with
  * sub-row precision; among good local minima, the one nearest the stream's estimate.
  */
-function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number } {
+function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number; ambiguous: boolean } {
   const W = a.gridW;
   const len = y1 - y0 + 1;
   const minOverlap = Math.max(4, Math.floor(len * 0.25));
@@ -406,12 +416,23 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   for (let s = -limit; s <= limit; s++) costs.set(s, cost(s));
   const c0 = costs.get(0) ?? Infinity;
   const minima = [...costs.entries()].filter(([s, c]) => Number.isFinite(c) && c <= (costs.get(s - 1) ?? Infinity) && c <= (costs.get(s + 1) ?? Infinity));
-  if (minima.length === 0 || !Number.isFinite(c0) || c0 < 1) return { rows: 0, score: 0, cost: c0 };
+  if (minima.length === 0 || !Number.isFinite(c0) || c0 < 1) return { rows: 0, score: 0, cost: c0, ambiguous: false };
   // With a stream to go on, the ends are only asked to refine it (within half a typical row pitch):
   // at eight points a grid row, a shift one list row away can fit the ends better than the true one.
   const near = streamDy !== 0 ? minima.filter(([m]) => Math.abs(m - streamDy) <= Math.max(4, Math.abs(streamDy) * 0.15)) : [];
   const pool = near.length ? near : minima;
   const [s, c] = pool.reduce((p, q) => (q[1] < p[1] ? q : p));
+  // A list's rows repeat, so the ends fit one row pitch either side of the truth too. When the
+  // stream (which under load can be a few rows off) lies about as close to two such fits, it cannot
+  // say which is the distance: the offset is then not given rather than given a row wrong (a CI run
+  // measured 271 pt for a 200 pt scroll, the stream 29 rows between fits at 24 and 33).
+  let ambiguous = false;
+  if (streamDy !== 0) {
+    // Any fit that explains a useful share of the change counts: with new rows coming into view, an
+    // alias two pitches away fitted the ends better than the truth in that run.
+    const plausible = minima.filter(([, mc]) => mc <= c0 * (1 - USEFUL)).map(([m]) => Math.abs(m - streamDy)).sort((x, y) => x - y);
+    if (plausible.length > 1 && plausible[1]! < 2 * plausible[0]! && plausible[1]! <= Math.max(6, Math.abs(streamDy) * 0.35)) ambiguous = true;
+  }
   // Sub-pixel refinement between the neighbours.
   const left = costs.get(s - 1) ?? Infinity;
   const right = costs.get(s + 1) ?? Infinity;
@@ -419,6 +440,6 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   if (Number.isFinite(left) && Number.isFinite(right)) {
     refined = s + subPixel(left, c, right);
   }
-  return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c };
+  return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c, ambiguous };
 }
 
