@@ -189,7 +189,7 @@ describe('motion, on a scripted suite of the sample app', () => {
     expect(scrolls.length).toBeGreaterThanOrEqual(10);
     // Every offset given is within 10 % of the truth. An offset is withheld when the frame stream
     // stalled or came irregularly mid-scroll ("could not tell", never a wrong distance): alone on
-    // this machine none is; beside another Chromium suite on 2 cores a quarter were (and before
+    // this machine none is; beside another Chromium suite on 2 cores a quarter to a half were (and before
     // they were withheld, one in the suite came out a list row short).
     const measured = scrolls.filter((s) => s.measuredOffset !== undefined);
     console.log(`scroll offsets given for ${measured.length}/${scrolls.length} scrolls`);
