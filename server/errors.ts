@@ -37,6 +37,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   RECORDING_ACTIVE: { status: 409, message: 'the session is already recording a flow', hint: 'save it (POST /v1/sessions/{id}/recording/save) or discard it (DELETE /v1/sessions/{id}/recording) first' },
   EMPTY_RECORDING: { status: 422, message: 'no step ran while the session was recording', hint: 'run the steps (POST /v1/sessions/{id}/actions or /do) before saving, or discard the recording' },
   MAESTRO_UNSUPPORTED: { status: 422, message: 'the Maestro flow has commands or options simfleet cannot run; nothing was run', hint: 'details.problems names each with its file and line; simfleet maestro check FILE lists them without a device' },
+  LOOK_UNAVAILABLE: { status: 422, message: 'that image cannot be served as asked', hint: 'the message says the largest scale and the screen size; ask within them' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'a web device may not open that page', hint: 'the farm admin lists allowed origins in SIMFLEET_WEB_ALLOWED_ORIGINS; private and metadata addresses also need SIMFLEET_WEB_ALLOW_PRIVATE or an explicit entry' },
   APP_UNREACHABLE: { status: 502, message: "the app's URL could not be loaded", hint: 'check that the URL is reachable from the device hosts' },
   NOT_READY: { status: 503, message: 'the gateway is not ready', hint: 'GET /readyz says which check is failing; retry shortly' },

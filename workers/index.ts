@@ -15,6 +15,7 @@ import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
 import { StepRunner } from './acting/runner.js';
+import { look } from './perception/look.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { Understanding } from './understanding/service.js';
 import { createWorkerLogger } from './log.js';
@@ -84,6 +85,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
       if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
+      if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
       if (cmd.method === 'steps.run') return runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },

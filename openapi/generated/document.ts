@@ -1772,6 +1772,119 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/look": {
+      "get": {
+        "operationId": "lookAtScreen",
+        "tags": [
+          "perception"
+        ],
+        "summary": "The screen as an image — the only operation that returns pixels.",
+        "description": "A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so\nthat positions in the image are the points taps and outlines use; `scale` up to the device's\nown pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.\nThe response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),\n`X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),\n`X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`. A scale above the\ndevice's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what\ncan be served — never served differently without saying so.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "name": "scale",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "number",
+              "minimum": 0.1,
+              "maximum": 4
+            }
+          },
+          {
+            "name": "format",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "jpeg",
+                "png"
+              ]
+            }
+          },
+          {
+            "name": "quality",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "name": "crop",
+            "in": "query",
+            "required": false,
+            "description": "x,y,width,height in points",
+            "schema": {
+              "type": "string",
+              "pattern": "^\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?$"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "the image; the headers say its resolution, scale, crop and age",
+            "content": {
+              "image/jpeg": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              },
+              "image/png": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          },
+          "422": {
+            "description": "LOOK_UNAVAILABLE — the scale or crop asked for cannot be served; the message says what can",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/apps": {
       "get": {
         "operationId": "listApps",
@@ -2595,6 +2708,7 @@ const document: Record<string, unknown> = {
           "RECORDING_ACTIVE",
           "EMPTY_RECORDING",
           "MAESTRO_UNSUPPORTED",
+          "LOOK_UNAVAILABLE",
           "APP_UNREACHABLE",
           "NOT_READY",
           "SHUTTING_DOWN",
@@ -4428,6 +4542,82 @@ const document: Record<string, unknown> = {
                 "type": "string"
               }
             }
+          }
+        }
+      },
+      "LookRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what the gateway asks a worker for (screen.look)",
+        "properties": {
+          "scale": {
+            "type": "number",
+            "minimum": 0.1,
+            "maximum": 4
+          },
+          "format": {
+            "type": "string",
+            "enum": [
+              "jpeg",
+              "png"
+            ]
+          },
+          "quality": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100
+          },
+          "crop": {
+            "$ref": "#/components/schemas/Box"
+          }
+        }
+      },
+      "LookImage": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a worker's answer to screen.look",
+        "required": [
+          "image",
+          "format",
+          "width",
+          "height",
+          "scale",
+          "deviceScale",
+          "crop",
+          "ageMs"
+        ],
+        "properties": {
+          "image": {
+            "type": "string",
+            "description": "the encoded image, base64"
+          },
+          "format": {
+            "type": "string",
+            "enum": [
+              "jpeg",
+              "png"
+            ]
+          },
+          "width": {
+            "type": "integer"
+          },
+          "height": {
+            "type": "integer"
+          },
+          "scale": {
+            "type": "number",
+            "description": "image pixels per point"
+          },
+          "deviceScale": {
+            "type": "number",
+            "description": "the device's own pixels per point"
+          },
+          "crop": {
+            "$ref": "#/components/schemas/Box"
+          },
+          "ageMs": {
+            "type": "integer",
+            "description": "how old the pixels were when sent"
           }
         }
       },
@@ -6794,7 +6984,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult.\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage.\n",
         "required": [
           "type",
           "id",
@@ -6826,6 +7016,7 @@ const document: Record<string, unknown> = {
               "perception.wait",
               "screen.read",
               "screen.locate",
+              "screen.look",
               "action.run",
               "steps.run"
             ]

@@ -569,6 +569,33 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/look": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The screen as an image — the only operation that returns pixels.
+         * @description A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so
+         *     that positions in the image are the points taps and outlines use; `scale` up to the device's
+         *     own pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.
+         *     The response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),
+         *     `X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),
+         *     `X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`. A scale above the
+         *     device's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what
+         *     can be served — never served differently without saying so.
+         */
+        get: operations["lookAtScreen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps": {
         parameters: {
             query?: never;
@@ -790,7 +817,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1289,6 +1316,30 @@ export type components = {
                 version: number;
                 app: string;
             };
+        };
+        /** @description what the gateway asks a worker for (screen.look) */
+        LookRequest: {
+            scale?: number;
+            /** @enum {string} */
+            format?: "jpeg" | "png";
+            quality?: number;
+            crop?: components["schemas"]["Box"];
+        };
+        /** @description a worker's answer to screen.look */
+        LookImage: {
+            /** @description the encoded image, base64 */
+            image: string;
+            /** @enum {string} */
+            format: "jpeg" | "png";
+            width: number;
+            height: number;
+            /** @description image pixels per point */
+            scale: number;
+            /** @description the device's own pixels per point */
+            deviceScale: number;
+            crop: components["schemas"]["Box"];
+            /** @description how old the pixels were when sent */
+            ageMs: number;
         };
         MaestroRunRequest: {
             /** @description the main flow file's YAML */
@@ -1942,7 +1993,7 @@ export type components = {
          *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
          *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;
          *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →
-         *     ActionResult; steps.run DoRequest → DoResult.
+         *     ActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage.
          */
         GatewayCall: {
             /**
@@ -1954,7 +2005,7 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "action.run" | "steps.run";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run";
             /** @description the session's team: memory is per team and app */
             team?: string;
             params: {
@@ -3099,6 +3150,57 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /** @description AMBIGUOUS — flows of this name exist for several apps; say which with `app` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lookAtScreen: {
+        parameters: {
+            query?: {
+                scale?: number;
+                format?: "jpeg" | "png";
+                quality?: number;
+                /** @description x,y,width,height in points */
+                crop?: string;
+            };
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the image; the headers say its resolution, scale, crop and age */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+            /** @description LOOK_UNAVAILABLE — the scale or crop asked for cannot be served; the message says what can */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

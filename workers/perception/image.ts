@@ -22,3 +22,9 @@ export async function grayGrid(frame: Frame, gridW: number, gridH: number): Prom
 export async function pointScaled(png: Buffer, widthPt: number): Promise<Buffer> {
   return sharp(png).resize({ width: Math.round(widthPt) }).png().toBuffer();
 }
+
+/** A region of a screenshot (pixels), resized to `width` × `height` and encoded. */
+export async function cropAndEncode(png: Buffer, region: { left: number; top: number; width: number; height: number }, out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number }): Promise<Buffer> {
+  const img = sharp(png).extract(region).resize(out.width, out.height, { fit: 'fill' });
+  return out.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: out.quality, mozjpeg: false }).toBuffer();
+}

@@ -24,6 +24,7 @@ const checks = {
   'screen.locate': schemaValidator<Schemas['Located']>('Located'),
   'action.run': schemaValidator<Schemas['ActionResult']>('ActionResult'),
   'steps.run': schemaValidator<Schemas['DoResult']>('DoResult'),
+  'screen.look': schemaValidator<Schemas['LookImage']>('LookImage'),
 };
 
 /**
@@ -75,6 +76,10 @@ export class SessionPerception {
 
   async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
     return this.ask(principal, sessionId, 'action.run', body, stepBudgetMs(body), (v) => (v as Schemas['ActionResult']).verdict) as Promise<Schemas['ActionResult']>;
+  }
+
+  async look(principal: Principal, sessionId: string, req: Schemas['LookRequest']): Promise<Schemas['LookImage']> {
+    return this.ask(principal, sessionId, 'screen.look', req, CALL_TIMEOUT_MS, (v) => (v as Schemas['LookImage']).format) as Promise<Schemas['LookImage']>;
   }
 
   async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {

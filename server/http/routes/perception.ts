@@ -20,6 +20,26 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
     return outline.text;
   });
 
+  contractRoute(app, 'lookAtScreen', async (req, reply) => {
+    const crop = req.query.crop?.split(',').map(Number);
+    const img = await s.perception.look(principalOf(req), req.params.sessionId, {
+      ...(req.query.scale !== undefined ? { scale: req.query.scale } : {}),
+      ...(req.query.format ? { format: req.query.format } : {}),
+      ...(req.query.quality !== undefined ? { quality: req.query.quality } : {}),
+      ...(crop ? { crop: { x: crop[0]!, y: crop[1]!, width: crop[2]!, height: crop[3]! } } : {}),
+    });
+    reply
+      .type(img.format === 'png' ? 'image/png' : 'image/jpeg')
+      .header('x-simfleet-width', String(img.width))
+      .header('x-simfleet-height', String(img.height))
+      .header('x-simfleet-scale', String(img.scale))
+      .header('x-simfleet-device-scale', String(img.deviceScale))
+      .header('x-simfleet-crop', `${img.crop.x},${img.crop.y},${img.crop.width},${img.crop.height}`)
+      .header('x-simfleet-age-ms', String(img.ageMs))
+      .header('cache-control', 'no-store');
+    return Buffer.from(img.image, 'base64') as never;
+  });
+
   contractRoute(app, 'locateElement', async (req) => s.perception.locate(principalOf(req), req.params.sessionId, req.body));
 
   contractRoute(app, 'waitForScreen', async (req) => s.perception.wait(principalOf(req), req.params.sessionId, req.body));
