@@ -21,18 +21,18 @@ export class GatewayError extends Error {
 export function clientSettings(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined>): ClientSettings | undefined {
   const token = flags.token ?? env.SIMFLEET_TOKEN;
   if (!token) return undefined;
-  return { gatewayUrl: flags.gateway ?? env.SIMFLEET_GATEWAY_URL ?? `http://127.0.0.1:${env.SIMFLEET_PORT ?? 7420}`, token };
+  return { gatewayUrl: flags.gateway ?? env.SIMFLEET_URL ?? env.SIMFLEET_GATEWAY_URL ?? `http://127.0.0.1:${env.SIMFLEET_PORT ?? 7420}`, token };
 }
 
-export async function call<T>(s: ClientSettings, method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(s: ClientSettings, method: string, path: string, body?: unknown, accept = 'application/json'): Promise<T> {
   const res = await fetch(new URL(path, s.gatewayUrl), {
     method,
-    headers: { authorization: `Bearer ${s.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Bearer ${s.token}`, accept, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   }).catch((err: Error) => {
     throw new GatewayError(0, 'UNREACHABLE', `cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`, 'is it running? --gateway or SIMFLEET_GATEWAY_URL names it');
   });
   const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
   if (!res.ok) throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint);
-  return json;
+  return json as T;
 }

@@ -12,6 +12,7 @@ import { runInspect } from './inspect.js';
 import { clientSettings, GatewayError } from './gateway-client.js';
 import { runMaestroFiles, runReplay } from './flow-run.js';
 import { runMaestro } from './maestro.js';
+import { AGENT_COMMANDS, AGENT_HELP, runAgentCommand } from './agent.js';
 import { runGateway, runStart } from './serve.js';
 import { runToken, tokenClientSettings } from './token.js';
 import { runWorker } from './worker.js';
@@ -32,15 +33,20 @@ usage: simfleet <command> [flags]
              (-e KEY=VAL sets a flow variable; --token T or SIMFLEET_TOKEN for run)
   replay     NAME --session ID [--app A] [--from N --plan-digest D] [--junit FILE]:
              replay a saved flow; stops before a wrong touch with a divergence report
-
+${AGENT_HELP}
 Every setting is an environment variable and a flag (SIMFLEET_DATA_DIR = --data-dir);
-see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration.
+see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration,
+3 refused (nothing matched, two things did, a stale ref, a destructive step, another plan).
 `;
 
 const START_WORKER_FLAGS = Object.keys(WORKER_FLAGS).filter((f) => !['gateway', 'token', 'data-dir', 'log-level', 'ws-max-payload-bytes'].includes(f));
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if ((AGENT_COMMANDS as readonly string[]).includes(command ?? '')) {
+    process.exitCode = await runAgentCommand(command!, rest, process.env, { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) });
+    return;
+  }
   switch (command) {
     case 'start': {
       const { flags } = parseFlags(rest, [...GATEWAY_FLAGS, ...START_WORKER_FLAGS]);

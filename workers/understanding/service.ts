@@ -20,6 +20,8 @@ type Schemas = components['schemas'];
 export interface Read {
   /** The newest frame when the screen was read: the read holds while no later frame arrives. */
   seq: number | undefined;
+  /** When that frame arrived (performance.now): nothing that moved since then, nothing to read again. */
+  frameAt: number | undefined;
   reading: ScreenReading;
   identified: Identified;
   memory: AppMemory;
@@ -89,7 +91,12 @@ export class Understanding {
     await eyes.idle();
     const newest = eyes.store.newest();
     const seq = newest?.seq;
-    if (d.last && seq !== undefined && d.last.seq === seq) {
+    // The screen of the last read when no frame came since, or none that moved anything (a clock
+    // tick, a caret, a trailing frame just after an action's arrival): perception's own definition
+    // of a change decides, so a frame that changes nothing costs no second read.
+    const lastMotion = eyes.activity.lastMotion;
+    const unmoved = d.last?.frameAt !== undefined && (lastMotion === undefined || lastMotion <= d.last.frameAt);
+    if (d.last && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
@@ -102,12 +109,12 @@ export class Understanding {
       if (match) {
         this.counts.memoryReads++;
         const node = memory.book.node(match.node)!;
-        const read: Read = { seq, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
+        const read: Read = { seq, frameAt: newest.at, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
         d.last = read;
         return { read, cached: false };
       }
     }
-    d.reading ??= this.readTree(d, epoch, seq, memory, opts).finally(() => (d.reading = undefined));
+    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts).finally(() => (d.reading = undefined));
     return { read: await d.reading, cached: false };
   }
 
@@ -137,7 +144,7 @@ export class Understanding {
     return d;
   }
 
-  private async readTree(d: Watched, epoch: number, seq: number | undefined, memory: AppMemory, opts: CurrentOptions): Promise<Read> {
+  private async readTree(d: Watched, epoch: number, seq: number | undefined, frameAt: number | undefined, memory: AppMemory, opts: CurrentOptions): Promise<Read> {
     const t0 = performance.now();
     let tree: TreeSnapshot;
     try {
@@ -160,7 +167,7 @@ export class Understanding {
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
     if (newest && newest.seq === seq && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
-    const read: Read = { seq, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal };
+    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal };
     d.last = read;
     return read;
   }
