@@ -176,4 +176,34 @@ describe('fallbacks, waits and asserts', () => {
       await release(id);
     }
   });
+
+  it('refuses malformed steps before anything runs, naming the field', async () => {
+    const id = await settledSession(agent);
+    try {
+      const at = { params: { sessionId: id } };
+      const cases: [unknown, RegExp][] = [
+        [{ action: 'type' }, /text/],
+        [{ action: 'tap' }, /target/],
+        [{ action: 'scroll' }, /direction|to/],
+        [{ action: 'drag', target: 'Inbox' }, /to/],
+        [{ action: 'fly', target: 'Inbox' }, /action/],
+        [{ action: 'tap', target: 'Inbox', colour: 'red' }, /colour|unevaluated|additional/],
+      ];
+      for (const [body, field] of cases) {
+        const res = await agent.call('runAction', { ...at, body });
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.code).toBe('VALIDATION_FAILED');
+        expect(`${res.body.error.message} ${JSON.stringify(res.body.error.details ?? {})}`, JSON.stringify(body)).toMatch(field);
+      }
+      const bad = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'tap', target: 'Inbox' }, { action: 'assert', that: 'value', target: 'x', value: 1 }] } });
+      expect(bad.status).toBe(400);
+      const malformed = await agent.call('runSteps', { ...at, rawBody: '{"steps": [', headers: { 'content-type': 'application/json' } });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.error.code).toBe('MALFORMED_JSON');
+      // Nothing ran: the screen is still the inbox it started on.
+      expect((await agent.call('getScreen', { ...at, headers: { accept: 'application/json' } })).body.screen.name).toBe('Inbox');
+    } finally {
+      await release(id);
+    }
+  });
 });
