@@ -13,6 +13,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   VALIDATION_FAILED: { status: 400, message: 'the request does not match the API contract', hint: 'see details.field and GET /openapi.json for the schema' },
   UNAUTHORIZED: { status: 401, message: 'no bearer token', hint: 'send Authorization: Bearer <token>; an admin mints tokens with POST /v1/tokens or `simfleet token create`' },
   INVALID_TOKEN: { status: 401, message: 'the token is unknown or revoked', hint: 'ask an admin for a new token (`simfleet token create`)' },
+  INVALID_TICKET: { status: 401, message: 'the ticket is unknown, used, expired, or its token was revoked', hint: 'ask for a new one (POST /v1/tickets) right before the upgrade; each is good once, for 30 s' },
   FORBIDDEN: { status: 403, message: "the token's role may not do this", hint: 'use a token with one of the roles this operation lists in /openapi.json (x-simfleet-roles)' },
   NOT_FOUND: { status: 404, message: 'no such resource', hint: 'list the collection to see the ids that exist' },
   ROUTE_NOT_FOUND: { status: 404, message: 'no such route', hint: 'GET /openapi.json lists every route' },

@@ -800,7 +800,7 @@ const document: Record<string, unknown> = {
           "sessions"
         ],
         "summary": "The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.",
-        "description": "Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a\n`session` event on every state change and an `expiring` event before an idle or TTL expiry.\nEvery event has a per-session `seq` that only increases. The stream ends after the session\ndoes (close 1000). Another team's session answers 404 at the upgrade.\n",
+        "description": "Authenticate with `Authorization: Bearer`, or (browsers, which cannot set headers on a\nWebSocket) with `?ticket=` from POST /v1/tickets: short-lived and single-use, never the\ntoken itself. The first event is the session as it is; then a\n`session` event on every state change and an `expiring` event before an idle or TTL expiry.\nEvery event has a per-session `seq` that only increases. The stream ends after the session\ndoes (close 1000). Another team's session answers 404 at the upgrade.\n",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -809,6 +809,9 @@ const document: Record<string, unknown> = {
         "parameters": [
           {
             "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "$ref": "#/components/parameters/Ticket"
           }
         ],
         "x-websocket": {
@@ -828,6 +831,36 @@ const document: Record<string, unknown> = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/tickets": {
+      "post": {
+        "operationId": "createTicket",
+        "tags": [
+          "tokens"
+        ],
+        "summary": "A short-lived, single-use ticket that stands for the caller's token on one WebSocket upgrade.",
+        "description": "Browsers cannot put an Authorization header on a WebSocket, and a long-lived token in a URL\nends up in logs and histories. A ticket is good for 30 seconds and one upgrade, as the token\nthat asked for it (same role and team; a token revoked meanwhile makes it worthless). Pass it\nas `?ticket=` on a WebSocket route.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "responses": {
+          "201": {
+            "description": "the ticket",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Ticket"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           }
         }
       }
@@ -2571,6 +2604,16 @@ const document: Record<string, unknown> = {
           "$ref": "#/components/schemas/DeviceIdString"
         }
       },
+      "Ticket": {
+        "name": "ticket",
+        "in": "query",
+        "required": false,
+        "description": "a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only)",
+        "schema": {
+          "type": "string",
+          "pattern": "^tk_[A-Za-z0-9_-]{20,64}$"
+        }
+      },
       "IdempotencyKey": {
         "name": "Idempotency-Key",
         "in": "header",
@@ -2683,6 +2726,7 @@ const document: Record<string, unknown> = {
           "VALIDATION_FAILED",
           "UNAUTHORIZED",
           "INVALID_TOKEN",
+          "INVALID_TICKET",
           "FORBIDDEN",
           "NOT_FOUND",
           "ROUTE_NOT_FOUND",
@@ -4618,6 +4662,24 @@ const document: Record<string, unknown> = {
           "ageMs": {
             "type": "integer",
             "description": "how old the pixels were when sent"
+          }
+        }
+      },
+      "Ticket": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "ticket",
+          "expiresAt"
+        ],
+        "properties": {
+          "ticket": {
+            "type": "string",
+            "description": "pass as ?ticket= on one WebSocket upgrade"
+          },
+          "expiresAt": {
+            "type": "string",
+            "format": "date-time"
           }
         }
       },

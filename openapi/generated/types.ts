@@ -256,7 +256,9 @@ export type paths = {
         };
         /**
          * The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.
-         * @description Authenticate with `Authorization: Bearer`. The first event is the session as it is; then a
+         * @description Authenticate with `Authorization: Bearer`, or (browsers, which cannot set headers on a
+         *     WebSocket) with `?ticket=` from POST /v1/tickets: short-lived and single-use, never the
+         *     token itself. The first event is the session as it is; then a
          *     `session` event on every state change and an `expiring` event before an idle or TTL expiry.
          *     Every event has a per-session `seq` that only increases. The stream ends after the session
          *     does (close 1000). Another team's session answers 404 at the upgrade.
@@ -264,6 +266,29 @@ export type paths = {
         get: operations["watchSession"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived, single-use ticket that stands for the caller's token on one WebSocket upgrade.
+         * @description Browsers cannot put an Authorization header on a WebSocket, and a long-lived token in a URL
+         *     ends up in logs and histories. A ticket is good for 30 seconds and one upgrade, as the token
+         *     that asked for it (same role and team; a token revoked meanwhile makes it worthless). Pass it
+         *     as `?ticket=` on a WebSocket route.
+         */
+        post: operations["createTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -817,7 +842,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1340,6 +1365,12 @@ export type components = {
             crop: components["schemas"]["Box"];
             /** @description how old the pixels were when sent */
             ageMs: number;
+        };
+        Ticket: {
+            /** @description pass as ?ticket= on one WebSocket upgrade */
+            ticket: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         MaestroRunRequest: {
             /** @description the main flow file's YAML */
@@ -2085,6 +2116,8 @@ export type components = {
         AppId: string;
         HostId: components["schemas"]["HostIdString"];
         DeviceId: components["schemas"]["DeviceIdString"];
+        /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
+        Ticket: string;
         /** @description a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused */
         IdempotencyKey: string;
         SessionId: string;
@@ -2572,7 +2605,10 @@ export interface operations {
     };
     watchSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
+                ticket?: components["parameters"]["Ticket"];
+            };
             header?: never;
             path: {
                 sessionId: components["parameters"]["SessionId"];
@@ -2591,6 +2627,27 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     createMark: {

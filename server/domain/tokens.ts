@@ -7,6 +7,7 @@ import type { Role } from '../../openapi/contract.js';
 import type { Database } from '../db/database.js';
 import { recordAudit } from '../db/repositories/audit.js';
 import * as tokens from '../db/repositories/tokens.js';
+import * as tickets from '../db/repositories/tickets.js';
 import { ApiError } from '../errors.js';
 
 export interface Principal {
@@ -22,6 +23,8 @@ export const LOCAL_WORKER: Principal = { tokenId: null, name: 'local worker', ro
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 const newSecret = (): string => `sf_${randomBytes(32).toString('base64url')}`;
 const newTokenId = (): string => `tok_${randomBytes(10).toString('hex')}`;
+/** How long a WebSocket ticket is good for: long enough to open the socket it was asked for. */
+const TICKET_TTL_MS = 30_000;
 
 export class TokenService {
   constructor(private readonly db: Database) {}
@@ -45,6 +48,21 @@ export class TokenService {
     const row = await tokens.findTokenBySecretHash(this.db, hashSecret(secret));
     if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN');
     tokens.touchToken(this.db, row.id).catch(() => undefined); // bookkeeping; never fails a request
+    return { tokenId: row.id, name: row.name, role: row.role, team: row.team };
+  }
+
+  /** A ticket standing for this caller's token on one WebSocket upgrade within TICKET_TTL_MS. */
+  async issueTicket(principal: Principal): Promise<{ ticket: string; expiresAt: Date }> {
+    if (!principal.tokenId) throw new ApiError('FORBIDDEN', { message: 'only a token holder can be given a ticket' });
+    const ticket = `tk_${randomBytes(24).toString('base64url')}`;
+    const expiresAt = await tickets.insertTicket(this.db, hashSecret(ticket), principal.tokenId, TICKET_TTL_MS);
+    tickets.pruneTickets(this.db).catch(() => undefined); // housekeeping; never fails the request
+    return { ticket, expiresAt };
+  }
+
+  async redeemTicket(ticket: string): Promise<Principal> {
+    const row = await tickets.redeemTicket(this.db, hashSecret(ticket));
+    if (!row || row.revoked_at) throw new ApiError('INVALID_TICKET');
     return { tokenId: row.id, name: row.name, role: row.role, team: row.team };
   }
 

@@ -18,10 +18,17 @@ export function installAuth(app: FastifyInstance, tokens: TokenService): void {
     const info = operationIndex.get(operationId)!;
     if (info.roles === 'public') return;
     const header = req.headers.authorization;
-    if (!header) throw new ApiError('UNAUTHORIZED');
-    const match = /^Bearer\s+([A-Za-z0-9_-]{16,200})\s*$/i.exec(header);
-    if (!match) throw new ApiError('UNAUTHORIZED', { message: 'the Authorization header is not "Bearer <token>"' });
-    const principal = await tokens.authenticate(match[1]!);
+    const ticket = (req.query as { ticket?: unknown } | undefined)?.ticket;
+    let principal: Principal;
+    if (!header && info.websocket && typeof ticket === 'string') {
+      // Browsers cannot set headers on a WebSocket: a single-use ticket stands for the token.
+      principal = await tokens.redeemTicket(ticket);
+    } else {
+      if (!header) throw new ApiError('UNAUTHORIZED');
+      const match = /^Bearer\s+([A-Za-z0-9_-]{16,200})\s*$/i.exec(header);
+      if (!match) throw new ApiError('UNAUTHORIZED', { message: 'the Authorization header is not "Bearer <token>"' });
+      principal = await tokens.authenticate(match[1]!);
+    }
     req.principal = principal;
     req.log = req.log.child({ tokenId: principal.tokenId, team: principal.team });
     if (!info.roles.includes(principal.role)) {

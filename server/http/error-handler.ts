@@ -52,6 +52,15 @@ export function installErrorHandling(app: FastifyInstance): void {
       req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
     }
     if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
+    // A refused WebSocket upgrade ends its connection once the answer is out: the socket was
+    // detached from the HTTP server for the upgrade, so nothing else ever closes it, and a gateway
+    // stopping waited for it forever (closeAllConnections does not see it).
+    if (req.headers.upgrade?.toLowerCase() === 'websocket') {
+      reply.header('connection', 'close');
+      const socket = req.raw.socket;
+      reply.raw.once('finish', () => socket.end());
+      setTimeout(() => socket.destroy(), 5000).unref();
+    }
     return reply.code(apiError.status).send(apiError.toBody(req.id));
   });
   app.setNotFoundHandler((req, reply) => {

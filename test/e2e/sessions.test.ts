@@ -200,6 +200,49 @@ describe('expiry', () => {
   }, 25_000);
 });
 
+describe('tickets for browsers', () => {
+  const open = (url: string, headers: Record<string, string> = {}) =>
+    new Promise<{ opened: boolean; status?: number; first?: any; ws: WebSocket }>((resolve) => {
+      const ws = new WebSocket(url, { headers });
+      ws.once('message', (d) => resolve({ opened: true, first: JSON.parse(d.toString()), ws }));
+      ws.once('unexpected-response', (_req, res) => {
+        // A refused upgrade's response is the listener's to read to its end, or its socket stays open.
+        res.resume();
+        res.on('end', () => resolve({ opened: false, status: res.statusCode, ws }));
+      });
+      ws.once('error', () => undefined);
+    });
+
+  it('opens a session stream with a single-use ticket in place of the token, and never twice', async () => {
+    const s = await createReady(alpha);
+    const url = (t: string) => `${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${s.id}/events?ticket=${t}`;
+    // Refused upgrades (no token, a used ticket, another team's session) end their connection:
+    // the gateway stops cleanly after them (it once waited for such a socket forever).
+    expect((await open(url(''))).status).toBe(401);
+    const noAuth = await open(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${s.id}/events`);
+    expect(noAuth.status).toBe(401);
+    const issued = await alphaViewer.call('createTicket');
+    expect(issued.status).toBe(201);
+    expect(issued.body.ticket).toMatch(/^tk_/);
+    expect(Date.parse(issued.body.expiresAt) - Date.now()).toBeLessThanOrEqual(31_000);
+    const first = await open(url(issued.body.ticket));
+    expect(first.opened).toBe(true);
+    expect(first.first).toMatchObject({ type: 'session', session: { id: s.id } });
+    first.ws.terminate();
+    const again = await open(url(issued.body.ticket));
+    expect(again).toMatchObject({ opened: false, status: 401 });
+    expect((await open(url('tk_' + 'x'.repeat(32)))).status).toBe(401);
+    // A ticket is as the token that asked: another team's session is not found with it.
+    const stranger = (await beta.call('createTicket')).body.ticket;
+    expect((await open(url(stranger))).status).toBe(404);
+    // A ticket only stands in on WebSocket routes: a REST call with one is still unauthorised.
+    const rest = await fetch(`${farm.gateway.url}/v1/sessions/${s.id}?ticket=${(await alpha.call('createTicket')).body.ticket}`);
+    expect(rest.status).toBe(401);
+    await alpha.call('releaseSession', { params: { sessionId: s.id } });
+    await waitForDevice(s.device.id, 'available');
+  });
+});
+
 describe('quarantine', () => {
   it('quarantines a device whose reset fails, never hands it out, and returns it after an admin reset', async () => {
     await settled();

@@ -20,5 +20,11 @@ export function tokenRoutes(app: FastifyInstance, s: GatewayServices): void {
     return { token: presentToken(row), secret };
   });
 
+  contractRoute(app, 'createTicket', async (req, reply) => {
+    const { ticket, expiresAt } = await s.tokens.issueTicket(principalOf(req));
+    reply.code(201);
+    return { ticket, expiresAt: expiresAt.toISOString() };
+  });
+
   contractRoute(app, 'revokeToken', async (req) => presentToken(await s.tokens.revoke(req.params.tokenId, principalOf(req))));
 }
