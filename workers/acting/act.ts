@@ -98,7 +98,7 @@ export class Actor {
       // moment on exactly those pixels is arrival, and the rest of the quiet window can be skipped.
       // Anything else (other pixels, a screen still moving) waits out the whole window as usual.
       if (predicted && quietMs > ARRIVAL_QUIET_MS) {
-        const w = await eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs, since: mark });
+        const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs, since: mark }), () => eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs: 0, since: mark }));
         waited = w;
         if (w.status === 'settled') {
           await streamQuiet(eyes, ARRIVAL_QUIET_MS, deadline);
@@ -110,7 +110,8 @@ export class Actor {
         }
         if (w.status !== 'settled' && w.status !== 'changed') return (await u.current(localId, epoch, team, { expect: [predicted.to] })).read;
       }
-      const w = await eyes.wait({ for: 'settled', timeoutMs: Math.max(1, deadline - performance.now()), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark });
+      const left = () => Math.max(1, deadline - performance.now());
+      const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark }), () => eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: 0, since: mark }));
       waited = waited && w.status === 'settled' ? { ...w, waitedMs: Math.round(performance.now() - t2), ...(waited.transition ? { transition: waited.transition } : {}) } : w;
       if (w.status === 'settled') await streamQuiet(eyes, quietMs, deadline);
       return (await u.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {})).read;
@@ -272,5 +273,16 @@ export async function streamQuiet(eyes: Eyes, quietMs: number, deadline: number)
 }
 
 const STREAM_GAP_MS = 100;
+
+/**
+ * "Nothing changed" is checked with the device before it is believed: a frame stream starved under
+ * load looks exactly like a screen that did not react. When a probe finds the screen changed, the
+ * probe is taken in as motion and the wait runs again from the same mark.
+ */
+async function doubtNoChange(eyes: Eyes, w: Awaited<ReturnType<Eyes['wait']>>, again: () => ReturnType<Eyes['wait']>): Promise<Awaited<ReturnType<Eyes['wait']>>> {
+  if (w.status !== 'no-change' || (await eyes.confirmStill())) return w;
+  const second = await again();
+  return { ...second, waitedMs: w.waitedMs + second.waitedMs };
+}
 /** How long a screen must rest on the predicted destination's remembered pixels to have arrived. */
 const ARRIVAL_QUIET_MS = 100;

@@ -176,12 +176,16 @@ export class StepRunner {
 
   /** After a wait on a step whose input was played: did it come good late? It is never played again. */
   private async lookAgain(ctx: Ctx, step: Step, failed: Failed): Promise<Attempt> {
+    // A stream starved under load can sit on an old frame: draw the screen now before judging.
+    const eyes = this.actor.eyesOf(ctx.localId);
+    if (!(await eyes.confirmStill())) await this.settle(ctx, step.timeoutMs ?? WAIT_DEFAULT_MS);
     const now = await this.read(ctx);
     const before = failed.result?.evidence.before.id;
     const expected = step.expect?.to ?? failed.result?.evidence.predicted?.id;
     const settled = this.actor.eyesOf(ctx.localId).activity.isSettled();
     const moved = before !== undefined && now.identified.node.id !== before;
     if (failed.code === 'timeout' && settled && (!expected || now.identified.node.id === expected)) return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `settled late on screen ${describe(now)}`, ...(failed.result ? { result: failed.result } : {}) };
+    if (failed.code === 'no-visible-change' && !moved && changedLate(failed.result, now)) return { ok: true, verdict: 'ok', detail: 'the element changed state late, on the same screen', ...(failed.result ? { result: failed.result } : {}) };
     if (failed.code === 'no-visible-change' && moved) {
       if (expected && now.identified.node.id !== expected) return { ok: false, verdict: 'unexpected-screen', detail: 'changed late, to another screen', failed: { ...failed, code: 'unexpected-screen', message: `changed late, to screen ${describe(now)}, not ${expected}`, expected } };
       return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `changed late, to screen ${describe(now)}` };
@@ -296,6 +300,17 @@ export class StepRunner {
   private async read(ctx: Ctx): Promise<Read> {
     return (await this.actor.understanding.current(ctx.localId, ctx.epoch, ctx.team)).read;
   }
+}
+
+/** The acted element, found again on the screen now, in another state or holding another value. */
+function changedLate(result: Schemas['ActionResult'] | undefined, now: Read): boolean {
+  const t = result?.target;
+  if (!t) return false;
+  const el = now.reading.elements.find((e) => (t.id ? e.id === t.id : e.role === t.role && e.label === t.label));
+  if (!el) return false;
+  const a = result.evidence.stateBefore ?? {};
+  const b = el.states;
+  return (a.checked ?? false) !== (b.checked ?? false) || (a.selected ?? false) !== (b.selected ?? false) || (a.expanded ?? false) !== (b.expanded ?? false) || (t.value ?? null) !== (el.value ?? null);
 }
 
 function fail(code: Code, message: string, hint: string, touched: boolean, extra: Partial<Failed> = {}): Attempt {
