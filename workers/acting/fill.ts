@@ -52,16 +52,29 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
       typed = true;
     }
     if (typed) read = await ctx.settledRead();
-    // Read back what the screen shows now: only a field holding its value counts.
-    for (const [target, f] of [...pending]) {
-      const i = fieldIndex(read, target);
-      if (i === null) continue;
-      const shown = shownValue(read.reading.elements[i]!);
-      if (matches(shown, f.value)) {
-        filled.push(target);
-        pending.delete(target);
-        problems.delete(target);
-      } else problems.set(target, `${target}: typed ${JSON.stringify(f.value)}, the field shows ${JSON.stringify(shown)}`);
+    // Read back what the screen shows now: only a field holding its value counts. A field that shows
+    // something else is looked at again on a fresh read (a busy host draws late), entered once more
+    // from what that read shows if it still differs (a keystroke lost), and reported if it then does.
+    for (let pass = 0; pass < 3; pass++) {
+      let again = false;
+      for (const [target, f] of [...pending]) {
+        const i = fieldIndex(read, target);
+        if (i === null) continue;
+        const el = read.reading.elements[i]!;
+        const shown = shownValue(el);
+        if (matches(shown, f.value)) {
+          filled.push(target);
+          pending.delete(target);
+          problems.delete(target);
+          continue;
+        }
+        problems.set(target, `${target}: typed ${JSON.stringify(f.value)}, the field shows ${JSON.stringify(shown)}`);
+        if (pass === 1) await enter(ctx.device, el, f.value);
+        again = pass < 2;
+      }
+      if (!again) break;
+      if (pass === 0) await ctx.eyes.confirmStill();
+      read = await ctx.settledRead();
     }
     if (!pending.size || viewports >= MAX_VIEWPORTS) break;
     const step = await scrollBy(ctx.device, read, 'down', viewportStep(read), ctx.settledRead);
