@@ -20,6 +20,7 @@ import { startLivenessSweep } from './domain/liveness.js';
 import { SessionEvents } from './domain/sessions/events.js';
 import { DeviceLifecycle } from './domain/sessions/lifecycle.js';
 import { SessionPerception } from './domain/sessions/perception.js';
+import { DeviceTaps } from './domain/streams/device-tap.js';
 import { Acting } from './domain/flows/acting.js';
 import { FlowService } from './domain/flows/service.js';
 import { Placer } from './domain/sessions/placer.js';
@@ -155,6 +156,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         acting,
         memory: new MemoryService(db),
         events,
+        taps: new DeviceTaps(perception, logger.child({ component: 'streams' })),
         logger,
         readiness: () => checkReadiness(db, migrations, !closing),
       },

@@ -18,6 +18,8 @@ const schema = {
     SIMFLEET_FRAME_RETENTION_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 60000 },
     SIMFLEET_FRAME_BUDGET_BYTES: { type: 'integer', minimum: 1048576, maximum: 4294967296, default: 67108864 },
     SIMFLEET_QUIET_MS: { type: 'integer', minimum: 50, maximum: 5000, default: 250 },
+    SIMFLEET_EVENT_LOG_EVENTS: { type: 'integer', minimum: 1, maximum: 100000, default: 2000 },
+    SIMFLEET_EVENT_LOG_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 },
     SIMFLEET_FAKE_OPERATION_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 5 },
     SIMFLEET_DEVICE_OP_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
     SIMFLEET_RECONNECT_MIN_MS: { type: 'integer', minimum: 10, maximum: 600000, default: 500 },
@@ -42,6 +44,8 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'frame-retention-ms': 'SIMFLEET_FRAME_RETENTION_MS',
   'frame-budget-bytes': 'SIMFLEET_FRAME_BUDGET_BYTES',
   'quiet-ms': 'SIMFLEET_QUIET_MS',
+  'event-log-events': 'SIMFLEET_EVENT_LOG_EVENTS',
+  'event-log-ms': 'SIMFLEET_EVENT_LOG_MS',
   'fake-operation-ms': 'SIMFLEET_FAKE_OPERATION_MS',
   'device-op-timeout-ms': 'SIMFLEET_DEVICE_OP_TIMEOUT_MS',
   'reconnect-min-ms': 'SIMFLEET_RECONNECT_MIN_MS',
@@ -63,6 +67,9 @@ export interface WorkerConfig {
   frameRetentionMs: number;
   frameBudgetBytes: number;
   quietMs: number;
+  /** Device events kept per lease for streams to resume from, at most this many and this long. */
+  eventLogEvents: number;
+  eventLogMs: number;
   deviceOpTimeoutMs: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
@@ -112,6 +119,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     frameRetentionMs: raw.SIMFLEET_FRAME_RETENTION_MS as number,
     frameBudgetBytes: raw.SIMFLEET_FRAME_BUDGET_BYTES as number,
     quietMs: raw.SIMFLEET_QUIET_MS as number,
+    eventLogEvents: raw.SIMFLEET_EVENT_LOG_EVENTS as number,
+    eventLogMs: raw.SIMFLEET_EVENT_LOG_MS as number,
     fakeOperationMs: raw.SIMFLEET_FAKE_OPERATION_MS as number,
     deviceOpTimeoutMs: raw.SIMFLEET_DEVICE_OP_TIMEOUT_MS as number,
     reconnectMinMs: raw.SIMFLEET_RECONNECT_MIN_MS as number,

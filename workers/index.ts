@@ -17,7 +17,9 @@ import { Actor } from './acting/act.js';
 import { StepRunner } from './acting/runner.js';
 import { look } from './perception/look.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
-import { Understanding } from './understanding/service.js';
+import { identity as screenIdentity, Understanding } from './understanding/service.js';
+import { Feeds } from './streams/feeds.js';
+import { FEED_DEFAULTS } from './streams/feed.js';
 import { createWorkerLogger } from './log.js';
 
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
@@ -67,12 +69,28 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     logger.child({ component: 'acting' }),
   );
   const runner = new StepRunner(actor);
+  const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
+  // Every leased device keeps an event log the gateway streams to watchers.
+  const feeds = new Feeds(
+    {
+      eyesOf: (localId) => perception.eyesOf(localId),
+      leaseOf: (localId) => leases.leaseOf(localId),
+      readScreen: (localId, epoch, team) => understanding.current(localId, epoch, team),
+    },
+    logger.child({ component: 'streams' }),
+    { ...FEED_DEFAULTS, maxEvents: config.eventLogEvents, maxAgeMs: config.eventLogMs },
+  );
+  understanding.onRead = (localId, epoch, read) => feeds.noteScreen(localId, epoch, screenIdentity(read), read.source, read.reading.elements.length);
+  actor.seen = {
+    action: (localId, epoch, result) => feeds.noteAction(localId, epoch, result),
+    escalation: (localId, epoch, e) => feeds.noteEscalation(localId, epoch, e),
+  };
   inventory.onDevices = (devices) => {
     perception.watch(devices);
     understanding.watch(devices);
+    feeds.watch(devices);
   };
   await inventory.start();
-  const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
   inventory.leaseOf = (localId) => leases.leaseOf(localId);
   const link = new GatewayLink({
     dial,
@@ -86,6 +104,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
       if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
       if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
+      if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
       if (cmd.method === 'steps.run') return runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
@@ -112,6 +131,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
         await sync.drain(5000);
         sync.stop();
         await link.stop();
+        feeds.close();
         perception.close();
         await inventory.close();
         logger.info('worker stopped');

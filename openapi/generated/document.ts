@@ -800,7 +800,7 @@ const document: Record<string, unknown> = {
           "sessions"
         ],
         "summary": "The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.",
-        "description": "Authenticate with `Authorization: Bearer`, or (browsers, which cannot set headers on a\nWebSocket) with `?ticket=` from POST /v1/tickets: short-lived and single-use, never the\ntoken itself. The first event is the session as it is; then a\n`session` event on every state change and an `expiring` event before an idle or TTL expiry.\nEvery event has a per-session `seq` that only increases. The stream ends after the session\ndoes (close 1000). Another team's session answers 404 at the upgrade.\n",
+        "description": "Authenticate with `Authorization: Bearer`, or (browsers, which cannot set headers on a\nWebSocket) with `?ticket=` from POST /v1/tickets: short-lived and single-use, never the\ntoken itself. The first event is the session as it is; then a `session` event on every state\nchange, an `expiring` event before an idle or TTL expiry, and, once the session has a device,\nwhat the device's eyes and hands saw: `frame-change`, `settled`, `motion`, `screen`,\n`action` and `escalation` (see SessionEvent).\n\nEvery event has a `seq` that only increases on a connection; it is a cursor. Reconnect with\n`?since=SEQ` (the last seq you received) and the stream sends what you missed, in order,\nwithout repeats: the session's current state if it changed, and every device event kept\nsince (the worker keeps the last 2000 or five minutes of them). Asking for more than is\nkept sends a `gap` event first, saying how many were lost. Session changes are state, not\nhistory: a resumed stream gets the newest `session` event, not each one in between.\n\nA `frame-change` says what changed since the previous `frame-change` this connection\nreceived (its `since` frame): each subscriber keeps its own baseline. A subscriber that\nreads slowly gets its frame-changes merged (`coalesced` counts them; regions are their\nunion, `fraction` the largest); one whose backlog passes the hard limit is closed with\n4008 SLOW_CONSUMER and may resume with `since`. Nothing a slow reader does delays the\ndevice or other subscribers. The stream ends after the session does (close 1000). Another\nteam's session answers 404 at the upgrade.\n",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -812,11 +812,17 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/parameters/Ticket"
+          },
+          {
+            "$ref": "#/components/parameters/Since"
           }
         ],
         "x-websocket": {
           "serverMessages": {
             "$ref": "#/components/schemas/SessionEvent"
+          },
+          "closeCodes": {
+            "$ref": "#/components/schemas/StreamCloseCode"
           }
         },
         "responses": {
@@ -2614,6 +2620,17 @@ const document: Record<string, unknown> = {
           "pattern": "^tk_[A-Za-z0-9_-]{20,64}$"
         }
       },
+      "Since": {
+        "name": "since",
+        "in": "query",
+        "required": false,
+        "description": "resume an event stream after this seq (the last one received): what was missed is sent first",
+        "schema": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 9007199254740991
+        }
+      },
       "IdempotencyKey": {
         "name": "Idempotency-Key",
         "in": "header",
@@ -3665,6 +3682,398 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "FrameStamp": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a frame of the device's stream, by its number and when it arrived",
+        "required": [
+          "seq",
+          "at"
+        ],
+        "properties": {
+          "seq": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "FrameChangeEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the screen changed; regions and fraction are measured against the `since` frame, the one the previous frame-change to this subscriber showed",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "frame",
+          "since",
+          "fraction",
+          "regions",
+          "coalesced"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "frame-change"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "frame": {
+            "$ref": "#/components/schemas/FrameStamp"
+          },
+          "since": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the frame compared with"
+          },
+          "fraction": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "description": "share of the screen's cells that changed, outside ignorable regions"
+          },
+          "regions": {
+            "type": "array",
+            "maxItems": 16,
+            "items": {
+              "$ref": "#/components/schemas/Box"
+            }
+          },
+          "coalesced": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "how many frame-changes this one stands for (more than 1 for a reader that fell behind)"
+          }
+        }
+      },
+      "SettledEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the screen came to rest (still for the quiet window, confirmed with the device)",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "frame"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "settled"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "frame": {
+            "$ref": "#/components/schemas/FrameStamp"
+          }
+        }
+      },
+      "MotionEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what moved between two settled frames (push, pop, scroll, a sheet, an alert...)",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "from",
+          "to",
+          "transition"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "motion"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "from": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the settled frame it started from"
+          },
+          "to": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the settled frame it ended on"
+          },
+          "transition": {
+            "$ref": "#/components/schemas/Transition"
+          }
+        }
+      },
+      "ScreenEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the device shows another screen than the last one this stream named (read on settle while someone watches, and on every read an action or a client makes)",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "screen",
+          "source",
+          "elements"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "screen"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "screen": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "tree",
+              "memory"
+            ]
+          },
+          "elements": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "ActionEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "an action was carried out on the device, with its verdict and the evidence for it",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "action",
+          "target",
+          "verdict",
+          "reason",
+          "before",
+          "after",
+          "changed",
+          "totalMs"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "action"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "action": {
+            "$ref": "#/components/schemas/ActionKind"
+          },
+          "target": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "the element's label (or role) as it was before the action"
+          },
+          "verdict": {
+            "$ref": "#/components/schemas/Verdict"
+          },
+          "reason": {
+            "type": "string"
+          },
+          "before": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "after": {
+            "$ref": "#/components/schemas/ScreenIdentity"
+          },
+          "changed": {
+            "type": "string",
+            "enum": [
+              "yes",
+              "no",
+              "unknown"
+            ]
+          },
+          "transition": {
+            "$ref": "#/components/schemas/TransitionKind"
+          },
+          "totalMs": {
+            "type": "number",
+            "minimum": 0
+          }
+        }
+      },
+      "EscalationEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "simfleet could not vouch for what it saw and says so (the escalation contract)",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "reason",
+          "screen",
+          "action",
+          "costMs"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "escalation"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "reason": {
+            "$ref": "#/components/schemas/EscalationReason"
+          },
+          "screen": {
+            "type": "string"
+          },
+          "action": {
+            "$ref": "#/components/schemas/ActionKind"
+          },
+          "costMs": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "GapEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a resumed stream asked for events no longer kept; `missed` of them are lost (at most; coalesced frame-changes count once each)",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "missed",
+          "oldest"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "gap"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "missed": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "oldest": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "the seq of the oldest event still kept"
+          }
+        }
+      },
+      "DeviceEvent": {
+        "type": "object",
+        "description": "an event a worker records about a leased device; its seq counts the lease's events from 1",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/FrameChangeEvent"
+          },
+          {
+            "$ref": "#/components/schemas/SettledEvent"
+          },
+          {
+            "$ref": "#/components/schemas/MotionEvent"
+          },
+          {
+            "$ref": "#/components/schemas/ScreenEvent"
+          },
+          {
+            "$ref": "#/components/schemas/ActionEvent"
+          },
+          {
+            "$ref": "#/components/schemas/EscalationEvent"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "type",
+          "mapping": {
+            "frame-change": "#/components/schemas/FrameChangeEvent",
+            "settled": "#/components/schemas/SettledEvent",
+            "motion": "#/components/schemas/MotionEvent",
+            "screen": "#/components/schemas/ScreenEvent",
+            "action": "#/components/schemas/ActionEvent",
+            "escalation": "#/components/schemas/EscalationEvent"
+          }
+        }
+      },
+      "DeviceEvents": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the answer to events.read: the lease's device events after `after`, oldest first",
+        "required": [
+          "events",
+          "oldest",
+          "last"
+        ],
+        "properties": {
+          "events": {
+            "type": "array",
+            "maxItems": 2000,
+            "items": {
+              "$ref": "#/components/schemas/DeviceEvent"
+            }
+          },
+          "oldest": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the seq of the oldest event kept (last + 1 when none is kept)"
+          },
+          "last": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "the seq of the newest event recorded (0 before the first)"
+          }
+        }
+      },
       "SessionEvent": {
         "type": "object",
         "description": "what /v1/sessions/{id}/events sends",
@@ -3674,15 +4083,53 @@ const document: Record<string, unknown> = {
           },
           {
             "$ref": "#/components/schemas/SessionExpiringEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FrameChangeEvent"
+          },
+          {
+            "$ref": "#/components/schemas/SettledEvent"
+          },
+          {
+            "$ref": "#/components/schemas/MotionEvent"
+          },
+          {
+            "$ref": "#/components/schemas/ScreenEvent"
+          },
+          {
+            "$ref": "#/components/schemas/ActionEvent"
+          },
+          {
+            "$ref": "#/components/schemas/EscalationEvent"
+          },
+          {
+            "$ref": "#/components/schemas/GapEvent"
           }
         ],
         "discriminator": {
           "propertyName": "type",
           "mapping": {
             "session": "#/components/schemas/SessionStateEvent",
-            "expiring": "#/components/schemas/SessionExpiringEvent"
+            "expiring": "#/components/schemas/SessionExpiringEvent",
+            "frame-change": "#/components/schemas/FrameChangeEvent",
+            "settled": "#/components/schemas/SettledEvent",
+            "motion": "#/components/schemas/MotionEvent",
+            "screen": "#/components/schemas/ScreenEvent",
+            "action": "#/components/schemas/ActionEvent",
+            "escalation": "#/components/schemas/EscalationEvent",
+            "gap": "#/components/schemas/GapEvent"
           }
         }
+      },
+      "StreamCloseCode": {
+        "type": "integer",
+        "description": "Close codes on the event and screen streams; the close reason is a word saying why.\n1000 the session ended (SESSION_ENDED); 1001 the gateway is shutting down (SHUTTING_DOWN);\n1011 the stream failed inside the gateway (INTERNAL; resume with since);\n4008 the subscriber read too slowly and its backlog passed the hard limit (SLOW_CONSUMER;\nresume with since).\n",
+        "enum": [
+          1000,
+          1001,
+          1011,
+          4008
+        ]
       },
       "ActionKind": {
         "type": "string",
@@ -6203,7 +6650,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 6,
+        "const": 7,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -7046,7 +7493,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage.\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;\nevents.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`\nare kept, else at the first new one or after waitMs with none).\n",
         "required": [
           "type",
           "id",
@@ -7080,7 +7527,8 @@ const document: Record<string, unknown> = {
               "screen.locate",
               "screen.look",
               "action.run",
-              "steps.run"
+              "steps.run",
+              "events.read"
             ]
           },
           "team": {

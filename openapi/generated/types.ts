@@ -258,10 +258,25 @@ export type paths = {
          * The session's event stream (WebSocket). Watching by its team's agents or an admin counts as activity; a viewer's does not.
          * @description Authenticate with `Authorization: Bearer`, or (browsers, which cannot set headers on a
          *     WebSocket) with `?ticket=` from POST /v1/tickets: short-lived and single-use, never the
-         *     token itself. The first event is the session as it is; then a
-         *     `session` event on every state change and an `expiring` event before an idle or TTL expiry.
-         *     Every event has a per-session `seq` that only increases. The stream ends after the session
-         *     does (close 1000). Another team's session answers 404 at the upgrade.
+         *     token itself. The first event is the session as it is; then a `session` event on every state
+         *     change, an `expiring` event before an idle or TTL expiry, and, once the session has a device,
+         *     what the device's eyes and hands saw: `frame-change`, `settled`, `motion`, `screen`,
+         *     `action` and `escalation` (see SessionEvent).
+         *
+         *     Every event has a `seq` that only increases on a connection; it is a cursor. Reconnect with
+         *     `?since=SEQ` (the last seq you received) and the stream sends what you missed, in order,
+         *     without repeats: the session's current state if it changed, and every device event kept
+         *     since (the worker keeps the last 2000 or five minutes of them). Asking for more than is
+         *     kept sends a `gap` event first, saying how many were lost. Session changes are state, not
+         *     history: a resumed stream gets the newest `session` event, not each one in between.
+         *
+         *     A `frame-change` says what changed since the previous `frame-change` this connection
+         *     received (its `since` frame): each subscriber keeps its own baseline. A subscriber that
+         *     reads slowly gets its frame-changes merged (`coalesced` counts them; regions are their
+         *     union, `fraction` the largest); one whose backlog passes the hard limit is closed with
+         *     4008 SLOW_CONSUMER and may resume with `since`. Nothing a slow reader does delays the
+         *     device or other subscribers. The stream ends after the session does (close 1000). Another
+         *     team's session answers 404 at the upgrade.
          */
         get: operations["watchSession"];
         put?: never;
@@ -1117,8 +1132,146 @@ export type components = {
             /** Format: date-time */
             deadline: string;
         };
+        /** @description a frame of the device's stream, by its number and when it arrived */
+        FrameStamp: {
+            seq: number;
+            /** Format: date-time */
+            at: string;
+        };
+        /** @description the screen changed; regions and fraction are measured against the `since` frame, the one the previous frame-change to this subscriber showed */
+        FrameChangeEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "frame-change";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            frame: components["schemas"]["FrameStamp"];
+            /** @description the frame compared with */
+            since: number;
+            /** @description share of the screen's cells that changed, outside ignorable regions */
+            fraction: number;
+            regions: components["schemas"]["Box"][];
+            /** @description how many frame-changes this one stands for (more than 1 for a reader that fell behind) */
+            coalesced: number;
+        };
+        /** @description the screen came to rest (still for the quiet window, confirmed with the device) */
+        SettledEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "settled";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            frame: components["schemas"]["FrameStamp"];
+        };
+        /** @description what moved between two settled frames (push, pop, scroll, a sheet, an alert...) */
+        MotionEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "motion";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            /** @description the settled frame it started from */
+            from: number;
+            /** @description the settled frame it ended on */
+            to: number;
+            transition: components["schemas"]["Transition"];
+        };
+        /** @description the device shows another screen than the last one this stream named (read on settle while someone watches, and on every read an action or a client makes) */
+        ScreenEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "screen";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            screen: components["schemas"]["ScreenIdentity"];
+            /** @enum {string} */
+            source: "tree" | "memory";
+            elements: number;
+        };
+        /** @description an action was carried out on the device, with its verdict and the evidence for it */
+        ActionEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "action";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            action: components["schemas"]["ActionKind"];
+            /** @description the element's label (or role) as it was before the action */
+            target: string | null;
+            verdict: components["schemas"]["Verdict"];
+            reason: string;
+            before: components["schemas"]["ScreenIdentity"];
+            after: components["schemas"]["ScreenIdentity"];
+            /** @enum {string} */
+            changed: "yes" | "no" | "unknown";
+            transition?: components["schemas"]["TransitionKind"];
+            totalMs: number;
+        };
+        /** @description simfleet could not vouch for what it saw and says so (the escalation contract) */
+        EscalationEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "escalation";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            reason: components["schemas"]["EscalationReason"];
+            screen: string;
+            action: components["schemas"]["ActionKind"];
+            costMs: number;
+        };
+        /** @description a resumed stream asked for events no longer kept; `missed` of them are lost (at most; coalesced frame-changes count once each) */
+        GapEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "gap";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            missed: number;
+            /** @description the seq of the oldest event still kept */
+            oldest: number;
+        };
+        /** @description an event a worker records about a leased device; its seq counts the lease's events from 1 */
+        DeviceEvent: components["schemas"]["FrameChangeEvent"] | components["schemas"]["SettledEvent"] | components["schemas"]["MotionEvent"] | components["schemas"]["ScreenEvent"] | components["schemas"]["ActionEvent"] | components["schemas"]["EscalationEvent"];
+        /** @description the answer to events.read: the lease's device events after `after`, oldest first */
+        DeviceEvents: {
+            events: components["schemas"]["DeviceEvent"][];
+            /** @description the seq of the oldest event kept (last + 1 when none is kept) */
+            oldest: number;
+            /** @description the seq of the newest event recorded (0 before the first) */
+            last: number;
+        };
         /** @description what /v1/sessions/{id}/events sends */
-        SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"];
+        SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"] | components["schemas"]["FrameChangeEvent"] | components["schemas"]["SettledEvent"] | components["schemas"]["MotionEvent"] | components["schemas"]["ScreenEvent"] | components["schemas"]["ActionEvent"] | components["schemas"]["EscalationEvent"] | components["schemas"]["GapEvent"];
+        /**
+         * @description Close codes on the event and screen streams; the close reason is a word saying why.
+         *     1000 the session ended (SESSION_ENDED); 1001 the gateway is shutting down (SHUTTING_DOWN);
+         *     1011 the stream failed inside the gateway (INTERNAL; resume with since);
+         *     4008 the subscriber read too slowly and its backlog passed the hard limit (SLOW_CONSUMER;
+         *     resume with since).
+         * @enum {integer}
+         */
+        StreamCloseCode: 1000 | 1001 | 1011 | 4008;
         /**
          * @description what a step does to the device. Gestures take a `target`; `type` types into the target (tapped
          *     first) or the focused field; `clear` empties the target or focused field (or `count` characters);
@@ -1761,7 +1914,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 6;
+        ProtocolVersion: 7;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -2024,7 +2177,9 @@ export type components = {
          *     STALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;
          *     perception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;
          *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →
-         *     ActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage.
+         *     ActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;
+         *     events.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`
+         *     are kept, else at the first new one or after waitMs with none).
          */
         GatewayCall: {
             /**
@@ -2036,7 +2191,7 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read";
             /** @description the session's team: memory is per team and app */
             team?: string;
             params: {
@@ -2118,6 +2273,8 @@ export type components = {
         DeviceId: components["schemas"]["DeviceIdString"];
         /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
         Ticket: string;
+        /** @description resume an event stream after this seq (the last one received): what was missed is sent first */
+        Since: number;
         /** @description a retried request with the same key and body is answered from the first run (kept 24 h); the same key with another body is refused */
         IdempotencyKey: string;
         SessionId: string;
@@ -2608,6 +2765,8 @@ export interface operations {
             query?: {
                 /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
                 ticket?: components["parameters"]["Ticket"];
+                /** @description resume an event stream after this seq (the last one received): what was missed is sent first */
+                since?: components["parameters"]["Since"];
             };
             header?: never;
             path: {

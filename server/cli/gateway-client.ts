@@ -13,6 +13,7 @@ export class GatewayError extends Error {
     readonly code: string,
     message: string,
     readonly hint: string | undefined,
+    readonly details: Record<string, unknown> | undefined = undefined,
   ) {
     super(message);
   }
@@ -33,6 +34,6 @@ export async function call<T>(s: ClientSettings, method: string, path: string, b
     throw new GatewayError(0, 'UNREACHABLE', `cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`, 'is it running? --gateway or SIMFLEET_GATEWAY_URL names it');
   });
   const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
-  if (!res.ok) throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint);
+  if (!res.ok) throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint, json.error?.details);
   return json as T;
 }

@@ -33,7 +33,9 @@ usage: simfleet <command> [flags]
              (-e KEY=VAL sets a flow variable; --token T or SIMFLEET_TOKEN for run)
   replay     NAME --session ID [--app A] [--from N --plan-digest D] [--junit FILE]:
              replay a saved flow; stops before a wrong touch with a divergence report
-${AGENT_HELP}
+${AGENT_HELP}  mcp        an MCP server on stdio for AI agents, driving devices through the gateway
+             (SIMFLEET_URL, SIMFLEET_TOKEN; SIMFLEET_SESSION as the default session)
+
 Every setting is an environment variable and a flag (SIMFLEET_DATA_DIR = --data-dir);
 see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration,
 3 refused (nothing matched, two things did, a stale ref, a destructive step, another plan).
@@ -93,6 +95,10 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await runReplay(positionals[0]!, needClient(flags), { session: flags.session, junit: flags.junit, env: {}, out: (t) => void process.stdout.write(t), ...(flags.app ? { app: flags.app } : {}), ...(from !== undefined ? { from } : {}), ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}) });
       return;
     }
+    case 'mcp':
+      // Loaded only here: no other command needs the MCP SDK.
+      parseFlags(rest, []);
+      return (await import('./mcp.js')).runMcp(process.env);
     case '--version':
     case 'version':
       process.stdout.write(`${version}\n`);

@@ -19,6 +19,10 @@ export interface GatewayMetrics {
   perceptionAnswers: Counter<'method' | 'outcome'>;
   escalations: Counter<'reason'>;
   memoryWrites: Counter<'outcome'>;
+  streamSubscribers: Gauge<'stream'>;
+  streamEvents: Counter<'stream'>;
+  streamCutOffs: Counter<'stream' | 'reason'>;
+  streamCoalesced: Counter;
 }
 
 const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
@@ -139,7 +143,16 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['outcome'],
     registers: [registry],
   });
-  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites };
+  const streamSubscribers = new Gauge({ name: 'simfleet_stream_subscribers', help: 'Event and screen stream subscribers connected to this gateway, by stream', labelNames: ['stream'], registers: [registry] });
+  const streamEvents = new Counter({ name: 'simfleet_stream_events_total', help: 'Events handed to stream subscribers on this gateway, by stream', labelNames: ['stream'], registers: [registry] });
+  const streamCutOffs = new Counter({
+    name: 'simfleet_stream_cutoffs_total',
+    help: 'Stream subscribers this gateway closed for not keeping up: backlog (over the hard limit) or unanswered (no pong)',
+    labelNames: ['stream', 'reason'],
+    registers: [registry],
+  });
+  const streamCoalesced = new Counter({ name: 'simfleet_stream_coalesced_total', help: "Frame-changes merged into a later one for a subscriber that fell behind", registers: [registry] });
+  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

@@ -4,6 +4,7 @@ import type { Schemas } from '../../openapi/contract.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { SessionEvents } from '../domain/sessions/events.js';
+import type { DeviceTaps } from '../domain/streams/device-tap.js';
 import type { Acting } from '../domain/flows/acting.js';
 import type { FlowService } from '../domain/flows/service.js';
 import type { SessionPerception } from '../domain/sessions/perception.js';
@@ -25,6 +26,7 @@ export interface GatewayServices {
   acting: Acting;
   memory: MemoryService;
   events: SessionEvents;
+  taps: DeviceTaps;
   logger: Logger;
   metrics: GatewayMetrics;
   readiness(): Promise<Schemas['Readiness']>;

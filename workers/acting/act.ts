@@ -39,7 +39,15 @@ export interface ActOptions {
   expectTo?: string;
 }
 
+/** Who is told of every action and escalation (the device's event log, streams/feeds.ts). */
+export interface ActionWitness {
+  action(localId: string, epoch: number, result: Schemas['ActionResult']): void;
+  escalation(localId: string, epoch: number, e: { reason: EscalationReason; screen: string; action: Schemas['ActionKind']; costMs: number }): void;
+}
+
 export class Actor {
+  seen: ActionWitness | undefined;
+
   constructor(
     readonly understanding: Understanding,
     readonly backendOf: (localId: string) => DeviceBackend,
@@ -70,7 +78,7 @@ export class Actor {
         index = r.index;
         point = r.point;
       } catch (err) {
-        this.unresolved(localId, err, before, req, t0);
+        this.unresolved(localId, epoch, err, before, req, t0);
         throw err;
       }
     }
@@ -172,7 +180,7 @@ export class Actor {
     if (escalation) this.logEscalation(localId, escalation);
     this.logger.info({ localId, action: key ?? kind, verdict: outcome.verdict, reason: outcome.reason, before: evidence.before.id, after: evidence.after.id, predicted: evidence.predicted?.id ?? null }, 'action verdict');
     const acted = found !== null ? { read: after, index: found } : el ? { read: before, index: index! } : null;
-    return {
+    const result: Schemas['ActionResult'] = {
       action: kind,
       app: device.foreground(),
       target: acted ? u.elementJson(acted.read, acted.index) : null,
@@ -189,13 +197,16 @@ export class Actor {
       timings: { resolveMs: ms(t1 - t0), touchMs: ms(t2 - t1), settleMs: ms(t3 - t2), readMs: ms(t4 - t3), totalMs: ms(t4 - t0) },
       treeReads: { action: u.treeReads(localId, epoch) - readsBefore, session: u.treeReads(localId, epoch) },
     };
+    this.seen?.action(localId, epoch, result);
+    return result;
   }
 
   /** A target nothing (or several things) matched is an intent simfleet could not resolve: recorded. */
-  private unresolved(localId: string, err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
+  private unresolved(localId: string, epoch: number, err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
     if (!(err instanceof DeviceError) || (err.code !== 'NO_MATCH' && err.code !== 'AMBIGUOUS')) return;
     const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}) }, costMs: Math.round(performance.now() - t0) });
     this.logEscalation(localId, e);
+    this.seen?.escalation(localId, epoch, { reason: e.reason, screen: e.screen, action: req.action, costMs: e.costMs });
   }
 
   logEscalation(localId: string, e: Escalation): void {

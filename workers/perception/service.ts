@@ -11,7 +11,7 @@ export type CallMethod = Extract<Schemas['GatewayCall']['method'], `perception.$
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const frameRef = (f: FrameRef | null): Schemas['FrameRef'] | null => (f ? { seq: f.seq, at: iso(f.wallAt), ageMs: f.ageMs } : null);
-const transition = (t: Transition & { settledWallAt?: number }): Schemas['Transition'] => ({
+export const transitionJson = (t: Transition & { settledWallAt?: number }): Schemas['Transition'] => ({
   kind: t.kind,
   confidence: t.confidence,
   evidence: t.evidence,
@@ -66,7 +66,7 @@ export class Perception {
           regions: c.regions,
           ignored: c.ignored,
           settled: c.settled,
-          transition: c.transition ? transition(c.transition) : null,
+          transition: c.transition ? transitionJson(c.transition) : null,
           framesSince: c.framesSince,
           frame: frameRef(c.frame),
         } satisfies Schemas['Changes'];
@@ -88,7 +88,7 @@ export class Perception {
           waitedMs: r.waitedMs,
           frame: frameRef(r.frame),
           ...(r.movingRegion ? { movingRegion: r.movingRegion } : {}),
-          ...(r.transition ? { transition: transition(r.transition) } : {}),
+          ...(r.transition ? { transition: transitionJson(r.transition) } : {}),
         } satisfies Schemas['WaitResult'];
       }
     }

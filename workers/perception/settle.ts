@@ -7,6 +7,7 @@
 // The tracker also follows the stream on its own: each time the screen settles after a change it
 // classifies the transition from the previous settled frame (motion.ts), so "what happened" is
 // known before anyone asks.
+import { EventEmitter } from 'node:events';
 import { CELL, diff, mergeBoxes, toPoints, union, type Box, type FrameAnalysis } from './analysis.js';
 import type { FrameStore } from './frame-store.js';
 import { classify, type Transition } from './motion.js';
@@ -90,6 +91,8 @@ export class Activity {
   private readonly transitions: RecordedTransition[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<() => void>();
+  /** Settles and classified transitions as they happen, for the event stream (streams/feed.ts). */
+  readonly happenings = new EventEmitter<{ frame: [frame: FrameAnalysis]; settled: [frame: FrameAnalysis]; transition: [t: RecordedTransition] }>();
   private classified: { from: number; to: number; transition: Promise<Transition> } | undefined;
   /** How long each classification took to finish, slices and yields included (ms, the last 200). */
   readonly classifyMs: number[] = [];
@@ -130,6 +133,7 @@ export class Activity {
     }
     this.scheduleCheck();
     for (const l of this.listeners) l();
+    this.happenings.emit('frame', cur);
   }
 
   /** Still for the quiet window now (nothing non-ignorable moved within it). */
@@ -170,6 +174,7 @@ export class Activity {
   stop(): void {
     clearTimeout(this.timer);
     this.listeners.clear();
+    this.happenings.removeAllListeners();
   }
 
   private scheduleCheck(): void {
@@ -207,15 +212,18 @@ export class Activity {
       const record = { fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt };
       this.classifyBetween(before, newest).then(
         (t) => {
-          this.transitions.push({ ...t, ...record });
+          const recorded = { ...t, ...record };
+          this.transitions.push(recorded);
           this.transitions.sort((x, y) => x.toSeq - y.toSeq);
           if (this.transitions.length > 100) this.transitions.shift();
           for (const l of this.listeners) l();
+          this.happenings.emit('transition', recorded);
         },
         () => undefined, // a transition that cannot be classified is simply not reported
       );
     }
     for (const l of this.listeners) l();
+    this.happenings.emit('settled', newest);
   }
 
   /**

@@ -58,6 +58,8 @@ export class Understanding {
   private readonly devices = new Map<string, Watched>();
   readonly memories: Memories;
   readonly counts = { treeReads: 0, memoryReads: 0, cached: 0 };
+  /** Told of every fresh read (from the tree or from memory): the event stream names the screen. */
+  onRead: ((localId: string, epoch: number, read: Read) => void) | undefined;
 
   constructor(
     private readonly eyesOf: (localId: string) => Eyes,
@@ -111,10 +113,16 @@ export class Understanding {
         const node = memory.book.node(match.node)!;
         const read: Read = { seq, frameAt: newest.at, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
         d.last = read;
+        this.onRead?.(localId, epoch, read);
         return { read, cached: false };
       }
     }
-    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts).finally(() => (d.reading = undefined));
+    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts)
+      .then((read) => {
+        this.onRead?.(localId, epoch, read);
+        return read;
+      })
+      .finally(() => (d.reading = undefined));
     return { read: await d.reading, cached: false };
   }
 

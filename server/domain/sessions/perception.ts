@@ -25,6 +25,7 @@ const checks = {
   'action.run': schemaValidator<Schemas['ActionResult']>('ActionResult'),
   'steps.run': schemaValidator<Schemas['DoResult']>('DoResult'),
   'screen.look': schemaValidator<Schemas['LookImage']>('LookImage'),
+  'events.read': schemaValidator<Schemas['DeviceEvents']>('DeviceEvents'),
 };
 
 /**
@@ -85,6 +86,21 @@ export class SessionPerception {
   async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {
     const timeoutMs = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
     return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<Schemas['DoResult']>;
+  }
+
+  /**
+   * The device's event log after `after` (streams/device-tap.ts). Not a client's question: the
+   * stream that asks has checked who watches, and reading the log keeps no session alive.
+   */
+  async deviceEvents(row: SessionRow, after: number, waitMs: number): Promise<Schemas['DeviceEvents']> {
+    const { hostId, localId, epoch } = await this.target(row);
+    const value = await this.commands.call(hostId, { localId, epoch, method: 'events.read', params: { after, waitMs }, team: row.team }, waitMs + CALL_TIMEOUT_MS);
+    if (!checks['events.read'](value)) {
+      const { field, reason } = describeValidationError(checks['events.read'].errors);
+      this.logger.error({ field, reason, sessionId: row.id }, 'a worker answered events.read outside the contract');
+      throw new ApiError('INTERNAL', { message: `the worker's device events do not match the contract (${field} ${reason})` });
+    }
+    return value;
   }
 
   private async ask(

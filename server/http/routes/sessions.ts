@@ -6,6 +6,11 @@ import { getSession, type SessionRow } from '../../db/repositories/sessions.js';
 import { principalOf } from '../auth.js';
 import { contractRoute, contractWebSocket } from '../contract-route.js';
 import { presentSession } from '../present.js';
+import { decodeCursor } from '../../domain/streams/cursor.js';
+import { Outbox, OUTBOX_LIMITS } from '../../domain/streams/outbox.js';
+import { SessionStream } from '../../domain/streams/session-stream.js';
+import { ApiError } from '../../errors.js';
+import { keepAlive } from '../keep-alive.js';
 import type { GatewayServices } from '../services.js';
 
 declare module 'fastify' {
@@ -45,53 +50,47 @@ export function sessionRoutes(app: FastifyInstance, s: GatewayServices): void {
     'watchSession',
     // Only someone who may act on the session keeps it alive by watching: a dashboard (viewer) watching
     // every session must not hold every device forever.
-    (socket, req) => watch(s, socket, req.watched!, principalOf(req).role !== 'viewer'),
+    (socket, req) => watch(s, socket, req.watched!, principalOf(req).role !== 'viewer', req.query.since),
     async (req) => {
       req.watched = await s.sessions.get(principalOf(req), req.params.sessionId);
+      const since = req.query.since;
+      if (since !== undefined && decodeCursor(since).s > Number(req.watched.event_seq)) {
+        throw new ApiError('VALIDATION_FAILED', { message: `since=${since} is ahead of this session's stream`, hint: 'pass the seq of the last event you received from this session', details: { field: 'since' } });
+      }
     },
   );
 }
 
-/** The session's event stream: its state now, then every change and expiry warning until it ends. */
-function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow, isActivity: boolean): void {
-  let lastSeq = -1;
-  let ending = false;
-  const send = (event: Schemas['SessionEvent']) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
-  };
-  const sendState = async () => {
-    const row = await getSession(s.db, initial.id);
-    if (!row || Number(row.event_seq) <= lastSeq) return;
-    lastSeq = Number(row.event_seq);
-    send({ type: 'session', seq: lastSeq, at: new Date().toISOString(), session: await presentOne(s, row) });
-    if (row.state === 'ended' && !ending) {
-      ending = true;
-      socket.close(1000, 'SESSION_ENDED');
-    }
-  };
-  const unsubscribe = s.events.subscribe(initial.id, (notice) => {
-    if (notice?.kind === 'expiring' && notice.seq > lastSeq) {
-      lastSeq = notice.seq;
-      send({ type: 'expiring', seq: notice.seq, at: new Date().toISOString(), reason: notice.reason ?? 'idle', deadline: notice.deadline ?? new Date().toISOString() });
-      return;
-    }
-    sendState().catch((err: unknown) => s.logger.warn({ err, sessionId: initial.id }, 'could not send a session event'));
-  });
-  // Watching is activity; a watcher that stops answering pings is dropped so it cannot keep a
-  // session alive after its client has gone.
+/** The session's event stream: its state now, then every change, expiry warning and device event. */
+function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow, isActivity: boolean, since: number | undefined): void {
+  const gauge = s.metrics.streamSubscribers.labels('session');
+  gauge.inc();
+  const out = new Outbox(socket, OUTBOX_LIMITS, () => s.metrics.streamCutOffs.inc({ stream: 'session', reason: 'backlog' }));
+  const stream = new SessionStream(
+    { db: s.db, events: s.events, taps: s.taps, present: (row) => presentOne(s, row), logger: s.logger, onEvent: () => s.metrics.streamEvents.inc({ stream: 'session' }) },
+    initial.id,
+    out,
+    since,
+    since === undefined ? undefined : decodeCursor(since),
+  );
+  // Watching is activity (for the session's own team); a watcher that stops answering pings is cut
+  // off so it can neither keep a session alive nor hold a backlog after its client has gone.
   const everyMs = Math.max(1000, Math.min(15000, (initial.idle_timeout_seconds * 1000) / 3));
-  let answered = true;
-  socket.on('pong', () => (answered = true));
-  const keepAlive = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
-    if (isActivity) void getSession(s.db, initial.id).then((row) => row && s.sessions.touch(row), () => undefined);
-  }, everyMs);
+  const stopPings = keepAlive(
+    socket,
+    everyMs,
+    () => {
+      // The update itself only touches a session that is preparing or ready.
+      if (isActivity) s.sessions.touch({ id: initial.id, state: 'ready' });
+    },
+    () => s.metrics.streamCutOffs.inc({ stream: 'session', reason: 'unanswered' }),
+  );
   socket.on('close', () => {
-    clearInterval(keepAlive);
-    unsubscribe();
+    gauge.dec();
+    s.metrics.streamCoalesced.inc(out.merged);
+    stopPings();
+    stream.close();
   });
   if (isActivity) s.sessions.touch(initial);
-  sendState().catch((err: unknown) => s.logger.warn({ err, sessionId: initial.id }, 'could not send a session event'));
+  stream.start(initial);
 }

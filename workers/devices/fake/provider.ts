@@ -123,6 +123,12 @@ export class FakeDevice implements DeviceBackend {
     throw new DeviceError('DEVICE_FAILED', 'the fake backend has no pixels to encode', 'use raw frames from onFrame');
   }
 
+  /** Test hook: shows one of the fake app's screens, as if the app had moved there by itself. */
+  showScreen(name: string): void {
+    if (!FAKE_SCREENS[name]) throw new Error(`the fake app has no screen ${name}`);
+    this.show(name);
+  }
+
   private show(name: string): void {
     this.current = FAKE_SCREENS[name]!;
     this.frames.emit('frame', this.frameOf(this.current));
