@@ -16,6 +16,7 @@ import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
 import { StepRunner } from './acting/runner.js';
 import { look } from './perception/look.js';
+import { liveFrame, liveRequest } from './perception/live.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { identity as screenIdentity, Understanding } from './understanding/service.js';
 import { Feeds } from './streams/feeds.js';
@@ -105,6 +106,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       if (cmd.method === 'action.run') return actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]);
       if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
+      if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
       if (cmd.method === 'steps.run') return runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },

@@ -841,6 +841,127 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/screen/live": {
+      "get": {
+        "operationId": "watchScreen",
+        "tags": [
+          "perception"
+        ],
+        "summary": "The session's screen, live, for people (WebSocket): a JPEG each time it changes.",
+        "description": "For dashboards and people watching; agents read events and outlines instead. Each frame is\ntwo messages: a text `LiveFrame` header, then the JPEG itself as a binary message. A frame\nis sent only when the screen changed, at most `fps` a second; a viewer that reads slowly\nmisses frames rather than falling behind (the newest frame is always the one sent).\nAuthenticate like the event stream (bearer header or `?ticket=`). Viewers may watch.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "$ref": "#/components/parameters/Ticket"
+          },
+          {
+            "name": "fps",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 30,
+              "default": 15
+            }
+          },
+          {
+            "name": "quality",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 20,
+              "maximum": 95,
+              "default": 75
+            }
+          },
+          {
+            "name": "scale",
+            "in": "query",
+            "required": false,
+            "description": "image pixels per point (0.5: half the screen in points)",
+            "schema": {
+              "type": "number",
+              "minimum": 0.1,
+              "maximum": 3,
+              "default": 0.5
+            }
+          }
+        ],
+        "x-websocket": {
+          "serverMessages": {
+            "$ref": "#/components/schemas/LiveFrame"
+          },
+          "closeCodes": {
+            "$ref": "#/components/schemas/StreamCloseCode"
+          }
+        },
+        "responses": {
+          "101": {
+            "description": "switching protocols"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          }
+        }
+      }
+    },
+    "/v1/events": {
+      "get": {
+        "operationId": "watchFarm",
+        "tags": [
+          "farm"
+        ],
+        "summary": "The farm's event stream (WebSocket): hosts, devices, sessions, the queue and quarantines as they change.",
+        "description": "For dashboards. The first event is a `snapshot` of the farm as it is (hosts, devices, the\nactive sessions the caller may see, the queue's depth); then a `host`, `device`, `session`,\n`queue` or `quarantine` event on every change, each with the thing's state after it. `seq`\nis the farm's own sequence (the same on every gateway): reconnect with `?since=SEQ` to get\nwhat changed meanwhile (each thing once, in its newest state), or a `gap` and a fresh\n`snapshot` when more was asked than is kept (an hour). Agents and viewers see their own\nteam's sessions; an admin sees every team's. A subscriber that reads too slowly is closed\nwith 4008 SLOW_CONSUMER and may resume with `since`.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent",
+          "viewer"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Ticket"
+          },
+          {
+            "$ref": "#/components/parameters/Since"
+          }
+        ],
+        "x-websocket": {
+          "serverMessages": {
+            "$ref": "#/components/schemas/FarmEvent"
+          },
+          "closeCodes": {
+            "$ref": "#/components/schemas/StreamCloseCode"
+          }
+        },
+        "responses": {
+          "101": {
+            "description": "switching protocols"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          }
+        }
+      }
+    },
     "/v1/tickets": {
       "post": {
         "operationId": "createTicket",
@@ -4117,6 +4238,358 @@ const document: Record<string, unknown> = {
             "screen": "#/components/schemas/ScreenEvent",
             "action": "#/components/schemas/ActionEvent",
             "escalation": "#/components/schemas/EscalationEvent",
+            "gap": "#/components/schemas/GapEvent"
+          }
+        }
+      },
+      "LiveFrame": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a live screen frame's header; the JPEG follows as the next (binary) message",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "width",
+          "height",
+          "scale",
+          "bytes"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "frame"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the device's frame number"
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "when the frame arrived on the worker"
+          },
+          "width": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "height": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "scale": {
+            "type": "number",
+            "description": "image pixels per point"
+          },
+          "bytes": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the size of the JPEG message that follows"
+          }
+        }
+      },
+      "LiveImage": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a worker's answer to screen.live: the newest frame after `after`, as a JPEG",
+        "required": [
+          "seq",
+          "at",
+          "width",
+          "height",
+          "scale",
+          "image"
+        ],
+        "properties": {
+          "seq": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "width": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "height": {
+            "type": "integer",
+            "minimum": 1
+          },
+          "scale": {
+            "type": "number"
+          },
+          "image": {
+            "type": "string",
+            "description": "the JPEG, base64"
+          }
+        }
+      },
+      "FarmSnapshotEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "hosts",
+          "devices",
+          "sessions",
+          "queue"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "snapshot"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "hosts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Host"
+            }
+          },
+          "devices": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Device"
+            }
+          },
+          "sessions": {
+            "type": "array",
+            "description": "sessions not yet ended that the caller may see",
+            "items": {
+              "$ref": "#/components/schemas/Session"
+            }
+          },
+          "queue": {
+            "$ref": "#/components/schemas/QueueDepth"
+          }
+        }
+      },
+      "QueueDepth": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "depth",
+          "byPriority"
+        ],
+        "properties": {
+          "depth": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "requests waiting, farm-wide"
+          },
+          "byPriority": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "interactive",
+              "ci",
+              "background"
+            ],
+            "properties": {
+              "interactive": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "ci": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "background": {
+                "type": "integer",
+                "minimum": 0
+              }
+            }
+          }
+        }
+      },
+      "FarmHostEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "host"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "host"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "host": {
+            "$ref": "#/components/schemas/Host"
+          }
+        }
+      },
+      "FarmDeviceEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "device"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "device"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "device": {
+            "$ref": "#/components/schemas/Device"
+          }
+        }
+      },
+      "FarmQuarantineEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a device was quarantined (its reset failed) or returned to the pool",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "device",
+          "quarantined"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "quarantine"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "device": {
+            "$ref": "#/components/schemas/Device"
+          },
+          "quarantined": {
+            "type": "boolean"
+          }
+        }
+      },
+      "FarmSessionEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "session"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "session"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "session": {
+            "$ref": "#/components/schemas/Session"
+          }
+        }
+      },
+      "FarmQueueEvent": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a request joined or left the queue",
+        "required": [
+          "type",
+          "seq",
+          "at",
+          "queue"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "queue"
+          },
+          "seq": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "queue": {
+            "$ref": "#/components/schemas/QueueDepth"
+          }
+        }
+      },
+      "FarmEvent": {
+        "type": "object",
+        "description": "what /v1/events sends",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/FarmSnapshotEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FarmHostEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FarmDeviceEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FarmQuarantineEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FarmSessionEvent"
+          },
+          {
+            "$ref": "#/components/schemas/FarmQueueEvent"
+          },
+          {
+            "$ref": "#/components/schemas/GapEvent"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "type",
+          "mapping": {
+            "snapshot": "#/components/schemas/FarmSnapshotEvent",
+            "host": "#/components/schemas/FarmHostEvent",
+            "device": "#/components/schemas/FarmDeviceEvent",
+            "quarantine": "#/components/schemas/FarmQuarantineEvent",
+            "session": "#/components/schemas/FarmSessionEvent",
+            "queue": "#/components/schemas/FarmQueueEvent",
             "gap": "#/components/schemas/GapEvent"
           }
         }
@@ -7493,7 +7966,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;\nevents.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`\nare kept, else at the first new one or after waitMs with none).\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;\nevents.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`\nare kept, else at the first new one or after waitMs with none); screen.live {after, waitMs,\nscale, quality} → LiveImage (the newest frame, as soon as one newer than frame `after` exists,\nelse after waitMs — then with a seq not above `after`).\n",
         "required": [
           "type",
           "id",
@@ -7528,7 +8001,8 @@ const document: Record<string, unknown> = {
               "screen.look",
               "action.run",
               "steps.run",
-              "events.read"
+              "events.read",
+              "screen.live"
             ]
           },
           "team": {

@@ -287,6 +287,57 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/screen/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's screen, live, for people (WebSocket): a JPEG each time it changes.
+         * @description For dashboards and people watching; agents read events and outlines instead. Each frame is
+         *     two messages: a text `LiveFrame` header, then the JPEG itself as a binary message. A frame
+         *     is sent only when the screen changed, at most `fps` a second; a viewer that reads slowly
+         *     misses frames rather than falling behind (the newest frame is always the one sent).
+         *     Authenticate like the event stream (bearer header or `?ticket=`). Viewers may watch.
+         */
+        get: operations["watchScreen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The farm's event stream (WebSocket): hosts, devices, sessions, the queue and quarantines as they change.
+         * @description For dashboards. The first event is a `snapshot` of the farm as it is (hosts, devices, the
+         *     active sessions the caller may see, the queue's depth); then a `host`, `device`, `session`,
+         *     `queue` or `quarantine` event on every change, each with the thing's state after it. `seq`
+         *     is the farm's own sequence (the same on every gateway): reconnect with `?since=SEQ` to get
+         *     what changed meanwhile (each thing once, in its newest state), or a `gap` and a fresh
+         *     `snapshot` when more was asked than is kept (an hour). Agents and viewers see their own
+         *     team's sessions; an admin sees every team's. A subscriber that reads too slowly is closed
+         *     with 4008 SLOW_CONSUMER and may resume with `since`.
+         */
+        get: operations["watchFarm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -1263,6 +1314,119 @@ export type components = {
         };
         /** @description what /v1/sessions/{id}/events sends */
         SessionEvent: components["schemas"]["SessionStateEvent"] | components["schemas"]["SessionExpiringEvent"] | components["schemas"]["FrameChangeEvent"] | components["schemas"]["SettledEvent"] | components["schemas"]["MotionEvent"] | components["schemas"]["ScreenEvent"] | components["schemas"]["ActionEvent"] | components["schemas"]["EscalationEvent"] | components["schemas"]["GapEvent"];
+        /** @description a live screen frame's header; the JPEG follows as the next (binary) message */
+        LiveFrame: {
+            /** @constant */
+            type: "frame";
+            /** @description the device's frame number */
+            seq: number;
+            /**
+             * Format: date-time
+             * @description when the frame arrived on the worker
+             */
+            at: string;
+            width: number;
+            height: number;
+            /** @description image pixels per point */
+            scale: number;
+            /** @description the size of the JPEG message that follows */
+            bytes: number;
+        };
+        /** @description a worker's answer to screen.live: the newest frame after `after`, as a JPEG */
+        LiveImage: {
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            width: number;
+            height: number;
+            scale: number;
+            /** @description the JPEG, base64 */
+            image: string;
+        };
+        FarmSnapshotEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "snapshot";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            hosts: components["schemas"]["Host"][];
+            devices: components["schemas"]["Device"][];
+            /** @description sessions not yet ended that the caller may see */
+            sessions: components["schemas"]["Session"][];
+            queue: components["schemas"]["QueueDepth"];
+        };
+        QueueDepth: {
+            /** @description requests waiting, farm-wide */
+            depth: number;
+            byPriority: {
+                interactive: number;
+                ci: number;
+                background: number;
+            };
+        };
+        FarmHostEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "host";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            host: components["schemas"]["Host"];
+        };
+        FarmDeviceEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "device";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            device: components["schemas"]["Device"];
+        };
+        /** @description a device was quarantined (its reset failed) or returned to the pool */
+        FarmQuarantineEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "quarantine";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            device: components["schemas"]["Device"];
+            quarantined: boolean;
+        };
+        FarmSessionEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            session: components["schemas"]["Session"];
+        };
+        /** @description a request joined or left the queue */
+        FarmQueueEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "queue";
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            queue: components["schemas"]["QueueDepth"];
+        };
+        /** @description what /v1/events sends */
+        FarmEvent: components["schemas"]["FarmSnapshotEvent"] | components["schemas"]["FarmHostEvent"] | components["schemas"]["FarmDeviceEvent"] | components["schemas"]["FarmQuarantineEvent"] | components["schemas"]["FarmSessionEvent"] | components["schemas"]["FarmQueueEvent"] | components["schemas"]["GapEvent"];
         /**
          * @description Close codes on the event and screen streams; the close reason is a word saying why.
          *     1000 the session ended (SESSION_ENDED); 1001 the gateway is shutting down (SHUTTING_DOWN);
@@ -2179,7 +2343,9 @@ export type components = {
          *     screen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →
          *     ActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;
          *     events.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`
-         *     are kept, else at the first new one or after waitMs with none).
+         *     are kept, else at the first new one or after waitMs with none); screen.live {after, waitMs,
+         *     scale, quality} → LiveImage (the newest frame, as soon as one newer than frame `after` exists,
+         *     else after waitMs — then with a seq not above `after`).
          */
         GatewayCall: {
             /**
@@ -2191,7 +2357,7 @@ export type components = {
             localId: string;
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read" | "screen.live";
             /** @description the session's team: memory is per team and app */
             team?: string;
             params: {
@@ -2786,6 +2952,61 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    watchScreen: {
+        parameters: {
+            query?: {
+                /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
+                ticket?: components["parameters"]["Ticket"];
+                fps?: number;
+                quality?: number;
+                /** @description image pixels per point (0.5: half the screen in points) */
+                scale?: number;
+            };
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description switching protocols */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    watchFarm: {
+        parameters: {
+            query?: {
+                /** @description a ticket from POST /v1/tickets, in place of the Authorization header (WebSocket routes only) */
+                ticket?: components["parameters"]["Ticket"];
+                /** @description resume an event stream after this seq (the last one received): what was missed is sent first */
+                since?: components["parameters"]["Since"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description switching protocols */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     createTicket: {

@@ -17,6 +17,7 @@ import { actingRoutes } from './routes/acting.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/tokens.js';
 import { workerRoutes } from './routes/workers.js';
+import { streamRoutes } from './routes/streams.js';
 import type { GatewayServices } from './services.js';
 import { validatorCompiler } from './validation.js';
 
@@ -67,5 +68,6 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   memoryRoutes(app, s);
   queueRoutes(app, s);
   workerRoutes(app, s);
+  streamRoutes(app, s);
   return app;
 }

@@ -28,3 +28,9 @@ export async function cropAndEncode(png: Buffer, region: { left: number; top: nu
   const img = sharp(png).extract(region).resize(out.width, out.height, { fit: 'fill' });
   return out.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: out.quality, mozjpeg: false }).toBuffer();
 }
+
+/** A frame as it came from the backend (encoded or raw), resized and encoded as a JPEG. */
+export async function frameJpeg(frame: Frame, width: number, height: number, quality: number): Promise<Buffer> {
+  const input = frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
+  return input.resize(width, height, { fit: 'fill' }).jpeg({ quality, mozjpeg: false }).toBuffer();
+}

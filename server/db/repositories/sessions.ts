@@ -82,6 +82,12 @@ export async function listSessions(q: Queryable, f: { team: string | null; state
   return rows;
 }
 
+/** Sessions not yet ended, of one team (or every team with null), oldest first. */
+export async function activeSessions(q: Queryable, team: string | null): Promise<SessionRow[]> {
+  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state <> 'ended' AND ($1::text IS NULL OR team = $1) ORDER BY created_at, id`, [team]);
+  return rows;
+}
+
 /**
  * Queued requests for the given platforms that one placement run could use: per team and effective
  * class, its oldest `perGroup` (a run never places more than that many for one group), skipping rows

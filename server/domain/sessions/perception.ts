@@ -26,6 +26,7 @@ const checks = {
   'steps.run': schemaValidator<Schemas['DoResult']>('DoResult'),
   'screen.look': schemaValidator<Schemas['LookImage']>('LookImage'),
   'events.read': schemaValidator<Schemas['DeviceEvents']>('DeviceEvents'),
+  'screen.live': schemaValidator<Schemas['LiveImage']>('LiveImage'),
 };
 
 /**
@@ -93,12 +94,22 @@ export class SessionPerception {
    * stream that asks has checked who watches, and reading the log keeps no session alive.
    */
   async deviceEvents(row: SessionRow, after: number, waitMs: number): Promise<Schemas['DeviceEvents']> {
+    return this.stream(row, 'events.read', { after, waitMs }, waitMs) as Promise<Schemas['DeviceEvents']>;
+  }
+
+  /** The newest frame after `after` as a small JPEG, for the live screen (same terms as deviceEvents). */
+  async liveFrame(row: SessionRow, params: { after: number; waitMs: number; scale: number; quality: number }): Promise<Schemas['LiveImage']> {
+    return this.stream(row, 'screen.live', params, params.waitMs) as Promise<Schemas['LiveImage']>;
+  }
+
+  private async stream(row: SessionRow, method: 'events.read' | 'screen.live', params: Record<string, unknown>, waitMs: number): Promise<unknown> {
     const { hostId, localId, epoch } = await this.target(row);
-    const value = await this.commands.call(hostId, { localId, epoch, method: 'events.read', params: { after, waitMs }, team: row.team }, waitMs + CALL_TIMEOUT_MS);
-    if (!checks['events.read'](value)) {
-      const { field, reason } = describeValidationError(checks['events.read'].errors);
-      this.logger.error({ field, reason, sessionId: row.id }, 'a worker answered events.read outside the contract');
-      throw new ApiError('INTERNAL', { message: `the worker's device events do not match the contract (${field} ${reason})` });
+    const value = await this.commands.call(hostId, { localId, epoch, method, params, team: row.team }, waitMs + CALL_TIMEOUT_MS);
+    const check = checks[method];
+    if (!check(value)) {
+      const { field, reason } = describeValidationError(check.errors);
+      this.logger.error({ field, reason, sessionId: row.id, method }, 'a worker answered outside the contract');
+      throw new ApiError('INTERNAL', { message: `the worker's answer to ${method} does not match the contract (${field} ${reason})` });
     }
     return value;
   }

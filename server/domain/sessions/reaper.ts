@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import * as devices from '../../db/repositories/devices.js';
 import { pruneRequests } from '../../db/repositories/requests.js';
+import { pruneFarmEvents } from '../../db/repositories/farm-events.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
@@ -23,6 +24,8 @@ export interface ReaperHooks {
 
 /** Answers to Idempotency-Keys are kept this long (the header's documented 24 h). */
 const REQUEST_KEEP_MS = 24 * 3600_000;
+/** The farm stream resumes from up to an hour back (WS /v1/events); older changes are a new snapshot. */
+const FARM_EVENT_KEEP_MS = 3600_000;
 
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -97,6 +100,7 @@ export class Reaper {
     }
     await this.recover();
     await pruneRequests(this.db, REQUEST_KEEP_MS);
+    await pruneFarmEvents(this.db, FARM_EVENT_KEEP_MS);
     await this.db.transaction(async (tx) => {
       for (const w of await sessions.takeExpiryWarnings(tx, this.opts.warnMaxMs)) {
         await sessions.notifySessionEvent(tx, { id: w.row.id, seq: Number(w.row.event_seq), kind: 'expiring', reason: w.reason, deadline: new Date(w.deadline).toISOString() });

@@ -4,7 +4,7 @@
 // O(1), so one reader that stopped reading costs the others nothing.
 import type { Schemas } from '../../../openapi/contract.js';
 
-type Event = Schemas['SessionEvent'];
+type Event = Schemas['SessionEvent'] | Schemas['FarmEvent'];
 type FrameChange = Schemas['FrameChangeEvent'];
 
 /** The part of a WebSocket an outbox uses. */
@@ -49,7 +49,7 @@ export class Outbox {
     if (this.closed) return;
     const tail = this.waiting.at(-1)?.event;
     if (event.type === 'frame-change' && tail?.type === 'frame-change' && this.waiting.length >= this.limits.coalesceAt) {
-      this.waiting[this.waiting.length - 1] = { event: mergeChanges(tail, event) };
+      this.waiting[this.waiting.length - 1] = { event: mergeChanges(tail as FrameChange, event as FrameChange) };
       this.merged++;
       return;
     }
