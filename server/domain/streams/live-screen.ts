@@ -2,7 +2,6 @@
 // fps a second. A viewer whose socket is backed up skips frames rather than queueing them (the
 // newest is always the one worth sending), and the stream closes when the session ends.
 import type { Logger } from 'pino';
-import type { WebSocket } from 'ws';
 import type { Schemas } from '../../../openapi/contract.js';
 import type { Database } from '../../db/database.js';
 import { getSession, type SessionRow } from '../../db/repositories/sessions.js';
@@ -14,13 +13,22 @@ const RETRY_MS = 500;
 /** Past this much unsent, a frame is skipped: a slow viewer sees fewer frames, never older ones. */
 const BACKED_UP_BYTES = 512 * 1024;
 
+/** The part of a WebSocket the live screen uses. */
+export interface LiveSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  readonly bufferedAmount: number;
+  send(data: string | Buffer, opts: { binary: boolean }): void;
+  close(code: number, reason: string): void;
+}
+
 export interface LiveScreenDeps {
   perception: SessionPerception;
   db: Database;
   logger: Logger;
 }
 
-export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket: WebSocket, opts: { fps: number; quality: number; scale: number }): () => void {
+export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket: LiveSocket, opts: { fps: number; quality: number; scale: number }): () => void {
   let stopped = false;
   const minGapMs = 1000 / opts.fps;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,10 +67,10 @@ export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket:
   };
 }
 
-function send(socket: WebSocket, frame: Schemas['LiveImage']): void {
+function send(socket: LiveSocket, frame: Schemas['LiveImage']): void {
   const jpeg = Buffer.from(frame.image, 'base64');
   const header: Schemas['LiveFrame'] = { type: 'frame', seq: frame.seq, at: frame.at, width: frame.width, height: frame.height, scale: frame.scale, bytes: jpeg.length };
-  socket.send(JSON.stringify(header));
+  socket.send(JSON.stringify(header), { binary: false });
   socket.send(jpeg, { binary: true });
 }
 
