@@ -18,6 +18,7 @@ const schema = {
     SIMFLEET_FRAME_RETENTION_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 60000 },
     SIMFLEET_FRAME_BUDGET_BYTES: { type: 'integer', minimum: 1048576, maximum: 4294967296, default: 67108864 },
     SIMFLEET_QUIET_MS: { type: 'integer', minimum: 50, maximum: 5000, default: 250 },
+    SIMFLEET_TESSERACT: { type: 'string', minLength: 1, maxLength: 500, default: 'tesseract' },
     SIMFLEET_EVENT_LOG_EVENTS: { type: 'integer', minimum: 1, maximum: 100000, default: 2000 },
     SIMFLEET_EVENT_LOG_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 },
     SIMFLEET_FAKE_OPERATION_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 5 },
@@ -44,6 +45,7 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'frame-retention-ms': 'SIMFLEET_FRAME_RETENTION_MS',
   'frame-budget-bytes': 'SIMFLEET_FRAME_BUDGET_BYTES',
   'quiet-ms': 'SIMFLEET_QUIET_MS',
+  tesseract: 'SIMFLEET_TESSERACT',
   'event-log-events': 'SIMFLEET_EVENT_LOG_EVENTS',
   'event-log-ms': 'SIMFLEET_EVENT_LOG_MS',
   'fake-operation-ms': 'SIMFLEET_FAKE_OPERATION_MS',
@@ -67,6 +69,8 @@ export interface WorkerConfig {
   frameRetentionMs: number;
   frameBudgetBytes: number;
   quietMs: number;
+  /** The text recognition engine's binary ("none": read the tree alone). */
+  tesseract: string;
   /** Device events kept per lease for streams to resume from, at most this many and this long. */
   eventLogEvents: number;
   eventLogMs: number;
@@ -119,6 +123,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     frameRetentionMs: raw.SIMFLEET_FRAME_RETENTION_MS as number,
     frameBudgetBytes: raw.SIMFLEET_FRAME_BUDGET_BYTES as number,
     quietMs: raw.SIMFLEET_QUIET_MS as number,
+    tesseract: raw.SIMFLEET_TESSERACT as string,
     eventLogEvents: raw.SIMFLEET_EVENT_LOG_EVENTS as number,
     eventLogMs: raw.SIMFLEET_EVENT_LOG_MS as number,
     fakeOperationMs: raw.SIMFLEET_FAKE_OPERATION_MS as number,

@@ -20,6 +20,7 @@ import { liveFrame, liveRequest } from './perception/live.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { identity as screenIdentity, Understanding } from './understanding/service.js';
 import { Feeds } from './streams/feeds.js';
+import { Tesseract } from './understanding/ocr/engine.js';
 import { FEED_DEFAULTS } from './streams/feed.js';
 import { createWorkerLogger } from './log.js';
 
@@ -57,7 +58,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   // Memory is written behind to the farm through the gateway link (created below).
   const channel: MemoryChannel = { memory: (msg, timeoutMs) => link.memory(msg, timeoutMs) };
   const sync: MemorySync = new MemorySync(channel, logger.child({ component: 'memory' }));
-  const understanding = new Understanding((localId) => perception.eyesOf(localId), logger, sync);
+  const recogniser = config.tesseract === 'none' ? undefined : new Tesseract(config.tesseract, logger.child({ component: 'ocr' }));
+  const understanding = new Understanding((localId) => perception.eyesOf(localId), logger, sync, recogniser);
   const actor = new Actor(
     understanding,
     (localId) => {

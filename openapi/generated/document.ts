@@ -6333,6 +6333,19 @@ const document: Record<string, unknown> = {
               "axe",
               "ocr"
             ]
+          },
+          "labelFrom": {
+            "type": "string",
+            "enum": [
+              "ocr"
+            ],
+            "description": "the label was read from pixels (text recognition), not told by the tree; shown as ~\"…\" in the outline"
+          },
+          "confidence": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1,
+            "description": "the recogniser's confidence in a label read from pixels"
           }
         }
       },
@@ -6562,6 +6575,36 @@ const document: Record<string, unknown> = {
                     "type": "null"
                   }
                 ]
+              },
+              "ocr": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "the pixel tier: text recognition ran where the tree left visible parts of the screen unexplained (null: it had no need to)",
+                "required": [
+                  "areas",
+                  "lines",
+                  "ms"
+                ],
+                "properties": {
+                  "areas": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "parts of the screen read"
+                  },
+                  "lines": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "lines of text found"
+                  },
+                  "ms": {
+                    "type": "number",
+                    "description": "capture and recognition time (included in treeMs)"
+                  },
+                  "unavailable": {
+                    "type": "string",
+                    "description": "why no text could be read (no recogniser installed, or it failed)"
+                  }
+                }
               }
             }
           }
@@ -6636,9 +6679,10 @@ const document: Record<string, unknown> = {
               "id",
               "label",
               "fuzzy",
-              "point"
+              "point",
+              "ocr"
             ],
-            "description": "which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only)"
+            "description": "which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only; ocr: the exact words, read from pixels, not told by the tree)"
           }
         }
       },

@@ -1872,6 +1872,13 @@ export type components = {
             flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered")[];
             /** @enum {string} */
             source: "web" | "uiautomator" | "xcuitest" | "idb" | "axe" | "ocr";
+            /**
+             * @description the label was read from pixels (text recognition), not told by the tree; shown as ~"…" in the outline
+             * @enum {string}
+             */
+            labelFrom?: "ocr";
+            /** @description the recogniser's confidence in a label read from pixels */
+            confidence?: number;
         };
         ScreenOutline: {
             /** @description the outline as text (what text/plain returns) */
@@ -1927,6 +1934,17 @@ export type components = {
                 /** @description turning the tree into this outline */
                 buildMs: number;
                 frame: components["schemas"]["FrameRef"] | null;
+                /** @description the pixel tier: text recognition ran where the tree left visible parts of the screen unexplained (null: it had no need to) */
+                ocr?: {
+                    /** @description parts of the screen read */
+                    areas: number;
+                    /** @description lines of text found */
+                    lines: number;
+                    /** @description capture and recognition time (included in treeMs) */
+                    ms: number;
+                    /** @description why no text could be read (no recogniser installed, or it failed) */
+                    unavailable?: string;
+                };
             };
         };
         Band: {
@@ -1948,10 +1966,10 @@ export type components = {
             element: components["schemas"]["OutlineElement"];
             screen: components["schemas"]["ScreenIdentity"];
             /**
-             * @description which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only)
+             * @description which kind of target matched (fuzzy: a prefix, a typo or an icon id; one clear winner only; ocr: the exact words, read from pixels, not told by the tree)
              * @enum {string}
              */
-            how: "ref" | "row" | "id" | "label" | "fuzzy" | "point";
+            how: "ref" | "row" | "id" | "label" | "fuzzy" | "point" | "ocr";
         };
         MarkId: string;
         /** @description a rectangle in screen points */

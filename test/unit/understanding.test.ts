@@ -259,8 +259,12 @@ describe('two sources of one screen', () => {
       ['cell', 'Grace Hopper', null, 'web'],
       ['text', 'Help', null, 'ocr'],
     ]);
-    // Asking for the row by its words finds one element, not a row and a word to choose between.
-    expect(locate(parseTarget('Ada Lovelace'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('label');
+    // Asking for the row by its words finds one element, not a row and a word to choose between; the
+    // row's name came from pixels, and the resolution says so.
+    expect(r.elements[0]!.fromPixels).toEqual({ confidence: expect.any(Number) });
+    expect(r.elements[1]!.fromPixels).toBeUndefined();
+    expect(locate(parseTarget('Ada Lovelace'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('ocr');
+    expect(locate(parseTarget('Grace Hopper'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('label');
   });
 });
 

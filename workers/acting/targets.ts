@@ -6,6 +6,7 @@ import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type Point } from '../devices/backend.js';
 import { inside } from '../understanding/geometry.js';
 import type { Read, Understanding } from '../understanding/service.js';
+import type { Found } from '../understanding/refs.js';
 
 type Fields = components['schemas']['ActionFields'];
 
@@ -14,7 +15,7 @@ export interface Resolved {
   point: Point;
   /** The element (index into the reading), or null for a point with nothing under it. */
   index: number | null;
-  how: 'ref' | 'row' | 'id' | 'label' | 'fuzzy' | 'point';
+  how: Found['how'];
   /** The target string that matched (the first, or a fallback). */
   matched: string;
 }

@@ -102,6 +102,10 @@ export interface TreeNode {
    * such as the page pushed over this one). Platforms that cannot tell leave it out.
    */
   covered?: boolean;
+  /** How sure the sensor was (0–1): text recognised in pixels (source "ocr") says; a tree does not. */
+  confidence?: number;
+  /** Where the label came from when not from the node's own source: a control the tree left unnamed, named by the text drawn in it. */
+  labelFrom?: 'ocr';
 }
 
 export interface TreeSnapshot {

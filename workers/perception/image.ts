@@ -34,3 +34,24 @@ export async function frameJpeg(frame: Frame, width: number, height: number, qua
   const input = frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
   return input.resize(width, height, { fit: 'fill' }).jpeg({ quality, mozjpeg: false }).toBuffer();
 }
+
+/**
+ * A region of a screenshot (pixels) in gray at `scale` times its size, as PNG, both ways round:
+ * `likely` is dark text on a light ground by the region's mean (Tesseract reads dark on light, and
+ * reads nothing in white on near-black), `other` the inverse, for when the mean misleads (white
+ * text on a mid-blue button with light margins).
+ */
+export async function grayCrops(png: Buffer, region: { left: number; top: number; width: number; height: number }, scale: number): Promise<{ likely: Buffer; other: Buffer }> {
+  const gray = await sharp(png)
+    .extract(region)
+    .resize(Math.max(1, Math.round(region.width * scale)), Math.max(1, Math.round(region.height * scale)))
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const data = gray.data;
+  let sum = 0;
+  for (let i = 0; i < data.length; i++) sum += data[i]!;
+  const raw = { raw: { width: gray.info.width, height: gray.info.height, channels: 1 as const } };
+  const [asIs, inverted] = await Promise.all([sharp(data, raw).png().toBuffer(), sharp(data, raw).negate().png().toBuffer()]);
+  return sum / data.length < 110 ? { likely: inverted, other: asIs } : { likely: asIs, other: inverted };
+}

@@ -9,6 +9,7 @@
 //   #/settings/wizard    three steps; the review step looks like step one and submits for real
 //   #/settings/icons     icon-only buttons, some named and some not
 //   #/settings/canvas    a region drawn on a canvas
+//   #/settings/arcade    a screen that is all canvas, as a game is (no back button)
 //   #/settings/photo     a photo to pinch and rotate
 //   #/settings/loading   a spinner that never stops
 // ?rename-settings=NAME relabels the Settings tab (a renamed control, for replay tests).
@@ -235,6 +236,17 @@
         return h('div', {}, h('p', { class: 'end' }, 'Everything in the box below is drawn, not built from elements.'), c);
       },
     }),
+    // A screen drawn entirely, as a game is: no back button, nothing but the canvas for the tree to
+    // see. The lone "B" in its corner is a badge, not a way back.
+    arcade: () => ({
+      title: 'Arcade',
+      bare: true,
+      body: () => {
+        const c = h('canvas', { width: '360', height: '560', 'data-testid': 'arcade-canvas' });
+        requestAnimationFrame(() => drawArcade(c));
+        return c;
+      },
+    }),
     photo: () => ({ title: 'Photo', back: 'Settings', body: () => zoomable() }),
     loading: () => ({ title: 'Loading', back: 'Settings', body: () => h('div', { class: 'forever', role: 'status' }, h('div', { class: 'spinner big', 'aria-hidden': 'true' }), 'Loading…') }),
   };
@@ -331,6 +343,23 @@
     g.arc(170, 120, 40, 0, Math.PI * 2);
     g.fill();
   }
+  function drawArcade(c) {
+    const g = c.getContext('2d');
+    g.fillStyle = '#20232a';
+    g.fillRect(0, 0, c.width, c.height);
+    g.fillStyle = '#ffd60a';
+    g.font = 'bold 28px sans-serif';
+    g.fillText('B', 24, 48);
+    g.fillStyle = '#ffffff';
+    g.font = '22px sans-serif';
+    g.fillText('Level 3', 130, 48);
+    g.fillText('Lives 2', 130, 96);
+    g.fillStyle = '#30d158';
+    g.fillRect(100, 420, 160, 56);
+    g.fillStyle = '#000000';
+    g.font = 'bold 24px sans-serif';
+    g.fillText('START', 140, 457);
+  }
   function zoomable() {
     const photo = h('div', { class: 'photo', role: 'img', 'aria-label': 'Photo', 'data-testid': 'photo', 'data-scale': '1', 'data-rotation': '0' });
     const area = h('div', { class: 'zoom-area', 'data-testid': 'zoom-area' }, photo);
@@ -381,7 +410,7 @@
   }
 
   function build(route, def, depth) {
-    const left = depth > 0 ? h('button', { type: 'button', class: 'back', 'data-testid': 'back', 'aria-label': `Back to ${def.back || 'previous'}`, onclick: () => history.back() }, `‹ ${def.back || 'Back'}`) : def.left || null;
+    const left = def.bare ? null : depth > 0 ? h('button', { type: 'button', class: 'back', 'data-testid': 'back', 'aria-label': `Back to ${def.back || 'previous'}`, onclick: () => history.back() }, `‹ ${def.back || 'Back'}`) : def.left || null;
     const navbar = h('header', { class: 'navbar' }, h('div', { class: 'side left' }, left), def.large ? null : h('h1', { 'data-testid': 'title' }, def.title), h('div', { class: 'side right' }, ...(def.right || [])));
     const content = h('div', { class: 'content' }, def.body());
     if (def.onScroll) content.addEventListener('scroll', () => def.onScroll(content), { passive: true });

@@ -27,6 +27,8 @@ export interface Element {
   flags: ElementFlag[];
   /** Hidden under another layer the platform drew (a page pushed over this one): not this screen's. */
   underLayer: boolean;
+  /** The label was read from pixels (text recognition), not told by the tree: a guess with a confidence. */
+  fromPixels?: { confidence: number };
 }
 
 /** Roles that are structure (regions, lists, layers), never a line of their own. */
@@ -137,6 +139,7 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     tap: null,
     flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : [])],
     underLayer: n.covered === true,
+    ...(n.source === 'ocr' || n.labelFrom === 'ocr' ? { fromPixels: { confidence: n.confidence ?? 0 } } : {}),
   };
 }
 

@@ -30,6 +30,8 @@ export function fingerprintOf(elements: Element[], regions: Regions, lists: Dete
     if (regions.modal && region !== 'modal') return; // behind a modal: the modal is the screen
     if (e.underLayer) return; // a page underneath (kept in the DOM by the app's router)
     if (rows.has(i)) return;
+    // Text read from pixels changes with what a canvas draws (a score, a timer): not structure.
+    if (e.source === 'ocr') return;
     tokens.add(`e:${region}:${e.role}${e.states.readonly ? ':readonly' : ''}:${widthBucket(e.frame.width, screenWidth)}x${heightBucket(e.frame.height)}`);
     const key = `${region}:${e.role}`;
     siblings.set(key, (siblings.get(key) ?? 0) + 1);

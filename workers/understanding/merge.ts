@@ -36,6 +36,10 @@ export function mergeSources(first: TreeSnapshot, second: TreeSnapshot): { tree:
       } else if (holder.interactive && !holder.label) {
         holder.label = words;
         holder.unnamed = false;
+        if (s.source === 'ocr') {
+          holder.labelFrom = 'ocr';
+          if (s.confidence !== undefined) holder.confidence = s.confidence;
+        }
         report.named++;
       } else if (holder.interactive || holder.role === 'cell') {
         details.set(holder.index, [...(details.get(holder.index) ?? []), { ...s, label: words, value: null, role: 'text', interactive: false, unnamed: false }]);

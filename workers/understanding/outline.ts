@@ -71,7 +71,8 @@ function elementLine(e: Element, ref: number, row: string | undefined): string {
   const parts = [`@${ref}`];
   if (row) parts.push(row);
   parts.push(e.role, `${e.tap!.x},${e.tap!.y}`);
-  if (e.label) parts.push(quote(e.label));
+  // Words read from pixels are marked "~": the tree did not say them (a canvas, an unnamed control).
+  if (e.label) parts.push(e.fromPixels ? `~${quote(e.label)}` : quote(e.label));
   if (e.detail) parts.push(`· ${cut(e.detail)}`);
   if (e.value !== null) parts.push(`= ${quote(e.value)}`);
   if (e.id && e.interactive && !/^\d+$/.test(e.id)) parts.push(`#${e.id}`);
@@ -139,6 +140,7 @@ export function elementJson(r: ScreenReading, i: number, rowOf = rowIndex(r)) {
     frame: roundRect(e.frame),
     flags: e.flags,
     source: e.source,
+    ...(e.fromPixels ? { labelFrom: 'ocr' as const, confidence: e.fromPixels.confidence } : {}),
   };
 }
 

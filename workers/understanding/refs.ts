@@ -35,7 +35,7 @@ export function parseTarget(raw: string, role?: string, index?: number): Target 
 
 export interface Found {
   index: number;
-  how: 'ref' | 'row' | 'id' | 'label' | 'fuzzy' | 'point';
+  how: 'ref' | 'row' | 'id' | 'label' | 'fuzzy' | 'point' | 'ocr';
 }
 
 /** Finds the one element `target` names on `current`; `numbered` is the session's last outline. */
@@ -70,8 +70,8 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       const what = JSON.stringify(target.label) + (target.role ? ` (${target.role})` : '');
       const ofRole = (i: number) => !target.role || els[i]!.role === target.role;
       const matches = els.map((_, i) => i).filter((i) => normaliseLabel(els[i]!.label).toLowerCase() === want && ofRole(i));
-      if (matches.length && target.index !== undefined) return nth(matches, target.index, what, current);
-      if (matches.length) return one(matches, what, current, 'label');
+      if (matches.length && target.index !== undefined) return pixelsSay(nth(matches, target.index, what, current), els);
+      if (matches.length) return pixelsSay(one(matches, what, current, 'label'), els);
       return fuzzy(want, what, current, ofRole);
     }
     case 'point': {
@@ -83,6 +83,11 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       return { index: under[0]!, how: 'point' };
     }
   }
+}
+
+/** A match on words read from pixels says so: the resolution rests on text recognition, not the tree. */
+function pixelsSay(found: Found, els: Element[]): Found {
+  return els[found.index]!.fromPixels ? { ...found, how: 'ocr' } : found;
 }
 
 /** With an index: the one at that place among the visible matches, in reading order. */
@@ -143,7 +148,9 @@ const FUZZY_MARGIN = 0.1;
 function fuzzy(want: string, what: string, current: Numbered, ofRole: (i: number) => boolean): Found {
   const els = current.reading.elements;
   const scored = els
-    .map((e, i) => ({ i, score: current.reading.refs[i] !== null && ofRole(i) ? closeness(want, e.label.toLowerCase(), e.id) : 0 }))
+    // Words read from pixels are matched only exactly: a near match on a reading that may itself be
+    // off by a letter is a guess on a guess ("Back" must never become a lone "B").
+    .map((e, i) => ({ i, score: current.reading.refs[i] !== null && ofRole(i) && !e.fromPixels ? closeness(want, e.label.toLowerCase(), e.id) : 0 }))
     .filter((s) => s.score >= FUZZY_MIN)
     .sort((a, b) => b.score - a.score);
   if (!scored.length) return one([], what, current, 'fuzzy');

@@ -14,6 +14,10 @@ import type { Identified } from './identity.js';
 import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
+import type { TextRecogniser } from './ocr/engine.js';
+import { readPixels } from './ocr/read.js';
+import { areasToRead } from './ocr/where.js';
+import { mergeSources } from './merge.js';
 
 type Schemas = components['schemas'];
 
@@ -35,6 +39,8 @@ export interface Read {
   disagreement: string | null;
   /** A modal layer this app's memory had not seen before this read. */
   newModal: boolean;
+  /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
+  ocr?: { areas: number; lines: number; ms: number; unavailable?: string } | null;
 }
 
 interface Watched {
@@ -57,7 +63,7 @@ export interface CurrentOptions {
 export class Understanding {
   private readonly devices = new Map<string, Watched>();
   readonly memories: Memories;
-  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0 };
+  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0 };
   /** Told of every fresh read (from the tree or from memory): the event stream names the screen. */
   onRead: ((localId: string, epoch: number, read: Read) => void) | undefined;
 
@@ -65,6 +71,8 @@ export class Understanding {
     private readonly eyesOf: (localId: string) => Eyes,
     private readonly logger: Logger,
     sync?: MemorySync,
+    /** Reads text in pixels where the tree leaves something unsaid; without one, the tree is all. */
+    private readonly recogniser?: TextRecogniser,
   ) {
     this.memories = new Memories(sync);
   }
@@ -163,6 +171,8 @@ export class Understanding {
     }
     d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
     this.counts.treeReads++;
+    const pixels = await this.pixelTier(d, tree);
+    tree = pixels.tree;
     const t1 = performance.now();
     const reading = readScreen(tree, d.backend.platform);
     const identified = memory.book.identify(reading.fingerprint, reading.title);
@@ -175,9 +185,33 @@ export class Understanding {
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
     if (newest && newest.seq === seq && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
-    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal };
+    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr };
     d.last = read;
     return read;
+  }
+
+  /**
+   * Text recognition where the tree leaves visible parts of the screen unexplained (or says
+   * nothing at all), merged into the tree by containment. A recogniser that is missing or fails
+   * leaves the tree as it is, and the read says so.
+   */
+  private async pixelTier(d: Watched, tree: TreeSnapshot): Promise<{ tree: TreeSnapshot; ocr: Read['ocr'] }> {
+    if (!this.recogniser) return { tree, ocr: null };
+    const newest = this.eyesOf(d.backend.localId).store.newest();
+    if (!newest) return { tree, ocr: null };
+    const areas = areasToRead(tree.nodes, tree.screen, { width: newest.gridW, height: newest.gridH, data: newest.gray });
+    if (areas.length === 0) return { tree, ocr: null };
+    const status = await this.recogniser.status();
+    if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: status.detail } };
+    try {
+      const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length);
+      this.counts.ocrReads++;
+      const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
+      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms } };
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');
+      return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: (err as Error).message } };
+    }
   }
 
   header(localId: string, read: Read): OutlineHeader {
@@ -190,6 +224,8 @@ export class Understanding {
       known: read.identified.known,
       settle: s.settled ? `settled${s.forMs === null ? '' : ` ${s.forMs}ms`}` : `not settled${s.forMs === null ? '' : ` (moving ${s.forMs}ms)`}`,
       ...this.hints(read),
+      ...(read.ocr?.lines ? { note: `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)` } : {}),
+      ...(read.ocr?.unavailable ? { note: `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` } : {}),
       ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
       ...(read.disagreement ? { note: read.disagreement } : {}),
     };
@@ -236,6 +272,7 @@ export class Understanding {
         treeMs: read.treeMs,
         buildMs: read.buildMs,
         frame: newest ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(Date.now() - newest.wallAt)) } : null,
+        ...(read.ocr ? { ocr: read.ocr } : {}),
       },
     };
   }

@@ -1,0 +1,111 @@
+// The pixel tier on real Chromium and the sample app: where the tree leaves visible parts of the
+// screen unexplained (a canvas, a screen that is all canvas), text is read from pixels, marked ~
+// with source ocr and a confidence; icons nobody named stay unnamed with their boxes; and a target
+// that only pixels could answer is never stretched: "Back" does not become a lone "B".
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILES } from '../../workers/devices/web/profiles.js';
+import { WebProvider } from '../../workers/devices/web/provider.js';
+import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import { settledSession } from '../helpers/sessions.js';
+import { waitFor } from '../helpers/wait.js';
+
+let farm: Farm;
+let provider: WebProvider;
+let agent: Awaited<ReturnType<Farm['token']>>;
+let id: string;
+
+beforeAll(async () => {
+  farm = await startFarm(BROWSER_FARM_ENV);
+  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+  await farm.addWorkerWith([provider]);
+  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  agent = await farm.token('agent', 'pixels');
+  id = await settledSession(agent);
+}, 90_000);
+afterAll(async () => {
+  await farm?.stop();
+  await provider?.close();
+});
+
+interface El {
+  ref: number | null;
+  role: string;
+  label: string;
+  source: string;
+  labelFrom?: string;
+  confidence?: number;
+  flags: string[];
+  frame: { x: number; y: number; width: number; height: number };
+  id: string | null;
+}
+
+let loads = 0;
+async function openScreen(route: string): Promise<{ text: string; elements: El[]; read: { ocr?: { areas: number; lines: number; ms: number } } }> {
+  // A new query makes it a load (a hash alone would not): each screen starts from a fresh page.
+  const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?load=${++loads}#/${route}` } });
+  expect(opened.status, opened.text).toBe(200);
+  await agent.call('waitForScreen', { params: { sessionId: id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
+  const screen = (await agent.call('getScreen', { params: { sessionId: id }, headers: { accept: 'application/json' } })).body;
+  if (process.env.SIMFLEET_TEST_DEBUG) console.log(route, screen.text, JSON.stringify(screen.read));
+  return screen;
+}
+
+describe('the pixel tier', () => {
+  it('costs nothing where the tree explains the screen: no text is read from pixels there', async () => {
+    for (const route of ['inbox', 'inbox/3', 'search', 'settings', 'settings/form', 'settings/icons', 'settings/wizard']) {
+      const screen = await openScreen(route);
+      expect(screen.read.ocr ?? null, `${route}: ${JSON.stringify(screen.read.ocr)}`).toBeNull();
+    }
+  });
+
+  it('reads what a canvas draws: ~ lines with source ocr and a confidence, beside what the tree says', async () => {
+    const screen = await openScreen('settings/canvas');
+    expect(screen.read.ocr?.lines).toBeGreaterThanOrEqual(2);
+    const fromPixels = screen.elements.filter((e) => e.source === 'ocr');
+    const labels = fromPixels.map((e) => e.label);
+    expect(labels).toContain('Score 120');
+    expect(labels).toContain('PLAY');
+    for (const e of fromPixels) {
+      expect(e.labelFrom).toBe('ocr');
+      expect(e.confidence).toBeGreaterThan(0.6);
+    }
+    // The text sits where it is drawn: PLAY inside the blue button drawn at 110..230 × 200..248 of
+    // the canvas (CSS px = points), which is centred below the paragraph.
+    const play = fromPixels.find((e) => e.label === 'PLAY')!;
+    expect(play.frame.width).toBeGreaterThan(30);
+    expect(play.frame.width).toBeLessThan(120);
+    expect(screen.text).toMatch(/text [\d.]+,[\d.]+ ~"PLAY"/);
+    expect(screen.text).toContain('~ text read from pixels');
+    // The tree's own words stand, and are not marked.
+    expect(screen.elements.find((e) => e.label.startsWith('Everything in the box'))).toMatchObject({ source: 'web' });
+    expect(screen.elements.some((e) => e.label === 'Canvas' && e.source === 'web')).toBe(true);
+  });
+
+  it('leaves icons nobody named unnamed, with their boxes, and reads nothing into them', async () => {
+    const screen = await openScreen('settings/icons');
+    const unnamed = screen.elements.filter((e) => e.flags.includes('unnamed'));
+    expect(unnamed.map((e) => e.id)).toEqual(['unnamed-bell', 'unnamed-pin', 'unnamed-reply', 'unnamed-more']);
+    for (const e of unnamed) {
+      expect(e.label).toBe('');
+      expect(e.frame.width).toBeGreaterThan(20);
+      expect(e.frame.height).toBeGreaterThan(20);
+    }
+    expect(screen.text).toMatch(/button [\d.]+,[\d.]+ #unnamed-bell unnamed/);
+  });
+
+  it('on a screen that is all canvas, reads its words, and refuses "Back" rather than tap a lone "B"', async () => {
+    const screen = await openScreen('settings/arcade');
+    const labels = screen.elements.filter((e) => e.source === 'ocr').map((e) => e.label);
+    expect(labels).toEqual(expect.arrayContaining(['B', 'Level 3', 'Lives 2', 'START']));
+    const tap = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target: 'Back' } });
+    expect(tap.status).toBe(422);
+    expect(tap.body.error.code).toBe('NO_MATCH');
+    // A word read from pixels answers only when it is the word asked for, and says how it was found.
+    const located = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'START' } });
+    expect(located.status, located.text).toBe(200);
+    expect(located.body).toMatchObject({ how: 'ocr', element: { label: 'START', source: 'ocr' } });
+    const near = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'STAR' } });
+    expect(near.body.error?.code).toBe('NO_MATCH');
+  });
+});

@@ -1,0 +1,135 @@
+// The pixel tier's pure parts: where the tree leaves drawn pixels unexplained, how Tesseract's TSV
+// becomes lines, what a line read from pixels may answer for, and the engine against the real
+// Tesseract binary where it is installed (CI installs it; the test says so when it is not).
+import { execFileSync } from 'node:child_process';
+import { pino } from 'pino';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import type { TreeNode } from '../../workers/devices/backend.js';
+import { Tesseract } from '../../workers/understanding/ocr/engine.js';
+import { parseTsv } from '../../workers/understanding/ocr/tsv.js';
+import { areasToRead } from '../../workers/understanding/ocr/where.js';
+import { locate, parseTarget } from '../../workers/understanding/refs.js';
+import { readScreen } from '../../workers/understanding/screen.js';
+
+const SCREEN = { widthPt: 400, heightPt: 800, scale: 2 };
+const W = 50;
+const H = 100; // 8 pt per grid pixel
+
+function grid(fill = 240): { width: number; height: number; data: Uint8Array } {
+  return { width: W, height: H, data: new Uint8Array(W * H).fill(fill) };
+}
+function paint(g: ReturnType<typeof grid>, x0: number, y0: number, x1: number, y1: number, v: number): void {
+  for (let y = y0 / 8; y < y1 / 8; y++) for (let x = x0 / 8; x < x1 / 8; x++) g.data[y * W + x] = v;
+}
+let next = 0;
+function node(role: string, label: string, frame: TreeNode['frame'], extra: Partial<TreeNode> = {}): TreeNode {
+  return { index: next++, parent: null, role, label, value: null, states: {}, frame, id: null, source: 'web', interactive: false, unnamed: false, offscreen: false, ...extra };
+}
+
+describe('where the tree leaves pixels unexplained', () => {
+  it('finds a drawn area no element accounts for, and not the ones elements cover', () => {
+    const g = grid();
+    paint(g, 40, 200, 360, 440, 30); // a canvas-like dark box
+    paint(g, 16, 40, 200, 72, 20); // text the tree has
+    const nodes = [node('scroll', '', { x: 0, y: 0, width: 400, height: 800 }), node('text', 'Hello', { x: 16, y: 40, width: 184, height: 32 })];
+    const areas = areasToRead(nodes, SCREEN, g);
+    expect(areas).toHaveLength(1);
+    expect(areas[0]!.why).toBe('uncovered');
+    const b = areas[0]!.box;
+    expect(b.x).toBeLessThanOrEqual(40);
+    expect(b.y).toBeLessThanOrEqual(200);
+    expect(b.x + b.width).toBeGreaterThanOrEqual(360);
+    expect(b.y + b.height).toBeGreaterThanOrEqual(440);
+  });
+
+  it('asks for nothing on a screen whose drawn parts all belong to elements', () => {
+    const g = grid();
+    paint(g, 16, 40, 200, 72, 20);
+    expect(areasToRead([node('text', 'Hello', { x: 16, y: 40, width: 184, height: 32 })], SCREEN, g)).toEqual([]);
+  });
+
+  it('reads the whole screen when the tree says nothing at all', () => {
+    expect(areasToRead([node('scroll', '', { x: 0, y: 0, width: 400, height: 800 })], SCREEN, grid())).toEqual([{ box: { x: 0, y: 0, width: 400, height: 800 }, why: 'empty-tree' }]);
+  });
+
+  it('looks into a large drawn area for its parts, against its own background', () => {
+    const g = grid();
+    paint(g, 24, 80, 376, 720, 35); // a game's dark canvas
+    paint(g, 40, 96, 72, 128, 220); // a letter
+    paint(g, 160, 600, 280, 656, 170); // a button
+    const areas = areasToRead([node('heading', 'Arcade', { x: 100, y: 10, width: 200, height: 30 })], SCREEN, g);
+    expect(areas.length).toBe(2);
+    expect(areas.every((a) => a.box.width * a.box.height < 200 * 200)).toBe(true);
+  });
+});
+
+describe("Tesseract's TSV", () => {
+  const tsv = [
+    'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+    '1\t1\t0\t0\t0\t0\t0\t0\t393\t852\t-1\t',
+    '5\t1\t1\t1\t1\t1\t21\t47\t46\t13\t96.9\tScore',
+    '5\t1\t1\t1\t1\t2\t74\t47\t41\t13\t96.9\t4210',
+    '5\t1\t2\t1\t1\t1\t88\t113\t2\t2\t73.3\t-',
+    '5\t1\t3\t1\t1\t1\t10\t200\t30\t13\t41.0\tlll',
+    '5\t1\t4\t1\t1\t1\t302\t787\t39\t13\t96.9\tBack',
+  ].join('\n');
+
+  it('joins words into lines with their box and mean confidence, dropping marks and low-confidence edges', () => {
+    const lines = parseTsv(tsv);
+    expect(lines.map((l) => l.text)).toEqual(['Score 4210', 'Back']);
+    expect(lines[0]).toMatchObject({ left: 21, top: 47, width: 94, height: 13 });
+    expect(lines[0]!.conf).toBeCloseTo(96.9);
+  });
+});
+
+describe('what a line read from pixels may answer for', () => {
+  const reading = () =>
+    readScreen(
+      {
+        nodes: [
+          node('heading', 'Arcade', { x: 100, y: 10, width: 200, height: 30 }),
+          node('text', 'B', { x: 20, y: 90, width: 20, height: 28 }, { source: 'ocr', confidence: 0.92 }),
+          node('text', 'START', { x: 150, y: 500, width: 90, height: 28 }, { source: 'ocr', confidence: 0.96 }),
+        ].map((n, i) => ({ ...n, index: i })),
+        skippedInvisible: 0,
+        screen: SCREEN,
+        durationMs: 0,
+      },
+      'web',
+    );
+  const find = (target: string) => locate(parseTarget(target), { reading: reading(), screen: { id: 's', name: 'Arcade' } }, undefined);
+
+  it('answers its exact words, and says the answer came from pixels', () => {
+    expect(find('START').how).toBe('ocr');
+  });
+
+  it('never answers a near miss: "Back" is not a lone "B", "STAR" is not "START"', () => {
+    expect(() => find('Back')).toThrow(/nothing on screen/);
+    expect(() => find('STAR')).toThrow(/nothing on screen/);
+  });
+});
+
+const tesseract = (() => {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
+  it('reads drawn words with their boxes, and says when it cannot run', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120"><rect width="100%" height="100%" fill="white"/><text x="20" y="60" font-size="28" font-family="sans-serif">Level 3</text></svg>';
+    const png = await sharp(Buffer.from(svg)).png().toBuffer();
+    const engine = new Tesseract('tesseract', pino({ level: 'silent' }));
+    expect((await engine.status()).available).toBe(true);
+    const lines = await engine.recognise(png);
+    expect(lines.map((l) => l.text)).toEqual(['Level 3']);
+    expect(lines[0]!.left).toBeGreaterThanOrEqual(15);
+    expect(lines[0]!.left).toBeLessThan(30);
+    const missing = new Tesseract('/nonexistent/tesseract', pino({ level: 'silent' }));
+    expect(await missing.status()).toMatchObject({ available: false, detail: expect.stringContaining('apt-get install tesseract-ocr') });
+  });
+});

@@ -1,0 +1,73 @@
+// The pixel tier of a screen read: the areas the tree leaves unsaid (where.ts), captured once,
+// cut out and read by the text recogniser, each line becoming a node of source "ocr" with its
+// confidence and its box in points — ready to merge with the tree by containment (merge.ts).
+import type { DeviceBackend, TreeNode } from '../../devices/backend.js';
+import { grayCrops } from '../../perception/image.js';
+import type { TextRecogniser } from './engine.js';
+import type { OcrLine } from './tsv.js';
+import type { OcrArea } from './where.js';
+
+/** Pixels per point text is read at: small type needs about 2× on a phone; more costs time, not words. */
+const READ_SCALE = 2;
+
+export interface PixelReading {
+  nodes: TreeNode[];
+  areas: OcrArea[];
+  ms: number;
+}
+
+export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogniser: TextRecogniser, firstIndex: number): Promise<PixelReading> {
+  const t0 = performance.now();
+  const shot = await device.screenshot();
+  const pxPerPt = shot.width / device.screen().widthPt;
+  const nodes: TreeNode[] = [];
+  for (const area of areas) {
+    const region = {
+      left: Math.max(0, Math.round(area.box.x * pxPerPt)),
+      top: Math.max(0, Math.round(area.box.y * pxPerPt)),
+      width: Math.max(1, Math.min(shot.width - Math.round(area.box.x * pxPerPt), Math.round(area.box.width * pxPerPt))),
+      height: Math.max(1, Math.min(shot.height - Math.round(area.box.y * pxPerPt), Math.round(area.box.height * pxPerPt))),
+    };
+    const scale = Math.min(1, READ_SCALE / pxPerPt);
+    const lines = await readArea(recogniser, await grayCrops(shot.png, region, scale), area.box.height);
+    const toPt = 1 / (pxPerPt * scale);
+    for (const line of lines) {
+      nodes.push({
+        index: firstIndex + nodes.length,
+        parent: null,
+        role: 'text',
+        label: line.text,
+        value: null,
+        states: {},
+        frame: { x: area.box.x + line.left * toPt, y: area.box.y + line.top * toPt, width: line.width * toPt, height: line.height * toPt },
+        id: null,
+        source: 'ocr',
+        interactive: false,
+        unnamed: false,
+        offscreen: false,
+        confidence: Math.round(line.conf) / 100,
+      });
+    }
+  }
+  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10 };
+}
+
+/** A line of text is at most this tall (points): an area no taller is read as one line if need be. */
+const LINE_PT = 60;
+
+/**
+ * The ladder for one area: as a page in the likely polarity, then the other, then — for an area
+ * no taller than a line — as a single line. The first rung that finds text answers.
+ */
+async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; other: Buffer }, heightPt: number): Promise<OcrLine[]> {
+  const rungs: [Buffer, 'page' | 'line'][] = [
+    [crops.likely, 'page'],
+    [crops.other, 'page'],
+    ...(heightPt <= LINE_PT ? ([[crops.likely, 'line'], [crops.other, 'line']] as [Buffer, 'line'][]) : []),
+  ];
+  for (const [png, layout] of rungs) {
+    const lines = await recogniser.recognise(png, layout);
+    if (lines.length) return lines;
+  }
+  return [];
+}
