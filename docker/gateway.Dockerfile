@@ -18,6 +18,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 COPY workers/sample-app ./workers/sample-app
+COPY server/dashboard ./server/dashboard
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 7420

@@ -12,7 +12,7 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends chromium fonts-dejavu-core tesseract-ocr tesseract-ocr-eng \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production SIMFLEET_DATA_DIR=/data SIMFLEET_CHROMIUM=/usr/bin/chromium
 WORKDIR /app

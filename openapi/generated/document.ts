@@ -5211,13 +5211,14 @@ const document: Record<string, unknown> = {
       },
       "DivergenceCode": {
         "type": "string",
-        "description": "why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;\nidentity-mismatch: the element found is not the one recorded (nothing was touched);\nunexpected-screen: the step ended elsewhere than recorded or remembered; no-visible-change:\nnothing happened; action-failed: the device refused the input; timeout: the screen never\nsettled or a wait ran out; assertion-failed: an assert did not hold; destructive-refused: the\nstep would touch a destructive-looking control without allowDestructive; stale-ref: an @N from\nan older outline.\n",
+        "description": "why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;\nidentity-mismatch: the element found is not the one recorded (nothing was touched);\nunexpected-screen: the step ended elsewhere than recorded or remembered; no-visible-change:\nnothing happened (the app received the input); not-delivered: nothing happened and the input\ndid not (or may not) reach the app; action-failed: the device refused the input; timeout: the screen never\nsettled or a wait ran out; assertion-failed: an assert did not hold; destructive-refused: the\nstep would touch a destructive-looking control without allowDestructive; stale-ref: an @N from\nan older outline.\n",
         "enum": [
           "selector-miss",
           "ambiguous",
           "identity-mismatch",
           "unexpected-screen",
           "no-visible-change",
+          "not-delivered",
           "action-failed",
           "timeout",
           "assertion-failed",
@@ -5791,13 +5792,65 @@ const document: Record<string, unknown> = {
       },
       "Verdict": {
         "type": "string",
-        "description": "ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled",
+        "description": "ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state, though the app received the input; not-delivered: nothing changed and the app received no input (web counts it), or the platform cannot confirm it arrived (it may not have been delivered); unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled",
         "enum": [
           "ok",
           "no-visible-change",
+          "not-delivered",
           "unexpected-screen",
           "unverified"
         ]
+      },
+      "Sensors": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "which sensors answered the read an outcome rests on, so a reader can tell a tree gap from a matching bug",
+        "required": [
+          "tree",
+          "ocr",
+          "source"
+        ],
+        "properties": {
+          "tree": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "nodes the tree gave"
+          },
+          "ocr": {
+            "description": "the pixel tier: areas read and lines found (null: the tree explained the screen)",
+            "oneOf": [
+              {
+                "type": "object",
+                "additionalProperties": false,
+                "required": [
+                  "areas",
+                  "lines"
+                ],
+                "properties": {
+                  "areas": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "lines": {
+                    "type": "integer",
+                    "minimum": 0
+                  }
+                }
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "tree",
+              "memory"
+            ],
+            "description": "memory: the remembered reading of a screen whose pixels matched"
+          }
+        }
       },
       "EscalationReason": {
         "type": "string",
@@ -5989,6 +6042,42 @@ const document: Record<string, unknown> = {
                   "tree",
                   "memory"
                 ]
+              },
+              "delivery": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "the delivery probe, for input actions: whether the app's own count of inputs moved across the action",
+                "required": [
+                  "counted",
+                  "delivered",
+                  "streak",
+                  "suspect"
+                ],
+                "properties": {
+                  "counted": {
+                    "type": "boolean",
+                    "description": "the platform counts inputs (web); false: it cannot tell"
+                  },
+                  "delivered": {
+                    "type": [
+                      "boolean",
+                      "null"
+                    ],
+                    "description": "null where it cannot be told"
+                  },
+                  "streak": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "actions in a row on this device whose input showed no sign of arriving"
+                  },
+                  "suspect": {
+                    "type": "boolean",
+                    "description": "three or more in a row: the device's input may have detached (a reset usually restores it)"
+                  }
+                }
+              },
+              "sensors": {
+                "$ref": "#/components/schemas/Sensors"
               }
             }
           },

@@ -1577,13 +1577,14 @@ export type components = {
          * @description why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;
          *     identity-mismatch: the element found is not the one recorded (nothing was touched);
          *     unexpected-screen: the step ended elsewhere than recorded or remembered; no-visible-change:
-         *     nothing happened; action-failed: the device refused the input; timeout: the screen never
+         *     nothing happened (the app received the input); not-delivered: nothing happened and the input
+         *     did not (or may not) reach the app; action-failed: the device refused the input; timeout: the screen never
          *     settled or a wait ran out; assertion-failed: an assert did not hold; destructive-refused: the
          *     step would touch a destructive-looking control without allowDestructive; stale-ref: an @N from
          *     an older outline.
          * @enum {string}
          */
-        DivergenceCode: "selector-miss" | "ambiguous" | "identity-mismatch" | "unexpected-screen" | "no-visible-change" | "action-failed" | "timeout" | "assertion-failed" | "destructive-refused" | "stale-ref";
+        DivergenceCode: "selector-miss" | "ambiguous" | "identity-mismatch" | "unexpected-screen" | "no-visible-change" | "not-delivered" | "action-failed" | "timeout" | "assertion-failed" | "destructive-refused" | "stale-ref";
         /** @description a deterministic ruling on a failed step (no model); each one is recorded with the rule that made it */
         Triage: {
             /** @enum {string} */
@@ -1746,10 +1747,25 @@ export type components = {
             planDigest?: string;
         };
         /**
-         * @description ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state; unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled
+         * @description ok: ended where this action has led before (or a control changed state in place); no-visible-change: nothing changed and the control kept its state, though the app received the input; not-delivered: nothing changed and the app received no input (web counts it), or the platform cannot confirm it arrived (it may not have been delivered); unexpected-screen: ended elsewhere than before; unverified: a first time, or not settled
          * @enum {string}
          */
-        Verdict: "ok" | "no-visible-change" | "unexpected-screen" | "unverified";
+        Verdict: "ok" | "no-visible-change" | "not-delivered" | "unexpected-screen" | "unverified";
+        /** @description which sensors answered the read an outcome rests on, so a reader can tell a tree gap from a matching bug */
+        Sensors: {
+            /** @description nodes the tree gave */
+            tree: number;
+            /** @description the pixel tier: areas read and lines found (null: the tree explained the screen) */
+            ocr: {
+                areas: number;
+                lines: number;
+            } | null;
+            /**
+             * @description memory: the remembered reading of a screen whose pixels matched
+             * @enum {string}
+             */
+            source: "tree" | "memory";
+        };
         /** @enum {string} */
         EscalationReason: "unknown-screen" | "unresolved-intent" | "unexpected-outcome" | "unfamiliar-modal" | "uncovered-goal";
         ActionResult: {
@@ -1788,6 +1804,18 @@ export type components = {
                 destructive: boolean;
                 /** @enum {string} */
                 afterFrom: "tree" | "memory";
+                /** @description the delivery probe, for input actions: whether the app's own count of inputs moved across the action */
+                delivery?: {
+                    /** @description the platform counts inputs (web); false: it cannot tell */
+                    counted: boolean;
+                    /** @description null where it cannot be told */
+                    delivered: boolean | null;
+                    /** @description actions in a row on this device whose input showed no sign of arriving */
+                    streak: number;
+                    /** @description three or more in a row: the device's input may have detached (a reset usually restores it) */
+                    suspect: boolean;
+                };
+                sensors?: components["schemas"]["Sensors"];
             };
             settle: {
                 /** @enum {string} */

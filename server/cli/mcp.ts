@@ -125,7 +125,7 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
   );
   add(
     'act',
-    'One action on the device; answers its verdict (ok, no-visible-change, unexpected-screen, unverified) and the settled outline with fresh refs. kind: tap, double-tap, long-press, type (text; into target, else the focused field), clear, swipe (direction), scroll (direction and distance, or to), drag (target to to), pinch (scale), rotate (degrees), key, back, open (url), launch. Example: {"kind":"tap","target":"Settings","role":"tab"}',
+    'One action on the device; answers its verdict (ok, no-visible-change, not-delivered, unexpected-screen, unverified) and the settled outline with fresh refs. kind: tap, double-tap, long-press, type (text; into target, else the focused field), clear, swipe (direction), scroll (direction and distance, or to), drag (target to to), pinch (scale), rotate (degrees), key, back, open (url), launch. Example: {"kind":"tap","target":"Settings","role":"tab"}',
     { kind: z.enum(contractEnum('ActionKind')), ...ACTION_FIELDS, ...SESSION },
     act,
   );

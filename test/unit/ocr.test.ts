@@ -1,6 +1,7 @@
-// The pixel tier's pure parts: where the tree leaves drawn pixels unexplained, how Tesseract's TSV
-// becomes lines, what a line read from pixels may answer for, and the engine against the real
-// Tesseract binary where it is installed (CI installs it; the test says so when it is not).
+// The pixel tier's pure parts — where the tree leaves drawn pixels unexplained, how Tesseract's TSV
+// becomes lines, what a line read from pixels may answer for — the engine against the real
+// Tesseract binary where it is installed (CI installs it; the suite is skipped, and says so, where
+// not), and the delivery verdict.
 import { execFileSync } from 'node:child_process';
 import { pino } from 'pino';
 import sharp from 'sharp';
@@ -131,5 +132,19 @@ describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
     expect(lines[0]!.left).toBeLessThan(30);
     const missing = new Tesseract('/nonexistent/tesseract', pino({ level: 'silent' }));
     expect(await missing.status()).toMatchObject({ available: false, detail: expect.stringContaining('apt-get install tesseract-ocr') });
+  });
+});
+
+describe('the delivery verdict', () => {
+  const base = { settle: 'no-change' as const, before: 's1', after: 's1', predicted: null, stateChanged: false };
+  it('tells an input the app ignored from one it never received, and says "may" where the platform cannot count', async () => {
+    const { decide } = await import('../../workers/memory/verdict.js');
+    expect(decide({ ...base, delivered: true }).verdict).toBe('no-visible-change');
+    expect(decide({ ...base, delivered: false })).toMatchObject({ verdict: 'not-delivered', reason: expect.stringContaining('was not delivered') });
+    expect(decide({ ...base, delivered: null })).toMatchObject({ verdict: 'not-delivered', reason: expect.stringContaining('may not have been delivered') });
+    // Not input (back, open): nothing to count, and no-change is what it is.
+    expect(decide(base).verdict).toBe('no-visible-change');
+    // Anything that changed is judged as before, whatever the count.
+    expect(decide({ ...base, stateChanged: true, changedHow: 'the switch turned on', delivered: null }).verdict).toBe('ok');
   });
 });

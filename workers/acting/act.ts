@@ -29,6 +29,10 @@ const DEFAULT_MAX_SCROLLS = 10;
 const NAVIGATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press', 'back', 'key', 'open', 'launch']);
 /** Actions that touch a control and may set something off. */
 const ACTIVATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press']);
+/** Actions that are input to the app (a touch, a key): the delivery probe counts them arriving. */
+const INPUT = new Set<ActionKind>(['tap', 'double-tap', 'long-press', 'type', 'clear', 'swipe', 'scroll', 'drag', 'pinch', 'rotate', 'key']);
+/** Undelivered inputs in a row after which a device is suspect. */
+const SUSPECT_AFTER = 3;
 
 export interface ActOptions {
   /** The fast tier (batches, replays): refuse a destructive-looking target unless the step allows it. */
@@ -47,6 +51,8 @@ export interface ActionWitness {
 
 export class Actor {
   seen: ActionWitness | undefined;
+  /** Per device: actions in a row whose input showed no sign of arriving. */
+  private readonly undelivered = new Map<string, number>();
 
   constructor(
     readonly understanding: Understanding,
@@ -93,6 +99,7 @@ export class Actor {
 
     await eyes.idle();
     const mark = eyes.mark(epoch);
+    const inputsBefore = INPUT.has(kind) ? await inputCount(device) : undefined;
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const quietMs = req.quietMs ?? this.quietMs;
     let waited: Awaited<ReturnType<Eyes['wait']>> | undefined;
@@ -160,7 +167,9 @@ export class Actor {
     const change = eyes.changes(mark);
     const inPlace = changedInPlace(kind, el, same, stateBefore, stateAfter, scrolled, found, change.changed);
     const settle = waited ?? { status: 'no-change' as const, waitedMs: 0 };
-    const outcome = decide({ settle: settle.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged: inPlace !== null, ...(inPlace ? { changedHow: inPlace } : {}) });
+    const delivered = inputsBefore === undefined ? undefined : inputsBefore === null ? null : await inputCount(device).then((n) => (n === null ? null : n !== inputsBefore));
+    const outcome = decide({ settle: settle.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged: inPlace !== null, ...(inPlace ? { changedHow: inPlace } : {}), ...(delivered !== undefined ? { delivered } : {}) });
+    const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, outcome.verdict);
     if (NAVIGATING.has(kind) && key) memory.recordEdge(before.identified.node.id, key, after.identified.node.id, { durationMs: t3 - t1, kind: waited?.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
 
     const reason: EscalationReason | null = after.newModal ? 'unfamiliar-modal' : outcome.verdict === 'unexpected-screen' ? 'unexpected-outcome' : !after.identified.known ? 'unknown-screen' : null;
@@ -175,6 +184,8 @@ export class Actor {
       stateAfter,
       destructive: el ? looksDestructive(el.label) : false,
       afterFrom: after.source,
+      ...(delivery ? { delivery } : {}),
+      sensors: sensorsOf(after),
     };
     const escalation = reason ? memory.escalate({ reason, screen: after.identified.node.id, evidence: { action: key ?? kind, verdict: outcome.verdict, ...evidence }, costMs: Math.round(t4 - t0) }) : null;
     if (escalation) this.logEscalation(localId, escalation);
@@ -201,10 +212,22 @@ export class Actor {
     return result;
   }
 
+  /**
+   * The delivery probe's tally for a device: inputs in a row that nothing shows arrived. Three make
+   * the device suspect — its input service may have detached — and that is logged once per streak.
+   */
+  private deliveryOf(localId: string, delivered: boolean | null, verdict: string): NonNullable<Schemas['ActionResult']['evidence']['delivery']> {
+    const streak = verdict === 'not-delivered' ? (this.undelivered.get(localId) ?? 0) + 1 : 0;
+    this.undelivered.set(localId, streak);
+    const suspect = streak >= SUSPECT_AFTER;
+    if (streak === SUSPECT_AFTER) this.logger.warn({ localId, streak }, 'device suspect: inputs in a row show no sign of arriving (its input service may have detached); a reset usually restores it');
+    return { counted: delivered !== null, delivered, streak, suspect };
+  }
+
   /** A target nothing (or several things) matched is an intent simfleet could not resolve: recorded. */
   private unresolved(localId: string, epoch: number, err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
     if (!(err instanceof DeviceError) || (err.code !== 'NO_MATCH' && err.code !== 'AMBIGUOUS')) return;
-    const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}) }, costMs: Math.round(performance.now() - t0) });
+    const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}), sensors: sensorsOf(before) }, costMs: Math.round(performance.now() - t0) });
     this.logEscalation(localId, e);
     this.seen?.escalation(localId, epoch, { reason: e.reason, screen: e.screen, action: req.action, costMs: e.costMs });
   }
@@ -261,6 +284,17 @@ function toggled(a: NodeStates, b: NodeStates): boolean {
 }
 
 const ms = (x: number) => Math.round(x * 10) / 10;
+
+/** The app's input count where the platform keeps one; null where it cannot tell (or the count failed). */
+async function inputCount(device: DeviceBackend): Promise<number | null> {
+  if (!device.inputsReceived) return null;
+  return device.inputsReceived().catch(() => null);
+}
+
+/** Which sensors answered a read: the tree's nodes, the pixel tier's lines (null: not needed). */
+export function sensorsOf(read: Read): { tree: number; ocr: { areas: number; lines: number } | null; source: 'tree' | 'memory' } {
+  return { tree: read.nodes, ocr: read.ocr ? { areas: read.ocr.areas, lines: read.ocr.lines } : null, source: read.source };
+}
 
 /**
  * Until no frame at all has come for a short window (or the deadline). Memory must never learn a

@@ -170,6 +170,11 @@ export class StepRunner {
     // something further down finds out for itself.
     if (result.verdict === 'no-visible-change' && result.scrolled?.atEnd) return { ok: true, verdict: result.verdict, detail: `${detail}: the content is at its end`, result };
     if (result.verdict === 'no-visible-change') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'no-visible-change', message: `${detail}`, hint: 'the control may be disabled, covered, or waiting for something earlier', touched: true, result } };
+    if (result.verdict === 'not-delivered') {
+      const suspect = result.evidence.delivery?.suspect ? '; several inputs in a row have not arrived: the device is suspect' : '';
+      // Never repeated: where the platform cannot count inputs, it may have arrived after all.
+      return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'not-delivered', message: `${detail}${suspect}`, hint: "the device's input may have detached: look at the device, reset it (POST /v1/devices/{id}/reset) if it stays so, then resume", touched: true, result } };
+    }
     if (result.settle.status === 'not-settled') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'timeout', message: `the screen had not settled after ${result.settle.waitedMs} ms${result.settle.movingRegion ? ` (still moving at ${JSON.stringify(result.settle.movingRegion.box)})` : ''}`, hint: 'raise timeoutMs for this step if the screen is slow, or look at what keeps moving', touched: true, result } };
     return { ok: true, verdict: result.verdict, detail, result };
   }

@@ -39,6 +39,8 @@ export function triage(f: Failure): Triage {
     case 'action-failed':
       if (!f.touched && !retried) return rule('retry', 'the device refused the input before anything was played: try once more');
       return rule('stop', f.touched ? 'the input may have been played: never repeated' : 'the device refused the input twice');
+    case 'not-delivered':
+      return rule('stop', 'the input did not reach the app: waiting or repeating cannot put a detached input right');
     case 'no-visible-change':
       if (!waited) return rule('wait', 'nothing changed yet: a slow screen may still answer');
       return rule('stop', 'nothing changed after waiting: the touch is not repeated (it may have landed)');
@@ -49,5 +51,5 @@ export function triage(f: Failure): Triage {
 
 /** Whether the step's input had been played when it failed with this code. */
 export function touchedFor(code: Code): boolean {
-  return code === 'unexpected-screen' || code === 'no-visible-change' || code === 'timeout';
+  return code === 'unexpected-screen' || code === 'no-visible-change' || code === 'not-delivered' || code === 'timeout';
 }

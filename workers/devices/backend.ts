@@ -168,6 +168,14 @@ export interface DeviceBackend {
   back(): Promise<void>;
   reload(): Promise<void>;
   screenshot(): Promise<Screenshot>;
+  /**
+   * How many inputs (touches, keys) the app has received so far, where the platform can tell (web:
+   * counted in the page). The delivery probe compares it across an action: an input that changed
+   * nothing on screen either reached the app (no visible change) or did not (not delivered).
+   * Platforms that cannot tell leave it out, and an action that changes nothing there "may not
+   * have been delivered".
+   */
+  inputsReceived?(): Promise<number>;
 }
 
 export interface BackendProvider {

@@ -3,7 +3,7 @@
 // kind is reported beside it, never instead. A switch that flipped is not "no visible change": the
 // tree's state says it changed even when the pixels barely do.
 
-export type Verdict = 'ok' | 'no-visible-change' | 'unexpected-screen' | 'unverified';
+export type Verdict = 'ok' | 'no-visible-change' | 'not-delivered' | 'unexpected-screen' | 'unverified';
 
 export interface VerdictInput {
   /** How the wait after the action ended. */
@@ -18,6 +18,11 @@ export interface VerdictInput {
    */
   stateChanged: boolean;
   changedHow?: string;
+  /**
+   * Whether the input reached the app: true or false where the platform counts inputs (web), null
+   * where it cannot tell, undefined for actions that are not input (back, open, launch).
+   */
+  delivered?: boolean | null;
 }
 
 export interface VerdictOutcome {
@@ -28,7 +33,14 @@ export interface VerdictOutcome {
 
 export function decide(i: VerdictInput): VerdictOutcome {
   if (i.settle === 'not-settled') return { verdict: 'unverified', reason: 'the screen had not settled when the wait ended' };
-  if (i.settle === 'no-change' && !i.stateChanged) return { verdict: 'no-visible-change', reason: 'nothing changed on screen and the element kept its state' };
+  if (i.settle === 'no-change' && !i.stateChanged) {
+    // Nothing changed. That the input reached the app and the app ignored it, or that it never got
+    // there (an input service that detached), look the same on screen: only the platform's own
+    // count of inputs tells them apart, and without one the verdict says it may not have arrived.
+    if (i.delivered === false) return { verdict: 'not-delivered', reason: 'nothing changed on screen or in the tree, and the app received no input: it was not delivered' };
+    if (i.delivered === null) return { verdict: 'not-delivered', reason: 'nothing changed on screen or in the tree, and the platform cannot confirm the input arrived: it may not have been delivered' };
+    return { verdict: 'no-visible-change', reason: `nothing changed on screen and the element kept its state${i.delivered ? ' (the app received the input)' : ''}` };
+  }
   if (i.predicted !== null) {
     if (i.after === i.predicted) return { verdict: 'ok', reason: `ended on screen ${i.after}, as this action has before` };
     return { verdict: 'unexpected-screen', reason: `ended on screen ${i.after}; this action has led to ${i.predicted} before` };

@@ -44,6 +44,7 @@ export class DeviceFeed {
   private lastChangeAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastScreen: string | undefined;
+  private lastSettledSeq: number | undefined;
   private readonly off: (() => void)[] = [];
 
   constructor(
@@ -58,8 +59,12 @@ export class DeviceFeed {
     };
     on('frame', (f) => this.onFrame(f as FrameAnalysis));
     on('settled', (f) => {
+      // The tracker and a wait that ends on the same frame may both call it settled: one event.
+      const frame = f as FrameAnalysis;
+      if (frame.seq === this.lastSettledSeq) return;
+      this.lastSettledSeq = frame.seq;
       this.flushChange();
-      this.record({ type: 'settled', frame: stamp(f as FrameAnalysis) });
+      this.record({ type: 'settled', frame: stamp(frame) });
     });
     on('transition', (t) => {
       const r = t as RecordedTransition;

@@ -197,8 +197,12 @@ export class Understanding {
    */
   private async pixelTier(d: Watched, tree: TreeSnapshot): Promise<{ tree: TreeSnapshot; ocr: Read['ocr'] }> {
     if (!this.recogniser) return { tree, ocr: null };
-    const newest = this.eyesOf(d.backend.localId).store.newest();
-    if (!newest) return { tree, ocr: null };
+    // Only on a settled screen: mid-transition, the newest frame and the tree show different
+    // moments, every moving part looks unexplained, and seconds of recognition would be spent on
+    // a screen that is about to be read again anyway.
+    const eyes = this.eyesOf(d.backend.localId);
+    const newest = eyes.store.newest();
+    if (!newest || !eyes.activity.isSettled()) return { tree, ocr: null };
     const areas = areasToRead(tree.nodes, tree.screen, { width: newest.gridW, height: newest.gridH, data: newest.gray });
     if (areas.length === 0) return { tree, ocr: null };
     const status = await this.recogniser.status();

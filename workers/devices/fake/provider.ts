@@ -79,7 +79,15 @@ export class FakeDevice implements DeviceBackend {
   }
 
   /** A tap (a touch that starts and ends in one element) on an element that goes somewhere goes there. */
+  /** Inputs received, for the delivery probe: the fake always receives what it is sent. */
+  private inputs = 0;
+
+  async inputsReceived(): Promise<number> {
+    return this.inputs;
+  }
+
   async touch(frames: TouchFrame[]): Promise<void> {
+    this.inputs++;
     const first = frames[0]?.touches[0];
     const last = [...frames].reverse().find((f) => f.touches.length > 0)?.touches[0];
     if (!first || !last) return;
@@ -88,10 +96,12 @@ export class FakeDevice implements DeviceBackend {
   }
 
   async type(text: string): Promise<void> {
+    this.inputs++;
     this.typed += text;
   }
 
   async key(name: string): Promise<void> {
+    this.inputs++;
     this.keys.push(name);
   }
 

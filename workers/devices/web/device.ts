@@ -23,6 +23,11 @@ export class WebDevice implements DeviceBackend {
   readonly touchSlopPt = CHROMIUM_TOUCH_SLOP_PT;
   readonly platform = 'web';
   health: WebHealth = { state: 'booting' };
+  /**
+   * Test hook: inputs are dropped before they reach the page, as they are when a simulator's input
+   * service has detached; the delivery probe must say so rather than call it no visible change.
+   */
+  swallowInput = false;
   private context: BrowserContext | undefined;
   private page: Page | undefined;
   private cdp: CDPSession | undefined;
@@ -93,15 +98,22 @@ export class WebDevice implements DeviceBackend {
   }
 
   async touch(frames: TouchFrame[]): Promise<void> {
+    if (this.swallowInput) return;
     await playTouches(this.session(), frames);
   }
 
   async type(text: string): Promise<void> {
+    if (this.swallowInput) return;
     await this.currentPage().keyboard.type(text);
   }
 
   async key(name: string): Promise<void> {
+    if (this.swallowInput) return;
     await this.currentPage().keyboard.press(name);
+  }
+
+  async inputsReceived(): Promise<number> {
+    return this.currentPage().evaluate(() => (window as unknown as { __simfleetInputs?: number }).__simfleetInputs ?? 0);
   }
 
   async open(url: string): Promise<void> {
@@ -180,6 +192,13 @@ export class WebDevice implements DeviceBackend {
       } else {
         await route.continue();
       }
+    });
+    // Counts the inputs every page of the context receives, before the app's own handlers can stop
+    // them (capture phase on window): the delivery probe reads it across an action.
+    await context.addInitScript(() => {
+      const w = window as unknown as { __simfleetInputs: number };
+      w.__simfleetInputs = 0;
+      for (const type of ['pointerdown', 'touchstart', 'mousedown', 'keydown', 'wheel']) window.addEventListener(type, () => w.__simfleetInputs++, { capture: true, passive: true });
     });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
