@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
 import { installErrorHandling } from './error-handler.js';
 import { installHttpMetrics } from './metrics.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { farmRoutes } from './routes/farm.js';
 import { healthRoutes } from './routes/health.js';
 import { queueRoutes } from './routes/queue.js';
@@ -69,5 +70,6 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   queueRoutes(app, s);
   workerRoutes(app, s);
   streamRoutes(app, s);
+  dashboardRoutes(app);
   return app;
 }
