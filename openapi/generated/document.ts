@@ -6408,9 +6408,11 @@ const document: Record<string, unknown> = {
                 "offscreen",
                 "partly-offscreen",
                 "covered",
-                "partly-covered"
+                "partly-covered",
+                "probed"
               ]
-            }
+            },
+            "description": "probed: found by the platform's hit test inside a container the tree reported empty"
           },
           "source": {
             "type": "string",
@@ -6692,6 +6694,30 @@ const document: Record<string, unknown> = {
                   "unavailable": {
                     "type": "string",
                     "description": "why no text could be read (no recogniser installed, or it failed)"
+                  }
+                }
+              },
+              "probe": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "hit-test probing: containers the tree reported empty though something is drawn in them, the probes spent and the controls found (null: none needed)",
+                "required": [
+                  "containers",
+                  "probes",
+                  "found"
+                ],
+                "properties": {
+                  "containers": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "probes": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "found": {
+                    "type": "integer",
+                    "minimum": 0
                   }
                 }
               }

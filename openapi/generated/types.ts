@@ -1897,7 +1897,8 @@ export type components = {
             /** @description centre of the visible part, in points; null when none of it shows */
             tap: components["schemas"]["Point"] | null;
             frame: components["schemas"]["Box"];
-            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered")[];
+            /** @description probed: found by the platform's hit test inside a container the tree reported empty */
+            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered" | "probed")[];
             /** @enum {string} */
             source: "web" | "uiautomator" | "xcuitest" | "idb" | "axe" | "ocr";
             /**
@@ -1972,6 +1973,12 @@ export type components = {
                     ms: number;
                     /** @description why no text could be read (no recogniser installed, or it failed) */
                     unavailable?: string;
+                };
+                /** @description hit-test probing: containers the tree reported empty though something is drawn in them, the probes spent and the controls found (null: none needed) */
+                probe?: {
+                    containers: number;
+                    probes: number;
+                    found: number;
                 };
             };
         };

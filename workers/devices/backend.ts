@@ -104,6 +104,8 @@ export interface TreeNode {
   covered?: boolean;
   /** How sure the sensor was (0–1): text recognised in pixels (source "ocr") says; a tree does not. */
   confidence?: number;
+  /** Found by the platform's hit test inside a container the tree reported empty (understanding/probe.ts). */
+  probed?: boolean;
   /** Where the label came from when not from the node's own source: a control the tree left unnamed, named by the text drawn in it. */
   labelFrom?: 'ocr';
 }
@@ -176,6 +178,21 @@ export interface DeviceBackend {
    * have been delivered".
    */
   inputsReceived?(): Promise<number>;
+  /**
+   * What the platform's own hit test finds at each point (web: the element at a point, climbed to
+   * the control it belongs to): for containers whose children the tree does not report. Null where
+   * only the container itself (or nothing) is there.
+   */
+  hitTest?(points: Point[]): Promise<(HitElement | null)[]>;
+}
+
+/** A control found by the platform's hit test rather than by enumerating the tree. */
+export interface HitElement {
+  role: string;
+  label: string;
+  frame: Rect;
+  id: string | null;
+  interactive: boolean;
 }
 
 export interface BackendProvider {

@@ -13,6 +13,7 @@
 //   #/settings/photo     a photo to pinch and rotate
 //   #/settings/loading   a spinner that never stops
 // ?rename-settings=NAME relabels the Settings tab (a renamed control, for replay tests).
+// ?hide-tab-a11y=1 hides the tab buttons from accessibility (a tab bar the tree reports empty).
 'use strict';
 (function () {
   const PUSH_MS = 350;
@@ -400,6 +401,9 @@
   // update that renamed a control, for replays to stop at.
   const renamed = new URLSearchParams(location.search).get('rename-settings');
   if (renamed) document.querySelector('#tab-settings span').textContent = renamed;
+  // ?hide-tab-a11y=1 hides the tab buttons from accessibility (they still work): a tab bar whose
+  // tree reports no children, as some apps' do, for hit-test probing to recover.
+  if (new URLSearchParams(location.search).get('hide-tab-a11y')) for (const b of document.querySelectorAll('.tabbar button')) b.setAttribute('aria-hidden', 'true');
   const stacksEl = document.getElementById('stacks');
   const tabs = { inbox: [], search: [], settings: [] };
   const stackEls = {};

@@ -5,7 +5,7 @@ import type { NodeSource, NodeStates, Point, Rect, TreeNode, TreeSnapshot } from
 import { area, containment, intersect } from './geometry.js';
 import { normaliseLabel } from './names.js';
 
-export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered';
+export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered' | 'probed';
 
 export interface Element {
   /** The tree node it came from (index into the snapshot's nodes). */
@@ -137,7 +137,7 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     frame: n.frame,
     visible: null,
     tap: null,
-    flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : [])],
+    flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : []), ...(n.probed ? (['probed'] as const) : [])],
     underLayer: n.covered === true,
     ...(n.source === 'ocr' || n.labelFrom === 'ocr' ? { fromPixels: { confidence: n.confidence ?? 0 } } : {}),
   };

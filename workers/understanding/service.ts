@@ -18,6 +18,10 @@ import type { TextRecogniser } from './ocr/engine.js';
 import { readPixels } from './ocr/read.js';
 import { areasToRead } from './ocr/where.js';
 import { mergeSources } from './merge.js';
+import { probeContainer, silentContainers } from './probe.js';
+
+/** Containers probed per read, at most: a screen with more silent bars than this is unusual. */
+const MAX_PROBED_CONTAINERS = 3;
 
 type Schemas = components['schemas'];
 
@@ -39,6 +43,8 @@ export interface Read {
   disagreement: string | null;
   /** A modal layer this app's memory had not seen before this read. */
   newModal: boolean;
+  /** Hit-test probing, when the tree reported containers empty that visibly are not. */
+  probe?: { containers: number; probes: number; found: number } | null;
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
   ocr?: { areas: number; lines: number; ms: number; unavailable?: string } | null;
 }
@@ -171,6 +177,8 @@ export class Understanding {
     }
     d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
     this.counts.treeReads++;
+    const probed = await this.probeTier(d, tree);
+    tree = probed.tree;
     const pixels = await this.pixelTier(d, tree);
     tree = pixels.tree;
     const t1 = performance.now();
@@ -185,9 +193,38 @@ export class Understanding {
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
     if (newest && newest.seq === seq && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
-    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr };
+    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
     d.last = read;
     return read;
+  }
+
+  /**
+   * The platform's hit test inside containers the tree reports empty though pixels show something
+   * in them (a tab bar whose buttons are hidden from accessibility). Runs before text recognition:
+   * what probing finds, the pixel tier need not read. Settled screens only, like the pixel tier.
+   */
+  private async probeTier(d: Watched, tree: TreeSnapshot): Promise<{ tree: TreeSnapshot; probe: Read['probe'] }> {
+    const hitTest = d.backend.hitTest?.bind(d.backend);
+    const eyes = this.eyesOf(d.backend.localId);
+    const newest = eyes.store.newest();
+    if (!hitTest || !newest || !eyes.activity.isSettled()) return { tree, probe: null };
+    const silent = silentContainers(tree.nodes, tree.screen, { width: newest.gridW, height: newest.gridH, data: newest.gray }).slice(0, MAX_PROBED_CONTAINERS);
+    if (silent.length === 0) return { tree, probe: null };
+    const nodes = [...tree.nodes];
+    let probes = 0;
+    try {
+      for (const c of silent) {
+        const r = await probeContainer(c, hitTest, nodes.length);
+        probes += r.probes;
+        nodes.push(...r.nodes);
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'hit-test probing failed; the tree is read as it is');
+      return { tree, probe: { containers: silent.length, probes, found: 0 } };
+    }
+    const found = nodes.length - tree.nodes.length;
+    this.logger.debug({ containers: silent.length, probes, found }, 'probed containers the tree reported empty');
+    return { tree: { ...tree, nodes }, probe: { containers: silent.length, probes, found } };
   }
 
   /**
@@ -277,6 +314,7 @@ export class Understanding {
         buildMs: read.buildMs,
         frame: newest ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(Date.now() - newest.wallAt)) } : null,
         ...(read.ocr ? { ocr: read.ocr } : {}),
+        ...(read.probe ? { probe: read.probe } : {}),
       },
     };
   }

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { Logger } from 'pino';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
 import { readTree } from './ax-tree.js';
 import { DEFAULT_RULES, OriginPolicy } from './origin-policy.js';
 import type { WebProfile } from './profiles.js';
@@ -110,6 +110,24 @@ export class WebDevice implements DeviceBackend {
   async key(name: string): Promise<void> {
     if (this.swallowInput) return;
     await this.currentPage().keyboard.press(name);
+  }
+
+  async hitTest(points: Point[]): Promise<(HitElement | null)[]> {
+    return this.currentPage().evaluate((pts) => {
+      const ROLE_OF: Record<string, string> = { BUTTON: 'button', A: 'link', INPUT: 'textfield', SELECT: 'select', TEXTAREA: 'textfield' };
+      const CONTROL = 'button, a[href], input, select, textarea, [role], [tabindex], [onclick]';
+      return pts.map(({ x, y }) => {
+        const at = document.elementFromPoint(x, y);
+        const el = at?.closest(CONTROL) ?? null;
+        if (!el || el === document.body || el === document.documentElement) return null;
+        const r = el.getBoundingClientRect();
+        const explicit = el.getAttribute('role');
+        const role = explicit ?? ROLE_OF[el.tagName] ?? 'group';
+        const label = (el.getAttribute('aria-label') ?? (el as HTMLElement).innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
+        const interactive = ['button', 'link', 'tab', 'textfield', 'select', 'checkbox', 'switch', 'radio', 'menuitem', 'option'].includes(role) || el.hasAttribute('onclick') || el.hasAttribute('tabindex');
+        return { role, label, frame: { x: r.x, y: r.y, width: r.width, height: r.height }, id: el.id || el.getAttribute('data-testid'), interactive };
+      });
+    }, points);
   }
 
   async inputsReceived(): Promise<number> {

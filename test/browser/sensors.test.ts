@@ -1,7 +1,8 @@
-// The pixel tier on real Chromium and the sample app: where the tree leaves visible parts of the
+// When the tree lies, on real Chromium and the sample app. The pixel tier: where the tree leaves visible parts of the
 // screen unexplained (a canvas, a screen that is all canvas), text is read from pixels, marked ~
 // with source ocr and a confidence; icons nobody named stay unnamed with their boxes; and a target
-// that only pixels could answer is never stretched: "Back" does not become a lone "B".
+// that only pixels could answer is never stretched: "Back" does not become a lone "B". Hit-test
+// probing: a tab bar whose buttons are hidden from the tree is recovered, with the probes counted.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
@@ -56,6 +57,7 @@ describe('the pixel tier', () => {
     for (const route of ['inbox', 'inbox/3', 'search', 'settings', 'settings/form', 'settings/icons', 'settings/wizard']) {
       const screen = await openScreen(route);
       expect(screen.read.ocr ?? null, `${route}: ${JSON.stringify(screen.read.ocr)}`).toBeNull();
+      expect(screen.read.probe ?? null, `${route}: ${JSON.stringify(screen.read.probe)}`).toBeNull();
     }
   });
 
@@ -107,5 +109,30 @@ describe('the pixel tier', () => {
     expect(located.body).toMatchObject({ how: 'ocr', element: { label: 'START', source: 'ocr' } });
     const near = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'STAR' } });
     expect(near.body.error?.code).toBe('NO_MATCH');
+  });
+});
+
+describe('hit-test probing', () => {
+  it('recovers a tab bar whose buttons the tree does not report, says how many probes it spent, and taps what it found', async () => {
+    // A screen this test file has not shown before: one it has is answered from memory (the pixels
+    // agree with the remembered reading, tabs and all) without reading the tree at all.
+    const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?hide-tab-a11y=1&load=${++loads}#/settings/privacy` } });
+    expect(opened.status, opened.text).toBe(200);
+    await agent.call('waitForScreen', { params: { sessionId: id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
+    const screen = (await agent.call('getScreen', { params: { sessionId: id }, headers: { accept: 'application/json' } })).body;
+    const tabs = screen.elements.filter((e: El) => e.flags.includes('probed'));
+    expect(tabs.map((e: El) => [e.role, e.label])).toEqual([
+      ['tab', 'Inbox'],
+      ['tab', 'Search'],
+      ['tab', 'Settings'],
+    ]);
+    expect(screen.read.probe).toMatchObject({ containers: 1, found: 3 });
+    expect(screen.read.probe.probes).toBeGreaterThanOrEqual(3);
+    expect(screen.read.probe.probes).toBeLessThanOrEqual(16);
+    expect(screen.text).toMatch(/tab [\d.]+,[\d.]+ "Settings" #tab-settings probed/);
+    const tap = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target: 'Search', role: 'tab' } });
+    expect(tap.status, tap.text).toBe(200);
+    expect(tap.body.screen.name).toBe('Search');
+    expect(tap.body.target).toMatchObject({ label: 'Search', flags: ['probed'] });
   });
 });

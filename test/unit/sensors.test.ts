@@ -12,6 +12,7 @@ import { parseTsv } from '../../workers/understanding/ocr/tsv.js';
 import { areasToRead } from '../../workers/understanding/ocr/where.js';
 import { locate, parseTarget } from '../../workers/understanding/refs.js';
 import { readScreen } from '../../workers/understanding/screen.js';
+import { probeContainer, silentContainers } from '../../workers/understanding/probe.js';
 
 const SCREEN = { widthPt: 400, heightPt: 800, scale: 2 };
 const W = 50;
@@ -146,5 +147,43 @@ describe('the delivery verdict', () => {
     expect(decide(base).verdict).toBe('no-visible-change');
     // Anything that changed is judged as before, whatever the count.
     expect(decide({ ...base, stateChanged: true, changedHow: 'the switch turned on', delivered: null }).verdict).toBe('ok');
+  });
+});
+
+describe('hit-test probing', () => {
+  const bar = { ...node('tabbar', 'Tabs', { x: 0, y: 700, width: 400, height: 100 }), index: 0 };
+
+  it('finds the controls of a silent container with a few coarse seeds', async () => {
+    const tabs = [0, 1, 2].map((i) => ({ role: 'tab', label: `Tab ${i}`, frame: { x: i * 133, y: 710, width: 133, height: 60 }, id: null, interactive: true }));
+    let probes = 0;
+    const r = await probeContainer(bar, async (pts) => pts.map((p) => (probes++, tabs.find((t) => p.x >= t.frame.x && p.x < t.frame.x + t.frame.width && p.y >= t.frame.y && p.y < t.frame.y + t.frame.height) ?? null)), 10);
+    expect(r.nodes.map((n) => [n.label, n.parent, n.probed, n.index])).toEqual([
+      ['Tab 0', 0, true, 10],
+      ['Tab 1', 0, true, 11],
+      ['Tab 2', 0, true, 12],
+    ]);
+    expect(r.probes).toBe(probes);
+    expect(r.probes).toBeLessThanOrEqual(6);
+  });
+
+  it('subdivides only where nothing was hit, down to a fingertip, and reports every probe', async () => {
+    // One small control in a corner the seeds miss.
+    const small = { role: 'button', label: 'x', frame: { x: 360, y: 760, width: 30, height: 30 }, id: null, interactive: true };
+    const seen: { x: number; y: number }[] = [];
+    const r = await probeContainer(bar, async (pts) => pts.map((p) => (seen.push(p), p.x >= 360 && p.x < 390 && p.y >= 760 && p.y < 790 ? small : null)), 1);
+    expect(r.nodes.map((n) => n.label)).toEqual(['x']);
+    expect(r.probes).toBe(seen.length);
+    expect(r.probes).toBeGreaterThan(4); // the seeds alone missed it
+    expect(r.probes).toBeLessThanOrEqual(64);
+  });
+
+  it('probes only containers the tree left empty whose pixels show something', () => {
+    const g = grid();
+    paint(g, 0, 704, 400, 800, 200);
+    paint(g, 40, 720, 88, 760, 60); // an icon drawn in the bar
+    const withChild = [bar, { ...node('tab', 'Inbox', { x: 0, y: 710, width: 133, height: 60 }), index: 1, parent: 0 }];
+    expect(silentContainers([bar], SCREEN, g).map((n) => n.role)).toEqual(['tabbar']);
+    expect(silentContainers(withChild, SCREEN, g)).toEqual([]);
+    expect(silentContainers([bar], SCREEN, grid())).toEqual([]); // blank: nothing to find
   });
 });
