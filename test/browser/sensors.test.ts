@@ -42,7 +42,7 @@ interface El {
 }
 
 let loads = 0;
-async function openScreen(route: string): Promise<{ text: string; elements: El[]; read: { ocr?: { areas: number; lines: number; ms: number } } }> {
+async function openScreen(route: string): Promise<{ text: string; elements: El[]; read: { ocr?: { areas: number; lines: number; ms: number }; probe?: { containers: number; probes: number; found: number } } }> {
   // A new query makes it a load (a hash alone would not): each screen starts from a fresh page.
   const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?load=${++loads}#/${route}` } });
   expect(opened.status, opened.text).toBe(200);

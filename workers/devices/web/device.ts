@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import type { Logger } from 'pino';
 import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
 import { readTree } from './ax-tree.js';
+import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js';
 import { DEFAULT_RULES, OriginPolicy } from './origin-policy.js';
 import type { WebProfile } from './profiles.js';
 import type { SampleServer } from './sample-server.js';
@@ -113,25 +114,11 @@ export class WebDevice implements DeviceBackend {
   }
 
   async hitTest(points: Point[]): Promise<(HitElement | null)[]> {
-    return this.currentPage().evaluate((pts) => {
-      const ROLE_OF: Record<string, string> = { BUTTON: 'button', A: 'link', INPUT: 'textfield', SELECT: 'select', TEXTAREA: 'textfield' };
-      const CONTROL = 'button, a[href], input, select, textarea, [role], [tabindex], [onclick]';
-      return pts.map(({ x, y }) => {
-        const at = document.elementFromPoint(x, y);
-        const el = at?.closest(CONTROL) ?? null;
-        if (!el || el === document.body || el === document.documentElement) return null;
-        const r = el.getBoundingClientRect();
-        const explicit = el.getAttribute('role');
-        const role = explicit ?? ROLE_OF[el.tagName] ?? 'group';
-        const label = (el.getAttribute('aria-label') ?? (el as HTMLElement).innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
-        const interactive = ['button', 'link', 'tab', 'textfield', 'select', 'checkbox', 'switch', 'radio', 'menuitem', 'option'].includes(role) || el.hasAttribute('onclick') || el.hasAttribute('tabindex');
-        return { role, label, frame: { x: r.x, y: r.y, width: r.width, height: r.height }, id: el.id || el.getAttribute('data-testid'), interactive };
-      });
-    }, points);
+    return (await this.currentPage().evaluate(hitTestScript(points))) as (HitElement | null)[];
   }
 
   async inputsReceived(): Promise<number> {
-    return this.currentPage().evaluate(() => (window as unknown as { __simfleetInputs?: number }).__simfleetInputs ?? 0);
+    return Number(await this.currentPage().evaluate(INPUTS_RECEIVED));
   }
 
   async open(url: string): Promise<void> {
@@ -213,11 +200,7 @@ export class WebDevice implements DeviceBackend {
     });
     // Counts the inputs every page of the context receives, before the app's own handlers can stop
     // them (capture phase on window): the delivery probe reads it across an action.
-    await context.addInitScript(() => {
-      const w = window as unknown as { __simfleetInputs: number };
-      w.__simfleetInputs = 0;
-      for (const type of ['pointerdown', 'touchstart', 'mousedown', 'keydown', 'wheel']) window.addEventListener(type, () => w.__simfleetInputs++, { capture: true, passive: true });
-    });
+    await context.addInitScript(COUNT_INPUTS);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     this.context = context;
