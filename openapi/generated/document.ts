@@ -5281,7 +5281,7 @@ const document: Record<string, unknown> = {
             "description": "skipped: an optional step that failed, or a step before `from`"
           },
           "verdict": {
-            "description": "the verdict of an action (ok, no-visible-change, unexpected-screen, unverified); ok or null for waits, asserts and fills",
+            "description": "the verdict of an action (ok, no-visible-change, not-delivered, unexpected-screen, unverified); ok or null for waits, asserts and fills",
             "oneOf": [
               {
                 "$ref": "#/components/schemas/Verdict"
@@ -5306,6 +5306,14 @@ const document: Record<string, unknown> = {
           },
           "result": {
             "$ref": "#/components/schemas/ActionResult"
+          },
+          "screen": {
+            "description": "the screen an action step ended on: its result's, or, for a step that came good late (triage looked again), the screen it came good on — which its result, judged earlier, does not show",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/ScreenIdentity"
+              }
+            ]
           },
           "fill": {
             "type": "object",

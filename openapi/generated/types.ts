@@ -1600,13 +1600,15 @@ export type components = {
              * @enum {string}
              */
             status: "done" | "failed" | "skipped";
-            /** @description the verdict of an action (ok, no-visible-change, unexpected-screen, unverified); ok or null for waits, asserts and fills */
+            /** @description the verdict of an action (ok, no-visible-change, not-delivered, unexpected-screen, unverified); ok or null for waits, asserts and fills */
             verdict: components["schemas"]["Verdict"] | null;
             /** @description what the step did or why it failed, in one line */
             detail: string;
             triage: components["schemas"]["Triage"][];
             ms: number;
             result?: components["schemas"]["ActionResult"];
+            /** @description the screen an action step ended on: its result's, or, for a step that came good late (triage looked again), the screen it came good on — which its result, judged earlier, does not show */
+            screen?: components["schemas"]["ScreenIdentity"];
             fill?: {
                 filled: string[];
                 viewports: number;

@@ -8,8 +8,9 @@ import { placementSuite } from './suites/placement.js';
 import { memorySuite } from './suites/memory.js';
 import { understandingSuite } from './suites/understanding.js';
 import { webSuite } from './suites/web.js';
+import { streamsSuite } from './suites/streams.js';
 
-const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite, actingSuite];
+const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite, actingSuite, streamsSuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);

@@ -43,8 +43,9 @@ function subscribe(gateway: GatewayProcess, path: string): { events: any[]; ws: 
 describe('streams across two gateways', () => {
   it('a subscriber on either gateway gets the device events, and resumes on the other without a miss or a repeat', async () => {
     const created = (await agent.far.call('createSession', { body: { platform: 'web', waitSeconds: 30 } })).body;
-    expect(created.state).toBe('ready');
+    // The worker's device may still be reporting in (a host that just registered): wait for ready.
     const id = created.id as string;
+    if (created.state !== 'ready') await waitFor('session ready', async () => ((await agent.far.call('getSession', { params: { sessionId: id }, query: { wait: '5', ifState: created.state } })).body.state === 'ready' ? true : undefined), 30_000);
     const onFar = subscribe(far, `/v1/sessions/${id}/events`);
     const steady = subscribe(near, `/v1/sessions/${id}/events`);
     await Promise.all([onFar.opened, steady.opened]);

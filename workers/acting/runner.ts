@@ -37,6 +37,8 @@ interface Attempt {
   verdict: Schemas['Verdict'] | null;
   detail: string;
   result?: Schemas['ActionResult'];
+  /** The screen it came good on, when that is not its result's (triage looked again, later). */
+  screen?: Schemas['ScreenIdentity'];
   fill?: StepResult['fill'];
   image?: string;
   failed?: Failed;
@@ -109,6 +111,7 @@ export class StepRunner {
       triage: rulings,
       ms: Math.round(performance.now() - t0),
       ...(attempt.result ? { result: attempt.result } : attempt.failed?.result ? { result: attempt.failed.result } : {}),
+      ...(attempt.screen ? { screen: attempt.screen } : attempt.result ? { screen: attempt.result.screen } : {}),
       ...(attempt.fill ? { fill: attempt.fill } : {}),
       ...(attempt.image ? { image: attempt.image } : {}),
       ...(step.source ? { source: step.source } : {}),
@@ -189,11 +192,12 @@ export class StepRunner {
     const expected = step.expect?.to ?? failed.result?.evidence.predicted?.id;
     const settled = this.actor.eyesOf(ctx.localId).activity.isSettled();
     const moved = before !== undefined && now.identified.node.id !== before;
-    if (failed.code === 'timeout' && settled && (!expected || now.identified.node.id === expected)) return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `settled late on screen ${describe(now)}`, ...(failed.result ? { result: failed.result } : {}) };
-    if (failed.code === 'no-visible-change' && !moved && changedLate(failed.result, now)) return { ok: true, verdict: 'ok', detail: 'the element changed state late, on the same screen', ...(failed.result ? { result: failed.result } : {}) };
+    const screen = identity(now);
+    if (failed.code === 'timeout' && settled && (!expected || now.identified.node.id === expected)) return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `settled late on screen ${describe(now)}`, screen, ...(failed.result ? { result: failed.result } : {}) };
+    if (failed.code === 'no-visible-change' && !moved && changedLate(failed.result, now)) return { ok: true, verdict: 'ok', detail: 'the element changed state late, on the same screen', screen, ...(failed.result ? { result: failed.result } : {}) };
     if (failed.code === 'no-visible-change' && moved) {
       if (expected && now.identified.node.id !== expected) return { ok: false, verdict: 'unexpected-screen', detail: 'changed late, to another screen', failed: { ...failed, code: 'unexpected-screen', message: `changed late, to screen ${describe(now)}, not ${expected}`, expected } };
-      return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `changed late, to screen ${describe(now)}` };
+      return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `changed late, to screen ${describe(now)}`, screen };
     }
     return { ok: false, verdict: failed.result?.verdict ?? null, detail: failed.message, failed };
   }
