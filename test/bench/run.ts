@@ -33,11 +33,11 @@ async function main(): Promise<void> {
   const kept = wanted.length ? await previousFigures(`${dir}latest.json`, new Set(chosen.map((s) => s.name))) : [];
   const result = { date: new Date().toISOString(), machine: machine(), figures: [...kept, ...figures].sort((a, b) => SUITES.findIndex((s) => s.name === a.suite) - SUITES.findIndex((s) => s.name === b.suite)) };
   await writeFile(`${dir}latest.json`, `${JSON.stringify(result, null, 2)}\n`);
-  const rows = result.figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} |`);
+  const rows = result.figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} | ${f.note ?? ''} |`);
   const m = result.machine;
   await writeFile(
     `${dir}latest.md`,
-    [`# simfleet benchmarks`, '', `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`, '', '| suite | figure | unit | median | p95 | runs | goal |', '|---|---|---|---|---|---|---|', ...rows, ''].join('\n'),
+    [`# simfleet benchmarks`, '', `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`, '', '| suite | figure | unit | median | p95 | runs | goal | note |', '|---|---|---|---|---|---|---|---|', ...rows, ''].join('\n'),
   );
   console.error(`wrote ${dir}latest.json and latest.md`);
 }
