@@ -1844,7 +1844,8 @@ const document: Record<string, unknown> = {
             "required": false,
             "schema": {
               "type": "integer",
-              "minimum": 1
+              "minimum": 1,
+              "maximum": 1000000
             }
           }
         ],
@@ -7238,6 +7239,7 @@ const document: Record<string, unknown> = {
               "null"
             ],
             "minimum": 1,
+            "maximum": 100000,
             "description": "null — the farm default (SIMFLEET_TEAM_MAX_SESSIONS)"
           }
         }

@@ -6,7 +6,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
-import { installErrorHandling } from './error-handler.js';
+import { frameworkErrors, installErrorHandling } from './error-handler.js';
+import { installTextGuard } from './text-guard.js';
 import { installHttpMetrics } from './metrics.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { farmRoutes } from './routes/farm.js';
@@ -40,9 +41,11 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
+  installTextGuard(app);
   app.addHook('onRequest', async (req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');
   });

@@ -1,7 +1,7 @@
 // The one place where failures become HTTP responses: every error leaves as
 // {"error": {code, message, hint, details?, requestId}} with the status its code maps to.
 // Anything unexpected is logged in full and answered as INTERNAL, never with its internals.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeValidationError } from '../../openapi/contract.js';
 import { DatabaseUnavailableError } from '../db/database.js';
 import { ApiError, isApiError } from '../errors.js';
@@ -21,6 +21,11 @@ export function toApiError(err: FastifyError | Error): ApiError {
     return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason } });
   }
   switch (fe.code) {
+    // The router's own refusals, before any route runs (frameworkErrors below).
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('VALIDATION_FAILED', { message: 'the URL is not valid: a path segment does not decode', hint: 'percent-encode path segments as UTF-8', details: { in: 'path', reason: 'does not decode' } });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('VALIDATION_FAILED', { message: 'a path segment is longer than any id', hint: 'ids are at most 100 characters', details: { in: 'path', reason: 'too long' } });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('MALFORMED_JSON', { message: `the body is not valid JSON: ${fe.message}` });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -39,6 +44,16 @@ export function toApiError(err: FastifyError | Error): ApiError {
     return new ApiError('VALIDATION_FAILED', { message: fe.message });
   }
   return new ApiError('INTERNAL', { cause: err });
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: refusals the router makes before any route (or the error
+ * handler) runs would otherwise leave in Fastify's own shape, not the contract's.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(err);
+  req.log.info({ code: apiError.code, reason: err.message }, 'request refused by the router');
+  void reply.code(apiError.status).send(apiError.toBody(req.id));
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -44,7 +44,8 @@ beforeAll(async () => {
   farm = await startFarm();
   await farm.addWorker(2);
   secret.admin = farm.admin.token!;
-  for (const role of ['agent', 'viewer', 'worker'] as const) secret[role] = (await farm.token(role, 'alpha')).token!;
+  for (const role of ['agent', 'viewer'] as const) secret[role] = (await farm.token(role, 'alpha')).token!;
+  secret.worker = (await farm.admin.call('createToken', { body: { name: 'worker', role: 'worker', team: 'alpha' } })).body.secret;
   for (const role of ['agent', 'viewer'] as const) betaSecret[role] = (await farm.token(role, 'beta')).token!;
   const revoked = (await farm.admin.call('createToken', { body: { name: 'revoked', role: 'agent', team: 'alpha' } })).body;
   expect((await farm.admin.call('revokeToken', { params: { tokenId: revoked.token.id } })).status).toBe(200);
