@@ -33,6 +33,13 @@ describe('the web origin policy (worker side, after DNS)', () => {
     await expect(p.check('https://nowhere.example.com/')).rejects.toMatchObject({ code: 'APP_UNREACHABLE' });
   });
 
+  it('sees through other spellings of an address: decimal, octal, hex, short forms, IPv6 brackets and mapped forms', async () => {
+    const p = policy(['*']);
+    for (const url of ['http://2852039166/', 'http://0251.0376.0251.0376/', 'http://0xa9fea9fe/', 'http://0xA9.0xFE.0xA9.0xFE/', 'http://169.254.43518/', 'http://127.1/', 'http://0/', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://LOCALHOST./']) {
+      expect(await p.verdict(url), url).not.toBeNull();
+    }
+  });
+
   it('allows a private origin only when it is named, or when private addresses are allowed', async () => {
     expect(await policy(['*', 'http://intranet.example.com']).verdict('http://intranet.example.com/')).toBeNull();
     expect(await policy(['*', 'http://intranet.example.com']).verdict('http://intranet.example.com:8080/')).not.toBeNull(); // port is part of the origin
@@ -62,6 +69,10 @@ describe("the gateway's first look at a session's app URL", () => {
       expect(() => checkAppUrl(url, rules), url).toThrow(expect.objectContaining({ code: 'ORIGIN_NOT_ALLOWED' }));
     }
     expect(() => checkAppUrl('ftp://example.com/', rules)).toThrow(/http and https/);
+    // Other spellings of the same addresses, as the URL parser normalises them.
+    for (const url of ['http://2852039166/', 'http://0251.0376.0251.0376/', 'http://0xa9fea9fe/', 'http://127.1/', 'http://[::ffff:a9fe:a9fe]/', 'http://LOCALHOST./']) {
+      expect(() => checkAppUrl(url, rules), url).toThrow(expect.objectContaining({ code: 'ORIGIN_NOT_ALLOWED' }));
+    }
   });
 
   it('passes public names to the worker (which resolves them) and honours named private origins', () => {

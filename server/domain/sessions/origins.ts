@@ -27,7 +27,8 @@ export function checkAppUrl(raw: string, rules: Schemas['OriginRules']): void {
   const isNamed = rules.allowedOrigins.some((p) => named(url, p));
   if (!isNamed && !rules.allowedOrigins.includes('*')) throw refuse(`${url.origin} is not in the farm's allowed origins`);
   if (isNamed || rules.allowPrivate) return;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // A trailing dot names the same host ("localhost." is localhost): found by a test of other spellings.
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   const family = isIP(host);
   if (host === 'localhost' || host.endsWith('.localhost') || (family === 4 && PRIVATE.check(host, 'ipv4')) || (family === 6 && PRIVATE.check(host, 'ipv6'))) {
     throw refuse(`${url.origin} is a private, loopback, link-local or metadata address`);
