@@ -9,6 +9,7 @@
 // Past SIMFLEET_SHUTDOWN_TIMEOUT_MS the remaining connections are cut and the sequence completes.
 import { MemoryService } from './domain/memory.js';
 import { applyMemoryWrite, loadMemory } from './db/repositories/memory.js';
+import { hostServesTeam } from './db/repositories/sessions.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
@@ -35,6 +36,9 @@ import { createSocketPair, type MemorySocket } from './hub/memory-socket.js';
 import { createLogger } from './log.js';
 import { migrationsDir, version } from './paths.js';
 import { checkReadiness } from './readiness.js';
+
+/** A host may still write a team's memory this long after its last session of that team ended (writes behind). */
+const MEMORY_GRACE_MS = 3600_000;
 
 export interface Gateway {
   readonly url: string;
@@ -135,6 +139,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
             }
           },
           load: (key) => loadMemory(db, key),
+          mayUse: (hostId, team) => hostServesTeam(db, hostId, team, MEMORY_GRACE_MS),
         },
       },
       logger,

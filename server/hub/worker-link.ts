@@ -43,6 +43,12 @@ export interface MemoryHandler {
   /** True when applied (or a repeat); false when the app was forgotten since the worker loaded it. */
   write(hostId: string, msg: Schemas['WorkerMemoryWrite']): Promise<boolean>;
   load(key: Schemas['MemoryKey']): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }>;
+  /**
+   * Whether this host may read or write a team's memory: only a team whose sessions it serves (or
+   * served within the last hour, for writes behind a session that has ended). A worker token is
+   * the farm's, not a team's; without this check any host could read every team's app memory.
+   */
+  mayUse(hostId: string, team: string): Promise<boolean>;
 }
 
 /** What a link needs from the hub that owns it. */
@@ -204,6 +210,10 @@ export class WorkerLink {
     try {
       if (!this.conn || !this.hostId) throw new ApiError('PROTOCOL_ERROR', { message: 'memory before hello' });
       if (!memory) throw new ApiError('NOT_READY', { message: 'this gateway keeps no memory' });
+      if (!(await memory.mayUse(this.hostId, msg.key.team))) {
+        this.logger.warn({ hostId: this.hostId, team: msg.key.team, type: msg.type }, 'a host asked for the memory of a team it serves no session of; refused');
+        throw new ApiError('FORBIDDEN', { message: `host ${this.hostId} serves no session of team ${msg.key.team}` });
+      }
       if (msg.type === 'memory-write') {
         const kept = await memory.write(this.hostId, msg);
         this.send({ type: 'memory', id: msg.id, ok: true, ...(kept ? {} : { forgotten: true }) });

@@ -82,6 +82,15 @@ export async function listSessions(q: Queryable, f: { team: string | null; state
   return rows;
 }
 
+/** Whether a host serves a session of this team now, or served one that ended within `withinMs`. */
+export async function hostServesTeam(q: Queryable, hostId: string, team: string, withinMs: number): Promise<boolean> {
+  const { rows } = await q.query(
+    `SELECT 1 FROM sessions WHERE host_id = $1 AND team = $2 AND (state IN ('preparing', 'ready') OR ended_at > now() - ($3 || ' milliseconds')::interval) LIMIT 1`,
+    [hostId, team, String(withinMs)],
+  );
+  return rows.length > 0;
+}
+
 /** Sessions not yet ended, of one team (or every team with null), oldest first. */
 export async function activeSessions(q: Queryable, team: string | null): Promise<SessionRow[]> {
   const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state <> 'ended' AND ($1::text IS NULL OR team = $1) ORDER BY created_at, id`, [team]);

@@ -1,0 +1,138 @@
+// A malicious worker against a real gateway, over real WebSockets: thousands of messages built from
+// valid ones of every type (hello, heartbeat, devices, result, memory-write, memory-load) with each
+// field replaced by hostile values, plus messages that are valid but aimed at what is not theirs —
+// results for commands never sent, device reports naming another host's devices, memory of a team
+// the host serves no session of. The gateway must stay up, close a connection only with a code,
+// keep the good host's session and devices as they were, and refuse another team's memory.
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../openapi/contract.js';
+import { startFarm, type Farm } from '../helpers/farm.js';
+
+const HOSTILE: unknown[] = [null, true, -1, 1e308, 2 ** 53 + 2, '', '\u0000', '\uD800', 'x'.repeat(20_000), [], [null], {}, { a: { b: { c: {} } } }, Array.from({ length: 3000 }, () => 1)];
+
+let farm: Farm;
+let workerToken: string;
+let goodHost: string;
+let goodDevice: string;
+let sessionId: string;
+
+beforeAll(async () => {
+  farm = await startFarm({ SIMFLEET_HELLO_TIMEOUT_MS: '1000' });
+  const { worker } = await farm.addWorker(1);
+  goodHost = worker.identity.id;
+  workerToken = (await farm.admin.call('createToken', { body: { name: 'evil', role: 'worker', team: 'default' } })).body.secret;
+  const alpha = await farm.token('agent', 'alpha');
+  const s = (await alpha.call('createSession', { body: { platform: 'web', ttlSeconds: 3600, idleTimeoutSeconds: 3600 } })).body;
+  expect(s.state).toBe('ready');
+  sessionId = s.id;
+  goodDevice = s.device.id;
+  // Alpha's memory exists: its session read the screen once.
+  expect((await alpha.call('getScreen', { params: { sessionId } })).status).toBe(200);
+}, 60_000);
+afterAll(async () => farm?.stop());
+
+const hello = (id: string) => ({ type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id, name: id, os: 'evil', arch: 'x64', version: '0.0.0' }, backends: [], devices: [] });
+const device = (localId: string) => ({ localId, platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health: 'ready' });
+const key = (team: string) => ({ team, platform: 'web', app: 'fake-app@any' });
+const VALID: Record<string, Record<string, unknown>> = {
+  heartbeat: { type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() },
+  devices: { type: 'devices', backends: [], devices: [device('evil-1')] },
+  result: { type: 'result', id: 'cmd-never-sent', ok: true, value: {} },
+  'memory-write': { type: 'memory-write', id: 'w1', key: key('default'), screens: [], edges: [], escalations: [] },
+  'memory-load': { type: 'memory-load', id: 'l1', key: key('default') },
+};
+
+interface Session {
+  ws: WebSocket;
+  replies: Record<string, unknown>[];
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+async function connect(hostId: string): Promise<Session> {
+  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/workers/connect`, { headers: { authorization: `Bearer ${workerToken}` } });
+  const replies: Record<string, unknown>[] = [];
+  ws.on('message', (d) => replies.push(JSON.parse(d.toString())));
+  ws.on('error', () => undefined);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+  });
+  ws.send(JSON.stringify(hello(hostId)));
+  const deadline = Date.now() + 5000;
+  while (!replies.some((r) => r.type === 'welcome') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  return { ws, replies, closed };
+}
+
+function mutations(): string[] {
+  const out: string[] = [];
+  for (const msg of Object.values(VALID)) {
+    for (const field of Object.keys(msg)) {
+      for (const bad of HOSTILE) out.push(JSON.stringify({ ...msg, [field]: bad }));
+      out.push(JSON.stringify(Object.fromEntries(Object.entries(msg).filter(([k]) => k !== field))));
+    }
+    out.push(JSON.stringify({ ...msg, extra: 'field' }));
+    out.push(JSON.stringify(msg).slice(0, 10));
+  }
+  return out;
+}
+
+describe('a malicious worker', () => {
+  it('cannot crash or confuse the gateway: thousands of hostile messages, each answered by a coded close or ignored', async () => {
+    const messages = mutations();
+    let sent = 0;
+    const closes = new Map<string, number>();
+    for (let round = 0; sent < 2000; round++) {
+      for (let i = 0; i < messages.length && sent < 2000; ) {
+        const s = await connect(`evil-host-${round}-${i}`);
+        // One connection takes messages until the gateway closes it (the first bad one usually does).
+        while (i < messages.length && s.ws.readyState === s.ws.OPEN) {
+          s.ws.send(messages[i++]!);
+          sent++;
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        if (s.ws.readyState === s.ws.OPEN) s.ws.close();
+        const { code, reason } = await s.closed;
+        closes.set(`${code} ${reason}`, (closes.get(`${code} ${reason}`) ?? 0) + 1);
+        expect([1000, 1005, 1009, 4400, 4408, 4409]).toContain(code);
+      }
+    }
+    console.log(`malicious worker: ${sent} messages; closes ${[...closes].map(([k, n]) => `${k}×${n}`).join(', ')}`);
+    expect((await farm.admin.call('getHealth')).status).toBe(200);
+    // The good host and its session carry on as before.
+    const host = (await farm.admin.call('getHost', { params: { hostId: goodHost } })).body;
+    expect(host).toMatchObject({ state: 'online', connected: true });
+    expect((await farm.admin.call('getSession', { params: { sessionId } })).body.state).toBe('ready');
+    expect((await farm.admin.call('getDevice', { params: { deviceId: goodDevice } })).body.state).toBe('leased');
+  }, 120_000);
+
+  it("cannot take over another host's devices, answer commands it was never sent, or read another team's memory", async () => {
+    const s = await connect('evil-host-claims');
+    // A device report naming the good host's device (its local id) only ever describes its own host.
+    const localId = goodDevice.split('.').pop()!;
+    s.ws.send(JSON.stringify({ type: 'devices', backends: [], devices: [device(localId)] }));
+    // A result for a command nobody sent it.
+    s.ws.send(JSON.stringify({ type: 'result', id: 'cmd-1', ok: true, value: { screen: 'fake' } }));
+    // Memory of a team it serves no session of: refused, both ways.
+    s.ws.send(JSON.stringify({ type: 'memory-load', id: 'steal', key: key('alpha') }));
+    s.ws.send(JSON.stringify({ type: 'memory-write', id: 'poison', key: key('alpha'), screens: [{ id: 'evil', name: 'Evil', fingerprints: [], readings: 1 }], edges: [], escalations: [] }));
+    const deadline = Date.now() + 5000;
+    while (s.replies.filter((r) => r.type === 'memory').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const answers = s.replies.filter((r) => r.type === 'memory');
+    expect(answers).toEqual([
+      expect.objectContaining({ id: 'steal', ok: false, error: expect.objectContaining({ code: 'FORBIDDEN' }) }),
+      expect.objectContaining({ id: 'poison', ok: false, error: expect.objectContaining({ code: 'FORBIDDEN' }) }),
+    ]);
+    expect(JSON.stringify(answers)).not.toContain('fingerprint');
+    s.ws.close();
+    await s.closed;
+    expect((await farm.admin.call('getDevice', { params: { deviceId: goodDevice } })).body).toMatchObject({ state: 'leased', hostId: goodHost });
+    expect((await farm.admin.call('getSession', { params: { sessionId } })).body.state).toBe('ready');
+    const screens = (await farm.admin.call('listApps')).body.apps.filter((a: { team: string }) => a.team === 'alpha');
+    for (const app of screens) {
+      const list = (await farm.admin.call('listAppScreens', { params: { appId: app.id } })).body.screens;
+      expect(list.some((x: { id: string }) => x.id === 'evil')).toBe(false);
+    }
+  });
+});
