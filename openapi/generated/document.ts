@@ -6700,6 +6700,15 @@ const document: Record<string, unknown> = {
                     "type": "number",
                     "description": "capture and recognition time (included in treeMs)"
                   },
+                  "why": {
+                    "type": "string",
+                    "enum": [
+                      "empty-tree",
+                      "uncovered",
+                      "contradicted"
+                    ],
+                    "description": "empty-tree: the tree said nothing; uncovered: drawn parts no element accounts for; contradicted: most labelled elements sit where nothing is drawn (a stale tree, or text hidden from the eye), so the whole screen was read"
+                  },
                   "unavailable": {
                     "type": "string",
                     "description": "why no text could be read (no recogniser installed, or it failed)"

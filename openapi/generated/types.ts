@@ -1973,6 +1973,11 @@ export type components = {
                     lines: number;
                     /** @description capture and recognition time (included in treeMs) */
                     ms: number;
+                    /**
+                     * @description empty-tree: the tree said nothing; uncovered: drawn parts no element accounts for; contradicted: most labelled elements sit where nothing is drawn (a stale tree, or text hidden from the eye), so the whole screen was read
+                     * @enum {string}
+                     */
+                    why?: "empty-tree" | "uncovered" | "contradicted";
                     /** @description why no text could be read (no recogniser installed, or it failed) */
                     unavailable?: string;
                 };

@@ -112,6 +112,20 @@ describe('the pixel tier', () => {
   });
 });
 
+describe('a tree the pixels contradict', () => {
+  it('reads the whole screen when most labelled elements sit where nothing is drawn, and says why', async () => {
+    const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?ghost-text=1&load=${++loads}#/settings/notifications` } });
+    expect(opened.status, opened.text).toBe(200);
+    await agent.call('waitForScreen', { params: { sessionId: id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
+    const screen = (await agent.call('getScreen', { params: { sessionId: id }, headers: { accept: 'application/json' } })).body;
+    expect(screen.read.ocr).toMatchObject({ why: 'contradicted', areas: 1 });
+    expect(screen.text).toContain('the tree does not match the pixels');
+    // Nothing the tree claims is read into the outline from pixels that show nothing.
+    const fromPixels = screen.elements.filter((e: El) => e.source === 'ocr' || e.labelFrom === 'ocr').map((e: El) => e.label);
+    expect(fromPixels.join(' ')).not.toMatch(/Allow|Sounds|Badges/);
+  });
+});
+
 describe('hit-test probing', () => {
   it('recovers a tab bar whose buttons the tree does not report, says how many probes it spent, and taps what it found', async () => {
     // A screen this test file has not shown before: one it has is answered from memory (the pixels

@@ -66,6 +66,23 @@ describe('where the tree leaves pixels unexplained', () => {
   });
 });
 
+describe('a tree the pixels contradict', () => {
+  const labelled = (n: number) => Array.from({ length: n }, (_, i) => ({ ...node('text', `Row ${i}`, { x: 16, y: 100 + i * 48, width: 200, height: 20 }), index: i }));
+
+  it('is when most labelled elements sit where nothing is drawn: the whole screen is read', () => {
+    const g = grid(); // blank: nothing drawn anywhere the tree says text is
+    paint(g, 16, 100, 216, 120, 40); // only the first row is drawn
+    expect(areasToRead(labelled(5), SCREEN, g)).toEqual([{ box: { x: 0, y: 0, width: 400, height: 800 }, why: 'contradicted' }]);
+  });
+
+  it('is not when the text is drawn, nor for a tree of one or two words', () => {
+    const g = grid();
+    for (let i = 0; i < 5; i++) paint(g, 16, 96 + i * 48, 216, 120 + i * 48, 40);
+    expect(areasToRead(labelled(5), SCREEN, g).some((a) => a.why === 'contradicted')).toBe(false);
+    expect(areasToRead(labelled(2), SCREEN, grid()).some((a) => a.why === 'contradicted')).toBe(false);
+  });
+});
+
 describe("Tesseract's TSV", () => {
   const tsv = [
     'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',

@@ -14,6 +14,7 @@
 //   #/settings/loading   a spinner that never stops
 // ?rename-settings=NAME relabels the Settings tab (a renamed control, for replay tests).
 // ?hide-tab-a11y=1 hides the tab buttons from accessibility (a tab bar the tree reports empty).
+// ?ghost-text=1 draws everything transparent while the tree keeps it (a tree the pixels contradict).
 'use strict';
 (function () {
   const PUSH_MS = 350;
@@ -404,6 +405,13 @@
   // ?hide-tab-a11y=1 hides the tab buttons from accessibility (they still work): a tab bar whose
   // tree reports no children, as some apps' do, for hit-test probing to recover.
   if (new URLSearchParams(location.search).get('hide-tab-a11y')) for (const b of document.querySelectorAll('.tabbar button')) b.setAttribute('aria-hidden', 'true');
+  // ?ghost-text=1 draws nothing while the tree stays as it is (everything transparent): a tree that
+  // does not match the pixels, as a stale one does, for the pixel tier to notice.
+  if (new URLSearchParams(location.search).get('ghost-text')) {
+    const style = document.createElement('style');
+    style.textContent = 'body, body * { color: transparent !important; background: transparent !important; border-color: transparent !important; box-shadow: none !important; fill: transparent !important; stroke: transparent !important; }';
+    document.head.append(style);
+  }
   const stacksEl = document.getElementById('stacks');
   const tabs = { inbox: [], search: [], settings: [] };
   const stackEls = {};

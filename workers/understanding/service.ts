@@ -16,7 +16,7 @@ import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
 import type { TextRecogniser } from './ocr/engine.js';
 import { readPixels } from './ocr/read.js';
-import { areasToRead } from './ocr/where.js';
+import { areasToRead, type OcrArea } from './ocr/where.js';
 import { mergeSources } from './merge.js';
 import { probeContainer, silentContainers } from './probe.js';
 
@@ -46,7 +46,7 @@ export interface Read {
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
   probe?: { containers: number; probes: number; found: number } | null;
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
-  ocr?: { areas: number; lines: number; ms: number; unavailable?: string } | null;
+  ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string } | null;
 }
 
 interface Watched {
@@ -248,7 +248,7 @@ export class Understanding {
       const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length);
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
-      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms } };
+      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why } };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: (err as Error).message } };
@@ -265,7 +265,11 @@ export class Understanding {
       known: read.identified.known,
       settle: s.settled ? `settled${s.forMs === null ? '' : ` ${s.forMs}ms`}` : `not settled${s.forMs === null ? '' : ` (moving ${s.forMs}ms)`}`,
       ...this.hints(read),
-      ...(read.ocr?.lines ? { note: `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)` } : {}),
+      ...(read.ocr?.why === 'contradicted'
+        ? { note: `the tree does not match the pixels (most of its labelled elements show nothing where it puts them): ${read.ocr.lines ? `~ text read from the whole screen (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'})` : 'nothing could be read from them either'}` }
+        : read.ocr?.lines
+          ? { note: `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)` }
+          : {}),
       ...(read.ocr?.unavailable ? { note: `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` } : {}),
       ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
       ...(read.disagreement ? { note: read.disagreement } : {}),

@@ -13,7 +13,7 @@ export interface Gray {
 
 export interface OcrArea {
   box: Rect;
-  why: 'empty-tree' | 'uncovered';
+  why: 'empty-tree' | 'uncovered' | 'contradicted';
 }
 
 /** An element this large is a container (a page, a scroll view): what is inside it is not accounted for by it. */
@@ -31,6 +31,7 @@ export function areasToRead(nodes: readonly TreeNode[], screen: ScreenSize, gray
   const screenArea = screen.widthPt * screen.heightPt;
   const speaking = nodes.filter((n) => !n.offscreen && n.frame.width > 0 && n.frame.height > 0 && n.frame.width * n.frame.height < CONTAINER_SHARE * screenArea && (n.label || n.value || n.interactive || n.role === 'image'));
   if (speaking.length === 0) return [{ box: { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt }, why: 'empty-tree' }];
+  if (contradicted(speaking, screen, gray)) return [{ box: { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt }, why: 'contradicted' }];
   const sx = gray.width / screen.widthPt;
   const sy = gray.height / screen.heightPt;
   const covered = new Uint8Array(gray.width * gray.height);
@@ -47,6 +48,37 @@ export function areasToRead(nodes: readonly TreeNode[], screen: ScreenSize, gray
     .sort((a, b) => b.width * b.height - a.width * a.height)
     .slice(0, MAX_AREAS)
     .map((box) => ({ box, why: 'uncovered' as const }));
+}
+
+/** Gray levels of spread inside an element's box that show something is drawn there. */
+const SHOWN_SPREAD = 12;
+
+/**
+ * The tree describes a screen the pixels do not show: most of its labelled elements (at least
+ * three) sit where nothing at all is drawn — a tree read stale, or text hidden from the eye but
+ * not from accessibility. Then the whole screen is read from pixels, and the read says why.
+ */
+export function contradicted(nodes: readonly TreeNode[], screen: ScreenSize, gray: Gray): boolean {
+  const labelled = nodes.filter((n) => n.label && !n.offscreen && !n.covered && n.frame.width >= 16 && n.frame.height >= 10 && n.frame.y >= 0 && n.frame.y + n.frame.height <= screen.heightPt);
+  if (labelled.length < 3) return false;
+  const blank = labelled.filter((n) => spreadIn(n.frame, screen, gray) < SHOWN_SPREAD).length;
+  return blank * 2 > labelled.length;
+}
+
+/** Gray spread over an element's box and one grid pixel around it: ink against its own background. */
+function spreadIn(f: Rect, screen: ScreenSize, gray: Gray): number {
+  const sx = gray.width / screen.widthPt;
+  const sy = gray.height / screen.heightPt;
+  let lo = 255;
+  let hi = 0;
+  for (let y = Math.max(0, Math.floor(f.y * sy) - 1); y < Math.min(gray.height, Math.ceil((f.y + f.height) * sy) + 1); y++) {
+    for (let x = Math.max(0, Math.floor(f.x * sx) - 1); x < Math.min(gray.width, Math.ceil((f.x + f.width) * sx) + 1); x++) {
+      const v = gray.data[y * gray.width + x]!;
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  }
+  return hi - lo;
 }
 
 /** Something drawn: uncovered pixels unlike the background of the part looked at (its median). */
