@@ -135,7 +135,9 @@ describe('memory shared through Postgres', () => {
       const m = await (await fetch(`${gateway.url}/metrics`)).text();
       return /^simfleet_memory_writes_total\{outcome="forgotten"\} [1-9]/m.test(m) || undefined;
     }, 10_000);
-    await sleep(500); // the gateway counts the write before its answer reaches the worker
+    // The gateway counts the write before its answer reaches the worker, which then starts afresh;
+    // under a loaded CI (two browser suites on two cores) half a second was once not enough.
+    await sleep(2000);
     const after = await act(s.id, ['Inbox', 'tab']);
     expect(after.body.evidence.predicted).toBeNull(); // the graph went with the memory
     expect(after.body.escalation?.reason).toBe('unknown-screen');
