@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 // beside another Chromium suite on 2 cores the screencast comes in bursts and the classifier, rightly,
 // says less (scrolls read as replace, offsets withheld), which is not what that suite measures.
 const CALIBRATION = ['test/browser/perception.test.ts'];
+// The load suites (10,000 fuzzed requests, 2,000 hostile worker messages) keep a core busy for a
+// minute: beside the browser suites they starved their timing (a switch flip judged unchanged, a
+// forgotten memory heard late, in CI). They run by themselves, after the rest, before calibration.
+const LOAD = ['test/e2e/fuzz-rest.test.ts', 'test/e2e/fuzz-worker.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,8 +18,9 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...CALIBRATION], maxWorkers: 2, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'calibration', include: CALIBRATION, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...CALIBRATION, ...LOAD], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'load', include: LOAD, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'calibration', include: CALIBRATION, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },
 });
