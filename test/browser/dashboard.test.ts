@@ -135,14 +135,14 @@ describe('the dashboard', () => {
   it('says clearly when a token is refused, at login and later', async () => {
     const { page, problems } = await open();
     try {
-      await logIn(page, 'sf_notatokenatallxxxxxxxxxx');
+      await logIn(page, 'sf_notatokenatall0000000000');
       const error = page.locator('.login .error');
       await error.waitFor({ state: 'visible', ...WAIT });
       expect(await error.textContent()).toMatch(/^INVALID_TOKEN: the token is unknown or revoked/);
       expect(await page.evaluate(() => [sessionStorage.length, localStorage.length])).toEqual([0, 0]);
 
       // A stored token the gateway no longer accepts: back to the login page, saying why.
-      await page.evaluate(() => sessionStorage.setItem('simfleet.token', 'sf_revokedxxxxxxxxxxxxxxxxx'));
+      await page.evaluate(() => sessionStorage.setItem('simfleet.token', 'sf_revoked00000000000000000'));
       await page.goto(new URL('/#/', farm.gateway.url).href);
       await page.locator('.login .error', { hasText: 'Logged out: INVALID_TOKEN' }).waitFor(WAIT);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);

@@ -2,15 +2,14 @@
 // the device's screen can be changed at will): typed device events, resuming with since after a
 // disconnect (every missed event, in order, no repeats), a gap when more was asked than is kept,
 // and 500 subscribers fed within 50 ms at p99 while one that never reads is cut off with 4008.
-import { fork } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaValidator, type Schemas } from '../../openapi/contract.js';
 import type { FakeDevice } from '../../workers/devices/fake/provider.js';
+import { startCrowd } from '../helpers/crowd.js';
 import { startFarm, type Farm } from '../helpers/farm.js';
 import { waitFor } from '../helpers/wait.js';
 
-const CROWD = new URL('../helpers/stream-crowd.mjs', import.meta.url).pathname;
 const isEvent = schemaValidator<Schemas['SessionEvent']>('SessionEvent');
 type Event = Schemas['SessionEvent'];
 
@@ -165,18 +164,8 @@ describe('the session event stream', () => {
   it('500 subscribers get a frame-change within 50 ms at p99; one that never reads is cut off with 4008 and delays no one', async () => {
     // A short idle timeout pings every 1.7 s: a subscriber that does not read misses the pong.
     const id = await readySession({ idleTimeoutSeconds: 5, ttlSeconds: 600 });
-    const crowd = fork(CROWD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const ask = <T>(msg: object, key: string) =>
-      new Promise<T>((resolve) => {
-        const on = (m: Record<string, unknown>) => {
-          if (key in m) {
-            crowd.off('message', on);
-            resolve(m[key] as T);
-          }
-        };
-        crowd.on('message', on);
-        crowd.send(msg);
-      });
+    const crowd = startCrowd();
+    const ask = crowd.ask;
     try {
       const url = `${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/events`;
       await ask({ connect: { url, token: agent.token, n: 500 } }, 'ready');

@@ -55,12 +55,12 @@ export async function probeContainer(container: TreeNode, hitTest: HitTest, firs
   let probes = 0;
   let cells = seeds(container.frame);
   while (cells.length && probes < MAX_PROBES) {
-    const todo = cells.filter((c) => !found.some((f) => inside(centre(c), f.frame))).slice(0, MAX_PROBES - probes);
-    if (!todo.length) break;
-    probes += todo.length;
-    const hits = await hitTest(todo.map(centre));
+    const toProbe = cells.filter((c) => !found.some((f) => inside(centre(c), f.frame))).slice(0, MAX_PROBES - probes);
+    if (!toProbe.length) break;
+    probes += toProbe.length;
+    const hits = await hitTest(toProbe.map(centre));
     const empty: Rect[] = [];
-    todo.forEach((cell, i) => {
+    toProbe.forEach((cell, i) => {
       const hit = hits[i];
       // The container itself, or something as large, is not a child.
       if (hit && hit.frame.width * hit.frame.height < 0.9 * container.frame.width * container.frame.height && containment(hit.frame, container.frame) >= 0.5) {

@@ -4,15 +4,14 @@
 // device's screen is changed 20 times and each frame-change's arrival is timed from its `at`
 // (stamped on the worker when the event was recorded) on every subscriber. One more subscriber
 // that never reads is there throughout, as the slow consumer the others must not wait for.
-import { fork } from 'node:child_process';
 import { WebSocket } from 'ws';
+import { startCrowd } from '../../helpers/crowd.js';
 import { startFarm } from '../../helpers/farm.js';
 import { sleep, waitFor } from '../../helpers/wait.js';
 import { summarise, type Figure, type Suite } from '../harness.js';
 
 const SUBSCRIBERS = 500;
 const CHANGES = 20;
-const CROWD = new URL('../../helpers/stream-crowd.mjs', import.meta.url).pathname;
 
 export const streamsSuite: Suite = {
   name: 'streams',
@@ -20,18 +19,8 @@ export const streamsSuite: Suite = {
   async run(): Promise<Figure[]> {
     const farm = await startFarm();
     const { provider } = await farm.addWorker(1);
-    const crowd = fork(CROWD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const ask = <T>(msg: object, key: string) =>
-      new Promise<T>((resolve) => {
-        const on = (m: Record<string, unknown>) => {
-          if (key in m) {
-            crowd.off('message', on);
-            resolve(m[key] as T);
-          }
-        };
-        crowd.on('message', on);
-        crowd.send(msg);
-      });
+    const crowd = startCrowd();
+    const ask = crowd.ask;
     try {
       const agent = await farm.token('agent', 'bench-streams');
       const session = (await agent.call('createSession', { body: { platform: 'web', ttlSeconds: 600 } })).body;
