@@ -91,6 +91,8 @@ describe('memory shared through Postgres', () => {
       const res = await act(s.id, step);
       expect(res.status, res.text.slice(0, 200)).toBe(200);
       verdicts.push(res.body.verdict);
+      // Under load a verdict that is not ok is the thing to diagnose: its reason, settle and evidence.
+      if (res.body.verdict !== 'ok') console.log(JSON.stringify({ step, verdict: res.body.verdict, reason: res.body.reason, settle: res.body.settle, changed: res.body.evidence.changed, delivery: res.body.evidence.delivery, timings: res.body.timings }));
       known.push(res.body.evidence.before.known && res.body.evidence.after.known);
       escalations.push(res.body.escalation?.reason ?? null);
     }

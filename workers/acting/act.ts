@@ -127,7 +127,12 @@ export class Actor {
       }
       const left = () => Math.max(1, deadline - performance.now());
       const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark }), () => eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: 0, since: mark }));
-      waited = waited && w.status === 'settled' ? { ...w, waitedMs: Math.round(performance.now() - t2), ...(waited.transition ? { transition: waited.transition } : {}) } : w;
+      const waitedMs = Math.round(performance.now() - t2);
+      // After an arrival wait that saw the change and a stillness on other pixels (a renderer starved
+      // of CPU pauses mid-transition), this second wait asks for no new change: "no-change" from it
+      // means the screen stayed still, which is the settle the first wait began, not "nothing happened".
+      if (waited?.status === 'settled' && w.status === 'no-change') waited = { ...waited, waitedMs };
+      else waited = waited && w.status === 'settled' ? { ...w, waitedMs, ...(waited.transition ? { transition: waited.transition } : {}) } : w;
       if (w.status === 'settled') await streamQuiet(eyes, quietMs, deadline);
       return (await u.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {})).read;
     };
