@@ -1,4 +1,7 @@
-# A Linux host worker: `simfleet worker`, with Debian's Chromium for web devices.
+# A Linux host worker: `simfleet worker`, with Debian's Chromium for web devices and adb for Android
+# emulators. The emulators themselves need KVM and run on the host, not in this image: run the
+# container with the host's network (`network_mode: host`) so adb and the emulator console ports on
+# 127.0.0.1 reach them, and mount the console token (see docs/hosts.md).
 # Build from the repository root: docker build -f docker/worker.Dockerfile -t simfleet-worker .
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -12,9 +15,9 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-dejavu-core tesseract-ocr tesseract-ocr-eng \
+ && apt-get install -y --no-install-recommends adb chromium fonts-dejavu-core tesseract-ocr tesseract-ocr-eng \
  && rm -rf /var/lib/apt/lists/*
-ENV NODE_ENV=production SIMFLEET_DATA_DIR=/data SIMFLEET_CHROMIUM=/usr/bin/chromium
+ENV NODE_ENV=production SIMFLEET_DATA_DIR=/data SIMFLEET_CHROMIUM=/usr/bin/chromium SIMFLEET_ADB=/usr/bin/adb
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

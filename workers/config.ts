@@ -14,6 +14,14 @@ const schema = {
     SIMFLEET_HOST_NAME: { type: 'string', minLength: 1, maxLength: 200 },
     SIMFLEET_WEB_DEVICES: { type: 'string', maxLength: 2000, default: 'iphone-15', pattern: '^(none|[a-z0-9-]+(:[0-9]+)?(,[a-z0-9-]+(:[0-9]+)?)*)?$' },
     SIMFLEET_CHROMIUM: { type: 'string', minLength: 1 },
+    SIMFLEET_ADB: { type: 'string', minLength: 1, maxLength: 500, default: 'auto' },
+    SIMFLEET_EMULATOR_TOKEN_FILE: { type: 'string', minLength: 1, maxLength: 500 },
+    SIMFLEET_ANDROID_RESET: { type: 'string', pattern: '^(clear|snapshot:[A-Za-z0-9._-]{1,100})$', default: 'clear' },
+    SIMFLEET_XCRUN: { type: 'string', minLength: 1, maxLength: 500, default: 'auto' },
+    SIMFLEET_IOS_UI_TOOL: { type: 'string', enum: ['auto', 'axe', 'idb'], default: 'auto' },
+    SIMFLEET_IOS_UI_TOOL_PATH: { type: 'string', minLength: 1, maxLength: 500 },
+    SIMFLEET_IOS_FRAME_HELPER: { type: 'string', minLength: 1, maxLength: 500 },
+    SIMFLEET_IOS_RESET: { type: 'string', enum: ['erase', 'reinstall'], default: 'erase' },
     SIMFLEET_FAKE_DEVICES: { type: 'integer', minimum: 0, maximum: 512, default: 0 },
     SIMFLEET_FRAME_RETENTION_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 60000 },
     SIMFLEET_FRAME_BUDGET_BYTES: { type: 'integer', minimum: 1048576, maximum: 4294967296, default: 67108864 },
@@ -41,6 +49,14 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'host-name': 'SIMFLEET_HOST_NAME',
   'web-devices': 'SIMFLEET_WEB_DEVICES',
   chromium: 'SIMFLEET_CHROMIUM',
+  adb: 'SIMFLEET_ADB',
+  'emulator-token-file': 'SIMFLEET_EMULATOR_TOKEN_FILE',
+  'android-reset': 'SIMFLEET_ANDROID_RESET',
+  xcrun: 'SIMFLEET_XCRUN',
+  'ios-ui-tool': 'SIMFLEET_IOS_UI_TOOL',
+  'ios-ui-tool-path': 'SIMFLEET_IOS_UI_TOOL_PATH',
+  'ios-frame-helper': 'SIMFLEET_IOS_FRAME_HELPER',
+  'ios-reset': 'SIMFLEET_IOS_RESET',
   'fake-devices': 'SIMFLEET_FAKE_DEVICES',
   'frame-retention-ms': 'SIMFLEET_FRAME_RETENTION_MS',
   'frame-budget-bytes': 'SIMFLEET_FRAME_BUDGET_BYTES',
@@ -64,6 +80,19 @@ export interface WorkerConfig {
   hostName: string | undefined;
   webDevices: string;
   chromium: string | undefined;
+  /** adb for Android emulators: "auto" (adb on PATH, if any), "none", or a path. */
+  adb: string;
+  /** The emulator console's auth token file (default ~/.emulator_console_auth_token). */
+  emulatorTokenFile: string | undefined;
+  /** Between sessions: "clear" (the app's data) or "snapshot:NAME" (the emulator restores a snapshot). */
+  androidReset: 'clear' | `snapshot:${string}`;
+  /** xcrun for iOS simulators: "auto" (on macOS), "none", or a path. */
+  xcrun: string;
+  iosUiTool: 'auto' | 'axe' | 'idb';
+  iosUiToolPath: string | undefined;
+  /** The native frame helper (native/ios-frames); without it, screenshots are polled. */
+  iosFrameHelper: string | undefined;
+  iosReset: 'erase' | 'reinstall';
   fakeDevices: number;
   fakeOperationMs: number;
   frameRetentionMs: number;
@@ -119,6 +148,14 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     hostName: raw.SIMFLEET_HOST_NAME as string | undefined,
     webDevices: raw.SIMFLEET_WEB_DEVICES as string,
     chromium: raw.SIMFLEET_CHROMIUM as string | undefined,
+    adb: raw.SIMFLEET_ADB as string,
+    emulatorTokenFile: raw.SIMFLEET_EMULATOR_TOKEN_FILE as string | undefined,
+    androidReset: raw.SIMFLEET_ANDROID_RESET as WorkerConfig['androidReset'],
+    xcrun: raw.SIMFLEET_XCRUN as string,
+    iosUiTool: raw.SIMFLEET_IOS_UI_TOOL as WorkerConfig['iosUiTool'],
+    iosUiToolPath: raw.SIMFLEET_IOS_UI_TOOL_PATH as string | undefined,
+    iosFrameHelper: raw.SIMFLEET_IOS_FRAME_HELPER as string | undefined,
+    iosReset: raw.SIMFLEET_IOS_RESET as WorkerConfig['iosReset'],
     fakeDevices: raw.SIMFLEET_FAKE_DEVICES as number,
     frameRetentionMs: raw.SIMFLEET_FRAME_RETENTION_MS as number,
     frameBudgetBytes: raw.SIMFLEET_FRAME_BUDGET_BYTES as number,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAppUrl } from '../../server/domain/sessions/origins.js';
-import { isPrivateAddress, OriginPolicy } from '../../workers/devices/web/origin-policy.js';
+import { isPrivateAddress, OriginPolicy } from '../../workers/devices/origin-policy.js';
 
 const dns: Record<string, string[]> = {
   'example.com': ['93.184.215.14'],

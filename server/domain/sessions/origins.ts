@@ -1,7 +1,7 @@
 // The gateway's first look at a web session's app URL, so that a refused page answers 403 at
 // create rather than a failed session later: the allow-list, and addresses written literally
 // (private, loopback, link-local, metadata, localhost). Names are resolved by the worker that will
-// load them (workers/devices/web/origin-policy.ts), which applies the same rules again.
+// load them (workers/devices/origin-policy.ts), which applies the same rules again.
 import { BlockList, isIP } from 'node:net';
 import type { Schemas } from '../../../openapi/contract.js';
 import { ApiError } from '../../errors.js';

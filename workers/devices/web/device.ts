@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
 import { readTree } from './ax-tree.js';
 import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js';
-import { DEFAULT_RULES, OriginPolicy } from './origin-policy.js';
+import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import type { WebProfile } from './profiles.js';
 import type { SampleServer } from './sample-server.js';
 import { jpegSize, playTouches } from './touch.js';

@@ -5,7 +5,7 @@
 // too. The sample app this worker serves is always allowed.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { DeviceError } from '../backend.js';
+import { DeviceError } from './backend.js';
 
 export interface OriginRules {
   /** Origins (`https://example.com`, `https://*.example.com`, `http://localhost:3000`) or `*` for any public origin. */

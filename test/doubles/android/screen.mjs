@@ -1,0 +1,221 @@
+// What the Android doubles share: the pretend emulator's state (a JSON file in the state folder,
+// so the fake adb processes, the console double and the test all see one device), the screens it
+// can show (real uiautomator/Appium dumps from /work/shared/corpus), and the pixels of each screen
+// (a grey PNG that differs per screen, encoded here with node:zlib: no image library needed).
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+
+export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
+export const FIXTURES = new URL('./fixtures/', import.meta.url);
+const CORPUS = process.env.FAKE_ADB_CORPUS ?? new URL('../../../../shared/corpus/android/', import.meta.url).pathname;
+
+/** Screens by name: which dump the double's uiautomator returns for it. */
+export const SCREENS = {
+  home: { file: new URL('launcher-home.uiautomator.xml', FIXTURES).pathname },
+  settings: { file: join(CORPUS, 'ldi-github-shirates-core__XmlDataAndroid.SettingsTopScreen.xml') },
+  network: { file: join(CORPUS, 'ldi-github-shirates-core__XmlDataAndroid.NetworkAndInternetScreen.xml') },
+  connected: { file: join(CORPUS, 'ldi-github-shirates-core__XmlDataAndroid.ConnectedDevicesScreen.xml') },
+  security: { file: join(CORPUS, 'ldi-github-shirates-core__XmlDataAndroid.SecurityScreen.xml') },
+  alarm: { file: join(CORPUS, 'ldi-github-shirates-core__XmlDataAndroid.clock_Alarm.xml') },
+};
+
+/** The apps installed on the pretend emulator: their screens in the order changeScreen() walks them. */
+export const APPS = {
+  'com.android.settings': { versionName: '14', activity: '.Settings', screens: ['settings', 'network', 'connected', 'security'] },
+  'com.google.android.deskclock': { versionName: '7.7.1', activity: 'com.android.deskclock.DeskClock', screens: ['alarm'] },
+  // Installed, with no launcher activity: monkey finds nothing to start.
+  'com.android.providers.contacts': { versionName: '14', activity: null, screens: [] },
+};
+
+export function defaultState({ serial = 'emulator-5554' } = {}) {
+  return {
+    devices: [
+      {
+        serial,
+        state: 'device',
+        product: 'sdk_gphone64_x86_64',
+        model: 'sdk_gphone64_x86_64',
+        device: 'emu64xa',
+        transportId: 1,
+        props: {
+          'ro.product.model': 'sdk_gphone64_x86_64',
+          'ro.build.version.release': '14',
+          'ro.build.version.sdk': '34',
+          'sys.boot_completed': '1',
+          'ro.boot.qemu.avd_name': 'Pixel_7_API_34',
+        },
+        wmSize: 'Physical size: 1080x2160\n',
+        wmDensity: 'Physical density: 420\n',
+      },
+    ],
+    foreground: LAUNCHER,
+    screen: 'home',
+    /** Per package: whether a session left data behind ("dirty") or it is as installed. */
+    data: Object.fromEntries(Object.keys(APPS).map((p) => [p, 'clean'])),
+    snapshots: ['clean'],
+  };
+}
+
+const statePath = (dir) => join(dir, 'state.json');
+
+export function readState(dir) {
+  return JSON.parse(readFileSync(statePath(dir), 'utf8'));
+}
+
+/** Written whole and renamed into place: a reader in another process never sees half a file. */
+export function writeState(dir, state) {
+  const tmp = join(dir, `state.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  writeFileSync(tmp, JSON.stringify(state, null, 2));
+  renameSync(tmp, statePath(dir));
+}
+
+export function initState(dir, state = defaultState()) {
+  mkdirSync(dir, { recursive: true });
+  writeState(dir, state);
+  return state;
+}
+
+export function updateState(dir, change) {
+  const state = readState(dir);
+  change(state);
+  writeState(dir, state);
+  return state;
+}
+
+/** One line per thing the double was asked (adb argv, console command), for tests to read. */
+export function log(dir, line) {
+  appendFileSync(join(dir, 'commands.log'), `${line}\n`);
+}
+
+/** Touches in device pixels, as the device would see them: {via, action, x, y, at}. */
+export function recordTouch(dir, entry) {
+  appendFileSync(join(dir, 'touches.log'), `${JSON.stringify({ ...entry, at: Date.now() })}\n`);
+}
+
+export function readTouches(dir) {
+  const file = join(dir, 'touches.log');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** A detached input service: inputs are accepted and reach nothing. */
+export function inputDetached(dir) {
+  return existsSync(join(dir, 'input-detached'));
+}
+
+export function pixelSize(device) {
+  const text = device.wmSize;
+  const m = /Override size: (\d+)x(\d+)/.exec(text) ?? /Physical size: (\d+)x(\d+)/.exec(text);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+export function dumpOf(screen) {
+  return readFileSync(SCREENS[screen].file, 'utf8');
+}
+
+export function showApp(state, pkg) {
+  state.foreground = pkg;
+  state.screen = APPS[pkg]?.screens[0] ?? 'home';
+  state.data[pkg] = 'dirty';
+}
+
+export function goHome(state) {
+  state.foreground = LAUNCHER;
+  state.screen = 'home';
+}
+
+/** Rows of a screen that lead somewhere when tapped, by their title text in the recorded dump. */
+const LINKS = { settings: { 'Network &amp; internet': 'network', 'Connected devices': 'connected' } };
+
+/**
+ * Where a tap at (x, y) device pixels on this screen leads, or null. The row is found by its title's
+ * text node: a tap within a row's height of the title's middle (rows are ~200 px at 420 dpi) is on it.
+ */
+export function linkAt(screen, x, y) {
+  const links = LINKS[screen];
+  if (!links) return null;
+  let best = null;
+  for (const m of dumpOf(screen).matchAll(/text="([^"]*)"[^>]*?bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/g)) {
+    const to = links[m[1]];
+    if (!to) continue;
+    const mid = (Number(m[3]) + Number(m[5])) / 2;
+    const d = Math.abs(mid - y);
+    if (d < 100 && (!best || d < best.d)) best = { to, d };
+  }
+  return best?.to ?? null;
+}
+
+/** The next screen of the app in front (the app moved by itself: a timer, a push, an animation). */
+export function nextScreen(state) {
+  const screens = APPS[state.foreground]?.screens ?? [];
+  const names = screens.length > 1 ? screens : Object.keys(SCREENS);
+  state.screen = names[(names.indexOf(state.screen) + 1) % names.length];
+}
+
+/** The PNG of a screen at the device's size, made once per screen and size and kept in the state folder. */
+export function screenPng(dir, screen, { width, height }) {
+  const file = join(dir, `screen-${screen}-${width}x${height}.png`);
+  if (existsSync(file)) return readFileSync(file);
+  const png = encodeGreyPng(width, height, (y) => shade(screen, y, height));
+  writeFileSync(file, png);
+  return png;
+}
+
+/** Bands whose greys and widths depend on the screen's name: each screen looks different. */
+function shade(screen, y, height) {
+  let h = 2166136261;
+  for (const c of screen) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  const bands = 5 + (h % 7);
+  const band = Math.floor((y / height) * bands);
+  return (h >>> (band % 24)) & 0xff;
+}
+
+function encodeGreyPng(width, height, rowGrey) {
+  const raw = Buffer.alloc((width + 1) * height);
+  for (let y = 0; y < height; y++) raw.fill(rowGrey(y), y * (width + 1) + 1, (y + 1) * (width + 1));
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // colour type: greyscale
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type, data) {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** What `input text` makes of its argument: "%s" is a space (InputShellCommand.sendText). */
+export function decodeInputText(arg) {
+  const out = [...arg];
+  let escape = false;
+  for (let i = 0; i < out.length; i++) {
+    if (escape) {
+      escape = false;
+      if (out[i] === 's') {
+        out[i] = ' ';
+        out.splice(--i, 1);
+      }
+    }
+    if (out[i] === '%') escape = true;
+  }
+  return out.join('');
+}

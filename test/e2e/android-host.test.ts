@@ -1,0 +1,100 @@
+// An Android host end to end, on the doubles (no emulator runs here): a real gateway and a real
+// worker process whose SIMFLEET_ADB is the fake adb and whose emulator console is the console
+// double. A session is placed on the emulator, its screen is read from a real recorded dump, a tap
+// by label lands and is judged, and a tap into a detached input service is judged not delivered.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleDouble } from '../doubles/android/console-server.js';
+import { defaultState, initState, readState } from '../doubles/android/screen.mjs';
+import { api } from '../helpers/api.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
+
+const TOKEN = 'e2e-console-token-1';
+let db: TestDatabase;
+let gateway: GatewayProcess;
+let admin: ReturnType<typeof api>;
+let agent: ReturnType<typeof api>;
+let double: ConsoleDouble;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sf-android-host-'));
+  double = await ConsoleDouble.start({ stateDir: dir, token: TOKEN });
+  initState(dir, defaultState({ serial: `emulator-${double.port}` }));
+  writeFileSync(join(dir, 'token'), TOKEN);
+  const adb = join(dir, 'adb');
+  writeFileSync(adb, `#!/bin/sh\nFAKE_ADB_STATE='${dir}' exec '${process.execPath}' '${fileURLToPath(new URL('../doubles/android/adb.mjs', import.meta.url))}' "$@"\n`);
+  chmodSync(adb, 0o755);
+
+  db = await createTestDatabase();
+  gateway = await startGatewayProcess({ DATABASE_URL: db.url });
+  admin = api(gateway.url, TEST_ADMIN_TOKEN);
+  const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
+  agent = api(gateway.url, (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'default' } })).body.secret);
+  await startWorkerProcess({
+    SIMFLEET_GATEWAY_URL: gateway.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: mkdtempSync(join(tmpdir(), 'sf-android-worker-')),
+    SIMFLEET_WEB_DEVICES: 'none',
+    SIMFLEET_ADB: adb,
+    SIMFLEET_EMULATOR_TOKEN_FILE: join(dir, 'token'),
+    SIMFLEET_ANDROID_RESET: 'snapshot:clean',
+  });
+}, 60_000);
+afterAll(async () => {
+  await killAll();
+  await double?.close();
+  await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('an Android host (fake adb and console double behind a real worker process)', () => {
+  it('shows the backend and the emulator through the gateway', async () => {
+    const device = await waitFor('the emulator available', async () => (await admin.call('listDevices')).body.devices.find((d: { platform: string; state: string }) => d.platform === 'android' && d.state === 'available'), 20_000);
+    expect(device).toMatchObject({ platform: 'android', os: 'Android 14' });
+    const host = (await admin.call('listHosts')).body.hosts[0];
+    expect(host.backends).toEqual([expect.objectContaining({ backend: 'android', platform: 'android', available: true, detail: expect.stringMatching(/console/) })]);
+  });
+
+  it('places a session, reads the screen from the dump, taps by label and judges each tap', async () => {
+    const created = (await agent.call('createSession', { body: { platform: 'android', app: { package: 'com.android.settings' }, waitSeconds: 60 } })).body;
+    await waitFor('session ready', async () => ((await agent.call('getSession', { params: { sessionId: created.id } })).body.state === 'ready' ? true : undefined), 30_000);
+    expect(readState(dir).foreground).toBe('com.android.settings');
+
+    const outline = (await agent.call('getScreen', { params: { sessionId: created.id } })).text;
+    expect(outline).toContain('"Network & internet"');
+    expect(outline).toMatch(/^android /);
+
+    // A tap that reaches the app: the double moves to the row's screen, and the verdict says so.
+    const went = await agent.call('runAction', { params: { sessionId: created.id }, body: { action: 'tap', target: 'Network & internet' } });
+    expect(went.status, went.text.slice(0, 300)).toBe(200);
+    expect(readState(dir).screen).toBe('network');
+    // First time here: nothing to compare the outcome with, so "unverified", on the screen it named.
+    expect(went.body.verdict).toBe('unverified');
+    expect(went.body.evidence.after.name).toBe('Network & internet');
+    expect(went.body.evidence.changed).toBe('yes');
+    expect(went.body.app).toBe('com.android.settings');
+
+    // The input service detaches: the tap is accepted, nothing changes, and Android cannot count
+    // inputs, so the verdict is the honest one: it may not have been delivered.
+    writeFileSync(join(dir, 'input-detached'), '');
+    const after = (await agent.call('getScreen', { params: { sessionId: created.id }, headers: { accept: 'application/json' } })).body;
+    const label = after.elements.find((e: { label: string; role: string }) => e.label && e.role !== 'text' && e.role !== 'heading')?.label as string;
+    expect(label).toBeTruthy();
+    const lost = await agent.call('runAction', { params: { sessionId: created.id }, body: { action: 'tap', target: label } });
+    expect(lost.status, lost.text.slice(0, 300)).toBe(200);
+    expect(lost.body.verdict).toBe('not-delivered');
+    expect(lost.body.reason).toMatch(/may not have been delivered/);
+    expect(readState(dir).screen).toBe('network');
+    rmSync(join(dir, 'input-detached'));
+
+    // Release: the reset policy restores the snapshot through the console.
+    await agent.call('releaseSession', { params: { sessionId: created.id } });
+    await waitFor('device reset to the snapshot', () => (readState(dir).foreground !== 'com.android.settings' && Object.values(readState(dir).data).every((d) => d === 'clean')) || undefined, 20_000);
+  });
+});

@@ -1,0 +1,277 @@
+// The iOS backend at the platform boundary, against doubles of xcrun, AXe, idb and the native frame
+// helper (test/doubles/ios/) that replay real recorded outputs. No simulator runs here (this is
+// Linux): what is checked is that the backend speaks the tools' real command lines, reads their
+// real outputs, and keeps the boundary's promises over them.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceError } from '../../workers/devices/backend.js';
+import { drag, longPress, pinch, tap } from '../../workers/devices/gestures.js';
+import { FrameHelper } from '../../workers/devices/ios/frame-helper.js';
+import { IosProvider, MAC_HINT, type IosOptions } from '../../workers/devices/ios/provider.js';
+import { describeBoundary, type BoundaryDouble } from '../helpers/boundary.js';
+import { waitFor } from '../helpers/wait.js';
+
+const DOUBLES = fileURLToPath(new URL('../doubles/ios/', import.meta.url));
+const UDID = 'D2E4C979-FFEA-4236-9F57-64C3209975A0'; // "iPhone 15 Pro", Booted in the recorded list
+const APP = { bundleId: 'com.example.recorded' };
+const silent = pino({ level: 'silent' });
+const signal = () => AbortSignal.timeout(30_000);
+const NO_ORIGINS = { allowedOrigins: [], allowPrivate: false };
+
+interface World {
+  state: string;
+  provider: IosProvider;
+  double: BoundaryDouble;
+  /** What the doubles were asked, in order: [tool, ...args]. */
+  log(): string[][];
+  touches(): Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+
+async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[] } = {}): Promise<World> {
+  const state = await mkdtemp(join(tmpdir(), 'simfleet-ios-'));
+  // Every double the backend starts finds the simulated simulator through this variable.
+  process.env.FAKE_XCRUN_STATE = state;
+  if (extra.helperMode) writeFileSync(join(state, 'frame-helper-mode'), extra.helperMode);
+  for (const f of extra.flags ?? []) writeFileSync(join(state, f), '');
+  const provider = new IosProvider({ xcrun: `${DOUBLES}xcrun.mjs`, uiTool: tool, uiToolPath: `${DOUBLES}${tool}.mjs`, reset: 'erase', pollMs: 100, platform: 'darwin', logger: silent, ...extra });
+  const worldFile = join(state, 'world.json');
+  const dataDir = join(state, 'Containers', 'Data');
+  const double: BoundaryDouble = {
+    async changeScreen() {
+      const w = JSON.parse(readFileSync(worldFile, 'utf8')) as { screen: string };
+      w.screen = w.screen === 'friends' ? 'account-settings' : 'friends';
+      writeFileSync(`${worldFile}.test`, JSON.stringify(w));
+      renameSync(`${worldFile}.test`, worldFile);
+    },
+    async lastTouchPt() {
+      const last = lines(join(state, 'touches.jsonl')).filter((t) => typeof t.x === 'number').at(-1);
+      return last ? { x: last.x as number, y: last.y as number } : null;
+    },
+    disconnectInput() {
+      writeFileSync(join(state, 'input-detached'), '');
+    },
+    async dirty() {
+      mkdirSync(join(dataDir, APP.bundleId, 'Documents'), { recursive: true });
+      writeFileSync(join(dataDir, APP.bundleId, 'Documents', 'session.txt'), 'what the last session left');
+    },
+    async isClean() {
+      if (!existsSync(dataDir)) return true;
+      const entries = await readdir(dataDir, { recursive: true });
+      for (const e of entries) if ((await stat(join(dataDir, e))).isFile()) return false;
+      return true;
+    },
+  };
+  return {
+    state,
+    provider,
+    double,
+    log: () => lines(join(state, 'log.jsonl')).map((l) => [l.tool as string, ...(l.args as string[] ?? [])]),
+    touches: () => lines(join(state, 'touches.jsonl')),
+    async close() {
+      await provider.close();
+      await rm(state, { recursive: true, force: true });
+    },
+  };
+}
+
+describeBoundary({ name: 'ios (xcrun + axe doubles)', platform: 'ios', source: 'axe', app: APP, setup: () => world('axe').then((w) => ({ ...w, localId: UDID })) });
+describeBoundary({ name: 'ios (xcrun + idb doubles)', platform: 'ios', source: 'idb', app: APP, setup: () => world('idb').then((w) => ({ ...w, localId: UDID })) });
+describeBoundary({
+  name: 'ios (xcrun + axe doubles, native frame helper double)',
+  platform: 'ios',
+  source: 'axe',
+  app: APP,
+  setup: () => world('axe', { frameHelper: `${DOUBLES}frame-helper.mjs` }).then((w) => ({ ...w, localId: UDID })),
+});
+
+describe('the ios backend over its doubles', () => {
+  let w: World;
+  const device = () => w.provider.device(UDID)!;
+  const simctl = () => w.log().filter((l) => l[0] === 'xcrun' && l[1] === 'simctl').map((l) => l[2]!);
+
+  beforeAll(async () => {
+    w = await world('axe');
+    await w.provider.start();
+    await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+  });
+  afterAll(() => w.close());
+
+  it('discovers the iPhones and iPads of the recorded list, booted or not, and leaves the iPod out', async () => {
+    const found = await w.provider.discover();
+    expect(found.map((d) => d.name)).toEqual(['iPhone SE (3rd generation)', 'iPhone 15', 'iPad Air (5th generation)', 'iPhone 14', 'iPhone 15 Pro', 'iPad mini (6th generation)', 'iPhone 8']);
+    expect(found.find((d) => d.localId === UDID)).toEqual({ localId: UDID, platform: 'ios', backend: 'ios', model: 'iPhone 15 Pro', os: 'iOS 17.5', name: 'iPhone 15 Pro', labels: ['simulator', 'iOS 17.5', 'iPhone'], health: 'ready' });
+    const status = await w.provider.status();
+    expect(status.detail).toMatch(/simctl at \/Applications\/Xcode\.app\/Contents\/Developer\/usr\/bin\/simctl; AXe 1\.6\.0 at .*axe\.mjs; reset by erase; frames: screenshot polling/);
+    // The prepared simulator's frame source and what it costs; the others have none yet.
+    expect(status.detail).toContain(`frame cost: ${UDID}: polling \`simctl io screenshot\``);
+    expect(status.detail).not.toContain('844FA4B6');
+  });
+
+  it('measures the screen from the simulator\'s environment, launched the app and knows its version from Info.plist', () => {
+    expect(device().screen()).toEqual({ widthPt: 402, heightPt: 874, scale: 3 });
+    expect(device().foreground()).toBe(APP.bundleId);
+    expect(device().appVersion()).toBe('14.2.1');
+    expect(simctl()).toEqual(expect.arrayContaining(['boot', 'bootstatus', 'getenv', 'terminate', 'launch', 'appinfo']));
+  });
+
+  it('taps at the point it is given, in points, without conversion', async () => {
+    await device().touch(tap({ x: 123.4, y: 567.8 }));
+    expect(w.touches().at(-1)).toMatchObject({ tool: 'axe', kind: 'tap', x: 123.4, y: 567.8, udid: UDID });
+  });
+
+  it('plays a long press as a held touch and a drag as one swipe; refuses two fingers', async () => {
+    await device().touch(longPress({ x: 50, y: 60 }, 700));
+    expect(w.touches().at(-1)).toMatchObject({ kind: 'press', x: 50, y: 60, down: true, up: true, holdS: 0.7 });
+    await device().touch(drag({ x: 200, y: 600 }, { x: 200, y: 300 }, { dwellSteps: 2 }));
+    expect(w.touches().at(-1)).toMatchObject({ kind: 'swipe', x: 200, y: 600, to: { x: 200, y: 300 } });
+    await expect(device().touch(pinch({ x: 200, y: 400 }, 2))).rejects.toMatchObject({ code: 'DEVICE_FAILED', hint: expect.stringMatching(/multi-touch/) });
+  });
+
+  it('types text with newlines as Enter presses, and keys by their HID codes', async () => {
+    await device().type('hello\nthere');
+    await device().key('ArrowDown');
+    expect(w.touches().slice(-4).map((t) => [t.kind, t.text ?? t.code])).toEqual([['type', 'hello'], ['key', 40], ['type', 'there'], ['key', 81]]);
+    await expect(device().type('日本語')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(device().key('F13')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', hint: expect.stringMatching(/Enter/) });
+  });
+
+  it('has no back key, says so, and refuses a URL or an Android package as the app', async () => {
+    await expect(device().back()).rejects.toMatchObject({ code: 'DEVICE_FAILED', hint: expect.stringMatching(/back button in the outline/) });
+    await expect(device().prepare({ url: 'https://example.com/' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(device().prepare({ package: 'com.android.settings' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('says plainly when the app is not installed', async () => {
+    const err = await device().prepare({ bundleId: 'com.example.absent' }, { signal: signal(), origins: NO_ORIGINS }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeviceError);
+    expect(err).toMatchObject({ code: 'APP_UNREACHABLE', message: `com.example.absent is not installed on simulator ${UDID}`, hint: expect.stringMatching(/xcrun simctl install/) });
+    await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+  });
+
+  it('opens URLs with simctl openurl and names what nothing handles', async () => {
+    await device().open('https://example.com/');
+    expect(w.log().at(-1)).toEqual(['xcrun', 'simctl', 'openurl', UDID, 'https://example.com/']);
+    await expect(device().open('zzzz://nothing')).rejects.toMatchObject({ code: 'APP_UNREACHABLE', message: 'nothing installed on the simulator opens zzzz://nothing' });
+  });
+
+  it('takes a full-resolution screenshot', async () => {
+    const shot = await device().screenshot();
+    expect(shot).toMatchObject({ width: 1206, height: 2622, scale: 3 });
+    expect(shot.png.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('resets by erase: shutdown, erase, boot, then the app reinstalled from its copy', async () => {
+    const before = w.log().length;
+    await device().reset(signal());
+    const steps = w.log().slice(before).filter((l) => l[0] === 'xcrun').map((l) => l[2]);
+    expect(steps).toEqual(['appinfo', 'shutdown', 'erase', 'boot', 'bootstatus', 'install']);
+    expect(device().foreground()).toBeNull();
+    await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+    expect(device().foreground()).toBe(APP.bundleId);
+  });
+});
+
+describe('the reinstall reset policy, and the screen size without simctl getenv', () => {
+  it('measures the screen from a screenshot and the tree, then resets: terminate, uninstall, reinstall, permissions', async () => {
+    const w = await world('idb', { reset: 'reinstall', flags: ['fail-getenv'] });
+    try {
+      await w.provider.start();
+      const device = w.provider.device(UDID)!;
+      await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+      // The screenshot's pixels over the accessibility tree's root frame.
+      expect(device.screen()).toEqual({ widthPt: 402, heightPt: 874, scale: 3 });
+      await w.double.dirty();
+      const before = w.log().length;
+      await device.reset(signal());
+      const steps = w.log().slice(before).filter((l) => l[0] === 'xcrun').map((l) => l.slice(2, 4).join(' '));
+      expect(steps).toEqual([`appinfo ${UDID}`, `terminate ${UDID}`, `uninstall ${UDID}`, `install ${UDID}`, `privacy ${UDID}`]);
+      expect(w.log().at(-1)).toEqual(['xcrun', 'simctl', 'privacy', UDID, 'reset', 'all', APP.bundleId]);
+      expect(await w.double.isClean()).toBe(true);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
+describe('the ios provider off macOS', () => {
+  it('reports unavailable with the hint and runs no xcrun', async () => {
+    const w = await world('axe', { platform: 'linux' });
+    try {
+      await w.provider.start();
+      expect(await w.provider.status()).toEqual({ backend: 'ios', platform: 'ios', available: false, detail: 'this host runs linux, not macOS; xcrun was not run', hint: MAC_HINT });
+      expect(MAC_HINT).toBe('iOS simulators need a Mac with Xcode; run the worker there');
+      expect(await w.provider.discover()).toEqual([]);
+      expect(w.log()).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});
+
+describe('the native frame helper when it misbehaves', () => {
+  const attach = { udid: UDID, name: 'iPhone 15 Pro', runtime: 'iOS 17.5', widthPt: 402, heightPt: 874, widthPx: 1206, heightPx: 2622 };
+  const quick = { helloMs: 400, attachMs: 3000, snapshotMs: 3000 };
+  let state: string;
+  beforeAll(async () => {
+    state = await mkdtemp(join(tmpdir(), 'simfleet-ios-helper-'));
+    process.env.FAKE_XCRUN_STATE = state;
+  });
+  afterAll(() => rm(state, { recursive: true, force: true }));
+  const start = (mode: string) => {
+    writeFileSync(join(state, 'frame-helper-mode'), mode);
+    return FrameHelper.start(`${DOUBLES}frame-helper.mjs`, attach, silent, quick);
+  };
+
+  it('says so when the helper exits before attaching, with what it said', async () => {
+    await expect(start('exit')).rejects.toThrow(/the frame helper exited \(code 3\) before it was attached; it said: ios-frames: Screen Recording permission has not been granted/);
+  });
+
+  it('refuses a helper that speaks another protocol version', async () => {
+    await expect(start('wrong-version')).rejects.toMatchObject({ message: expect.stringMatching(/speaks protocol 2; this worker speaks protocol 1/), hint: expect.stringMatching(/rebuild the helper/) });
+  });
+
+  it('gives up on a helper that never says hello, or says something else', async () => {
+    await expect(start('silent')).rejects.toThrow(/said nothing for 0\.4 s while waiting for its hello/);
+    await expect(start('garbage')).rejects.toThrow(/a line that is not `verb \{json\}`: "Welcome to ios-frames!"/);
+  });
+
+  it('attaches a working helper, streams its frames with damage in points, and answers snapshots', async () => {
+    const helper = await start('ok');
+    try {
+      const frame = await helper.snapshot();
+      expect(frame).toMatchObject({ format: 'png', width: 402, height: 874, pixelsPerPoint: 1 });
+      expect(helper.label).toBe('simfleet-ios-frames-double 0.0.0 (protocol 1)');
+    } finally {
+      await helper.close();
+    }
+  });
+
+  it('falls back to polling screenshots when the helper is refused, and when it dies later; the status says why', async () => {
+    for (const [mode, why] of [
+      ['wrong-version', /native helper not used: the frame helper at .* speaks protocol 2; this worker speaks protocol 1/],
+      ['exit-after-attach', /native helper not used: the frame helper at .* exited \(code 4\)/],
+    ] as const) {
+      const w = await world('axe', { frameHelper: `${DOUBLES}frame-helper.mjs`, helperMode: mode, helperTimeouts: quick });
+      try {
+        await w.provider.start();
+        const device = w.provider.device(UDID)!;
+        await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+        await waitFor(`the ${mode} helper to be given up`, () => /polling/.test(device.describeFrames() ?? ''), 5000);
+        expect(device.describeFrames()).toMatch(why);
+        expect((await w.provider.status()).detail).toMatch(why);
+        const frame = await device.probe();
+        expect(frame).toMatchObject({ format: 'png', width: 1206, pixelsPerPoint: 3 });
+      } finally {
+        await w.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,110 @@
+// What Android's shell commands print, read. Each format here was checked against the platform
+// source or recorded output (see test/doubles/android/fixtures/README.md for which):
+//  - `wm size` / `wm density` (WindowManagerShellCommand): "Physical size: WxH", and
+//    "Override size: WxH" only when someone overrode it; the same for "… density: N";
+//  - `dumpsys activity activities`: the resumed activity is `topResumedActivity=ActivityRecord{…}`
+//    (Android 10+), `ResumedActivity: ActivityRecord{…}` (9+), `mResumedActivity: ActivityRecord{…}`
+//    (every stack before 10; "null" for stacks with nothing resumed). The record's id is hex on
+//    older builds and decimal on API 36, which also appends ", isEmbedded=false";
+//  - `dumpsys package <pkg>`: "versionName=…" under "Package [pkg]". An updated system app is
+//    listed twice (also under "Hidden system packages:"); the first is the installed one;
+//  - `uiautomator dump /dev/tty`: the XML, then "UI hierchary dumped to: /dev/tty" (AOSP's own
+//    misspelling) on stdout; failures print "ERROR: …" and may still print that line;
+//  - monkey: "Events injected: 1" when it launched; "** No activities found to run, monkey
+//    aborted." when the package has no launcher activity (or is not installed);
+//  - `am start`: "Error: Activity not started, unable to resolve Intent …" and "Error type N".
+import { DeviceError } from '../backend.js';
+import { firstLine } from './adb.js';
+
+export interface PixelSize {
+  width: number;
+  height: number;
+}
+
+/** The size the screen is drawn at: the override when one is set, else the physical size. */
+export function parseWmSize(text: string): PixelSize {
+  const read = (label: string): PixelSize | undefined => {
+    const m = new RegExp(`^\\s*${label} size:\\s*(\\d+)x(\\d+)\\s*$`, 'm').exec(text);
+    return m ? { width: Number(m[1]), height: Number(m[2]) } : undefined;
+  };
+  const size = read('Override') ?? read('Physical');
+  if (!size || size.width <= 0 || size.height <= 0) {
+    throw new DeviceError('DEVICE_FAILED', `\`wm size\` did not print a size: ${firstLine(text) || '(nothing)'}`, 'the window manager may not be up yet; wait for the device to finish booting');
+  }
+  return size;
+}
+
+/** Dots per inch the UI is laid out at: the override when one is set, else the physical density. */
+export function parseWmDensity(text: string): number {
+  const read = (label: string): number | undefined => {
+    const m = new RegExp(`^\\s*${label} density:\\s*(\\d+)\\s*$`, 'm').exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const dpi = read('Override') ?? read('Physical');
+  if (!dpi || dpi <= 0) {
+    throw new DeviceError('DEVICE_FAILED', `\`wm density\` did not print a density: ${firstLine(text) || '(nothing)'}`, 'the window manager may not be up yet; wait for the device to finish booting');
+  }
+  return dpi;
+}
+
+const RECORD = String.raw`ActivityRecord\{\S+ u\d+ ([A-Za-z0-9._]+)\/`;
+const RESUMED = [new RegExp(String.raw`topResumedActivity=${RECORD}`), new RegExp(String.raw`^\s*ResumedActivity: ${RECORD}`, 'm'), new RegExp(String.raw`mResumedActivity: ${RECORD}`)];
+
+/** The package of the activity in front, or null when nothing is resumed (asleep, locked, booting). */
+export function parseResumedPackage(text: string): string | null {
+  for (const re of RESUMED) {
+    const m = re.exec(text);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+/** versionName of the package, or null when the package is not installed or states none. */
+export function parseVersionName(text: string, pkg: string): string | null {
+  if (/Unable to find package/.test(text)) return null;
+  const at = text.indexOf(`Package [${pkg}]`);
+  const m = /^\s*versionName=(.*)$/m.exec(at >= 0 ? text.slice(at) : text);
+  const v = m?.[1]?.trim();
+  return v ? v : null;
+}
+
+/** The hierarchy XML out of what `uiautomator dump /dev/tty` printed, or a DeviceError saying what it said instead. */
+export function uiDumpXml(output: string): string {
+  const start = output.search(/<\?xml|<hierarchy/);
+  const end = output.lastIndexOf('</hierarchy>');
+  if (start < 0 || end < start) {
+    const said = output.replace(/UI hierchary dumped to: \S+/g, '').trim();
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `uiautomator printed no hierarchy${said ? `: ${firstLine(said)}` : ''}`,
+      'uiautomator fails while the screen animates ("could not get idle state") or when no window is focused; it is retried on the next read',
+    );
+  }
+  return output.slice(start, end + '</hierarchy>'.length);
+}
+
+/** Why monkey did not launch the app, or null when it did. */
+export function monkeyFailure(output: string): string | null {
+  if (/No activities found to run/.test(output)) return 'it has no launcher activity, or is not installed (monkey: "No activities found to run")';
+  const aborted = /^\*\* .*$/m.exec(output);
+  if (aborted && !/Events injected: [1-9]/.test(output)) return `monkey said: ${aborted[0].replace(/^\*\* /, '')}`;
+  if (!/Events injected: [1-9]/.test(output)) return `monkey did not report launching it: ${firstLine(output) || '(no output)'}`;
+  return null;
+}
+
+/** Why `am start` did not start anything, or null when it did. */
+export function amStartFailure(output: string): string | null {
+  const error = /^Error(?: type \d+)?: .*$/m.exec(output) ?? /^Error: .*$/m.exec(output);
+  if (error) {
+    const detail = /^Error: .*$/m.exec(output);
+    return (detail ?? error)[0];
+  }
+  const exception = /^.*(?:Exception|Permission Denial).*$/m.exec(output);
+  return exception ? exception[0].trim() : null;
+}
+
+/** Width and height of a PNG from its IHDR chunk, or null when the bytes are not a PNG. */
+export function pngSize(png: Buffer): PixelSize | null {
+  if (png.length < 24 || png.readUInt32BE(0) !== 0x89504e47 || png.toString('ascii', 12, 16) !== 'IHDR') return null;
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
