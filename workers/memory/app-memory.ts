@@ -90,6 +90,14 @@ export class AppMemory {
     return undefined;
   }
 
+  /**
+   * A modal read from the tree is known by its role and label from then on, settled or not: the
+   * label is the tree's, not a half-drawn face, and the caller was told of it once (escalated).
+   */
+  noteModal(reading: ScreenReading): void {
+    if (reading.regions.modal) this.modals.add(modalKey(reading));
+  }
+
   familiarModal(reading: ScreenReading): boolean {
     return !reading.regions.modal || this.modals.has(modalKey(reading));
   }

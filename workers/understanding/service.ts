@@ -189,6 +189,7 @@ export class Understanding {
     // sharing a fingerprint is the usual cause; new content is the benign one).
     const disagreement = opts.expect?.includes(identified.node.id) && memory.recall(identified.node.id) ? `screen ${identified.node.id} does not look as remembered; read from the tree` : null;
     const newModal = !memory.familiarModal(reading);
+    memory.noteModal(reading);
     // Memory learns from settled screens only: a screen half drawn would teach it a face it never has.
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
