@@ -6,8 +6,9 @@ import { defineConfig } from 'vitest/config';
 const CALIBRATION = ['test/browser/perception.test.ts'];
 // The load suites (10,000 fuzzed requests, 2,000 hostile worker messages) keep a core busy for a
 // minute: beside the browser suites they starved their timing (a switch flip judged unchanged, a
-// forgotten memory heard late, in CI). They run by themselves, after the rest, before calibration.
-const LOAD = ['test/e2e/fuzz-rest.test.ts', 'test/e2e/fuzz-worker.test.ts'];
+// forgotten memory heard late, in CI). So does the short soak (three agents driving Chromium flat
+// out). They run by themselves, after the rest, before calibration.
+const LOAD = ['test/e2e/fuzz-rest.test.ts', 'test/e2e/fuzz-worker.test.ts', 'test/browser/soak.test.ts'];
 
 export default defineConfig({
   test: {

@@ -3,14 +3,15 @@
 // Anything unexpected is logged in full and answered as INTERNAL, never with its internals.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeValidationError } from '../../openapi/contract.js';
-import { DatabaseUnavailableError } from '../db/database.js';
+import { isOutage } from '../db/outage.js';
 import { ApiError, isApiError } from '../errors.js';
 
 const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 export function toApiError(err: FastifyError | Error): ApiError {
   if (isApiError(err)) return err;
-  if (err instanceof DatabaseUnavailableError) {
+  // A connection cut by a Postgres restart mid-statement is the same outage as no connection at all.
+  if (isOutage(err)) {
     return new ApiError('NOT_READY', { message: 'the database is unavailable or busy', hint: 'retry in a few seconds; GET /readyz shows the database check', cause: err });
   }
   const fe = err as FastifyError;

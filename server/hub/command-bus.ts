@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import * as hosts from '../db/repositories/hosts.js';
 import { notify } from '../db/repositories/notify.js';
+import { throughOutage } from '../db/outage.js';
 import type { CallCommand, DeviceCommands, PrepareCommand, ResetCommand } from '../domain/sessions/commands.js';
 import { ApiError } from '../errors.js';
 import type { ErrorCode } from '../../openapi/contract.js';
@@ -43,6 +44,10 @@ const PART_BYTES = 5400; // base64 of this, plus the envelope, stays well under 
 const MAX_PARTS = 200; // about 1 MB: larger answers are refused rather than flooding the channel
 
 interface Waiting {
+  /** What was asked, to ask again when this gateway's listener may have missed the answer. */
+  forward?: Forward;
+  channel?: string;
+  askedAt?: number;
   resolve(value: CommandValue): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
@@ -52,9 +57,18 @@ interface Waiting {
 
 export const gatewayChannel = (gatewayId: string): string => `sf_gw_${gatewayId.replaceAll('-', '_')}`;
 
+/** Answers kept for a forward asked again (its first answer may have been lost): the last few hundred. */
+const ANSWERS_KEPT = 500;
+/** A forward unanswered this long is asked again (a no-op where the owner is still at work on it). */
+const REASK_MS = 5000;
+
 export class CommandBus implements DeviceCommands {
   private hub: WorkerHub | undefined;
   private readonly waiting = new Map<string, Waiting>();
+  /** Forwards being carried out here, and the answers given lately, by request id. */
+  private readonly serving = new Set<string>();
+  private readonly answers = new Map<string, Reply>();
+  private reask: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly channel: string;
 
@@ -70,9 +84,26 @@ export class CommandBus implements DeviceCommands {
   async attach(hub: WorkerHub): Promise<void> {
     this.hub = hub;
     this.unlisten = await this.db.listen(this.channel, (payload) => void this.onNotice(payload));
+    // Notifications sent while the listener was reconnecting are gone: an answer among them would
+    // leave a prepare waiting out its whole timeout. Ask again; the owner answers a repeat from what
+    // it kept, or when the work finishes, and never runs a command twice.
+    this.db.onReconnect(() => void this.askAgain(0));
+    // The owner's listener may have been the one reconnecting when we asked: ask again, now and then.
+    this.reask = setInterval(() => void this.askAgain(REASK_MS), REASK_MS);
+    this.reask.unref();
+  }
+
+  private async askAgain(olderThanMs: number): Promise<void> {
+    const now = Date.now();
+    for (const w of this.waiting.values()) {
+      if (!w.forward || !w.channel || now - (w.askedAt ?? now) < olderThanMs) continue;
+      w.askedAt = now;
+      await notify(this.db, w.channel, JSON.stringify(w.forward)).catch((err: unknown) => this.logger.warn({ err }, 'could not ask a forwarded command again'));
+    }
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.reask);
     await this.unlisten?.();
     for (const [, w] of this.waiting) {
       clearTimeout(w.timer);
@@ -112,7 +143,9 @@ export class CommandBus implements DeviceCommands {
       this.waiting.set(reqId, { resolve, reject, timer });
     });
     const forward: Forward = { kind: 'cmd', reqId, replyTo: this.channel, hostId, command, timeoutMs };
-    await notify(this.db, gatewayChannel(host.gateway_id), JSON.stringify(forward));
+    const channel = gatewayChannel(host.gateway_id);
+    Object.assign(this.waiting.get(reqId)!, { forward, channel, askedAt: Date.now() });
+    await notify(this.db, channel, JSON.stringify(forward));
     this.onForward('sent');
     return answered;
   }
@@ -158,6 +191,10 @@ export class CommandBus implements DeviceCommands {
   }
 
   private async serve(msg: Forward): Promise<void> {
+    const kept = this.answers.get(msg.reqId);
+    if (kept) return this.deliver(msg, kept); // asked again: the first answer may have been lost
+    if (this.serving.has(msg.reqId)) return; // asked again while still at work: the answer will come
+    this.serving.add(msg.reqId);
     this.onForward('served');
     const reply: Reply = { kind: 'reply', reqId: msg.reqId, ok: true };
     try {
@@ -169,7 +206,17 @@ export class CommandBus implements DeviceCommands {
       const e = err instanceof ApiError ? err : new ApiError('INTERNAL', { cause: err });
       Object.assign(reply, { ok: false, error: { code: e.code, message: e.message, hint: e.hint, ...(e.details ? { details: e.details } : {}) } });
     }
-    await this.answer(msg.replyTo, reply).catch((err: unknown) => this.logger.warn({ err }, 'could not answer a forwarded command'));
+    this.serving.delete(msg.reqId);
+    this.answers.set(msg.reqId, reply);
+    if (this.answers.size > ANSWERS_KEPT) this.answers.delete(this.answers.keys().next().value!);
+    await this.deliver(msg, reply);
+  }
+
+  /** The host did the work; through a database outage the answer is retried for as long as the asker listens. */
+  private async deliver(msg: Forward, reply: Reply): Promise<void> {
+    await throughOutage('a forwarded command answer', () => this.answer(msg.replyTo, reply), { withinMs: msg.timeoutMs, logger: this.logger }).catch((err: unknown) =>
+      this.logger.warn({ err }, 'could not answer a forwarded command'),
+    );
   }
 
   private async answer(channel: string, reply: Reply): Promise<void> {

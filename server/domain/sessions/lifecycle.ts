@@ -3,7 +3,8 @@
 // stays broken, visible to admins and never handed out, until an admin resets it. A host that
 // cannot be asked leaves the device offline and marked for reset when the host returns.
 import type { Logger } from 'pino';
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { throughOutage } from '../../db/outage.js';
 import { recordAudit } from '../../db/repositories/audit.js';
 import * as devices from '../../db/repositories/devices.js';
 import * as sessions from '../../db/repositories/sessions.js';
@@ -50,6 +51,14 @@ export class DeviceLifecycle {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
+  /**
+   * A transaction recording what a device already did: retried through a database outage (what the
+   * device did is true whether or not Postgres was up to hear it), within the prepare deadline.
+   */
+  private record<T>(what: string, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return throughOutage(what, () => this.db.transaction(fn), { withinMs: this.opts.prepareTimeoutMs, logger: this.logger });
+  }
+
   private track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
@@ -64,7 +73,7 @@ export class DeviceLifecycle {
   private async requestRefused(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
     const reason = `${err.code}: ${err.message}`;
     this.logger.info({ sessionId: job.sessionId, code: err.code, err: err.message }, 'the session app could not be opened');
-    const leftover = await this.db.transaction(async (tx) => {
+    const leftover = await this.record('a refused prepare', async (tx) => {
       const session = await sessions.getSession(tx, job.sessionId, true);
       if (session && session.state === 'preparing' && Number(session.epoch) === job.epoch) {
         return (await endSessionTx(tx, session, 'failed', reason, { reclaim: true })).job;
@@ -86,7 +95,7 @@ export class DeviceLifecycle {
     } catch (err) {
       return this.prepareFailed(job, err as Error & { code?: string });
     }
-    const leftover = await this.db.transaction(async (tx) => {
+    const leftover = await this.record('a finished prepare', async (tx) => {
       const ready = await sessions.markReady(tx, job.sessionId, job.epoch);
       if (ready) {
         await devices.setDeviceLeased(tx, job.deviceId, job.epoch);
@@ -110,7 +119,7 @@ export class DeviceLifecycle {
     const unreachable = UNREACHABLE_CODES.has(err.code ?? '');
     const reason = `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
     this.logger.warn({ sessionId: job.sessionId, deviceId: job.deviceId, code: err.code, err: err.message }, 'device prepare failed');
-    await this.db.transaction(async (tx) => {
+    await this.record('a failed prepare', async (tx) => {
       const session = await sessions.getSession(tx, job.sessionId, true);
       if (session && session.state === 'preparing' && Number(session.epoch) === job.epoch) {
         if (session.prepare_attempts >= this.opts.maxPrepareAttempts) {
@@ -136,14 +145,14 @@ export class DeviceLifecycle {
       const reason = `reset failed: ${e.code ?? 'ERROR'}: ${e.message}`;
       this.logger.warn({ deviceId: job.deviceId, code: e.code, err: e.message }, 'device reset failed');
       if (UNREACHABLE_CODES.has(e.code ?? '')) {
-        await this.db.transaction((tx) => devices.setDeviceUnreachable(tx, job.deviceId, job.epoch, reason));
+        await this.record('an unreachable device', (tx) => devices.setDeviceUnreachable(tx, job.deviceId, job.epoch, reason));
       } else {
-        await this.db.transaction((tx) => this.quarantineTx(tx, job.deviceId, job.epoch, reason));
+        await this.record('a failed reset', (tx) => this.quarantineTx(tx, job.deviceId, job.epoch, reason));
         this.hooks.onQuarantine(job.deviceId, reason);
       }
       return;
     }
-    const freed = await this.db.transaction(async (tx) => {
+    const freed = await this.record('a finished reset', async (tx) => {
       const ok = await devices.setDeviceAvailableAfterReset(tx, job.deviceId, job.epoch);
       if (ok) await sessions.notifyPlacement(tx);
       return ok;

@@ -1,0 +1,15 @@
+// The soak's short variant (`npm run soak` runs the long one): 3 agents exploring the sample app at
+// random on real Chromium through a real gateway and worker, with 30 event-stream subscribers, for
+// 40 s. Every answer must be a success or a typed refusal, every session must still be ready at the
+// end, and the gateway must give back the descriptors its subscribers held.
+import { expect, it } from 'vitest';
+import { runSoak, soakMarkdown } from '../soak/soak.js';
+
+it('three agents and thirty subscribers for 40 s: no error, sessions alive, descriptors given back', async () => {
+  const r = await runSoak({ durationMs: 40_000, sessions: 3, subscribers: 30, sampleMs: 2000 });
+  console.log(soakMarkdown(r));
+  expect(r.errors).toEqual([]);
+  expect(r.actions).toBeGreaterThan(15);
+  expect(r.events).toBeGreaterThan(0);
+  expect(r.gatewayFds.after).toBeLessThanOrEqual(r.gatewayFds.before + 10);
+}, 180_000);

@@ -1,0 +1,245 @@
+// The soak: a real gateway, a real worker with one web device per agent, agents doing random valid
+// things on the sample app (read the screen, tap what it offers, go back, scroll) and a crowd of
+// event-stream subscribers, for a while. What it watches is what a farm dies of slowly: memory that
+// only grows, descriptors that leak, latency that drifts, and any answer that is not a typed one.
+// `npm run soak` runs it for 30 minutes; test/browser/soak.test.ts runs a short one in `npm test`.
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api } from '../helpers/api.js';
+import { startCrowd } from '../helpers/crowd.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN } from '../helpers/processes.js';
+import { settledSession } from '../helpers/sessions.js';
+import { waitFor } from '../helpers/wait.js';
+
+export interface SoakOptions {
+  durationMs: number;
+  sessions: number;
+  subscribers: number;
+  sampleMs: number;
+  progress?: (line: string) => void;
+}
+
+export interface ProcessTrend {
+  name: string;
+  rssMB: { start: number; end: number; max: number; slopeMBPerMin: number };
+  fds: { start: number; end: number; max: number };
+}
+
+export interface SoakReport {
+  durationMs: number;
+  sessions: number;
+  subscribers: number;
+  actions: number;
+  verdicts: Record<string, number>;
+  /** Typed refusals an agent doing random things earns (a ref gone stale, a destructive button). */
+  refusals: Record<string, number>;
+  /** Anything else: a 5xx, an untyped body, a session that ended under an agent, a thrown error. */
+  errors: string[];
+  routes: Record<string, { n: number; p50Ms: number; p99Ms: number }>;
+  events: number;
+  processes: ProcessTrend[];
+  /** Descriptors of the gateway before the subscribers came and after they left. */
+  gatewayFds: { before: number; after: number };
+}
+
+/** What an agent may be told no for while it explores at random: each a typed, expected answer. */
+const EXPECTED_REFUSALS = new Set(['STALE_REF', 'NO_MATCH', 'AMBIGUOUS', 'DESTRUCTIVE_REFUSED', 'ORIGIN_NOT_ALLOWED', 'NOT_SETTLED', 'APP_UNREACHABLE']);
+const TAPPABLE = new Set(['button', 'link', 'tab', 'cell', 'switch', 'checkbox', 'radio', 'menuitem', 'option']);
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10 : 0;
+};
+
+/** Least-squares slope of y over x, per minute of x (ms). */
+function slopePerMin(points: { t: number; v: number }[]): number {
+  if (points.length < 3) return 0;
+  const n = points.length;
+  const mt = points.reduce((a, p) => a + p.t, 0) / n;
+  const mv = points.reduce((a, p) => a + p.v, 0) / n;
+  const num = points.reduce((a, p) => a + (p.t - mt) * (p.v - mv), 0);
+  const den = points.reduce((a, p) => a + (p.t - mt) ** 2, 0);
+  return den === 0 ? 0 : Math.round((num / den) * 60_000 * 100) / 100;
+}
+
+const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+/** Chromium's processes under a worker (the browser and its renderers), by walking /proc. */
+function chromiumUnder(root: number): number[] {
+  const parent = new Map<number, number>();
+  const comm = new Map<number, string>();
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      comm.set(Number(d), stat.slice(stat.indexOf('(') + 1, close));
+      parent.set(Number(d), Number(stat.slice(close + 2).split(' ')[1]));
+    } catch {
+      // gone while we looked
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
+  return [...comm.keys()].filter((pid) => /chrom/i.test(comm.get(pid)!) && under(pid));
+}
+
+export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
+  const say = opts.progress ?? (() => undefined);
+  const db = await createTestDatabase();
+  try {
+    const gateway = await startGatewayProcess({ DATABASE_URL: db.url });
+    const admin = api(gateway.url, TEST_ADMIN_TOKEN);
+    const workerToken = (await admin.call('createToken', { body: { name: 'soak-worker', role: 'worker', team: 'default' } })).body.secret;
+    const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
+    const agent = api(gateway.url, agentSecret);
+    const worker = await startWorkerProcess({
+      SIMFLEET_GATEWAY_URL: gateway.url,
+      SIMFLEET_WORKER_TOKEN: workerToken,
+      SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-soak-')),
+      SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
+    });
+    await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 60_000);
+    const ids: string[] = [];
+    for (let i = 0; i < opts.sessions; i++) ids.push(await settledSession(agent));
+    say(`${ids.length} sessions ready`);
+
+    const gatewayPid = gateway.proc.pid!;
+    const workerPid = worker.proc.pid!;
+    const fdsBefore = fdCount(gatewayPid);
+    const crowd = startCrowd();
+    const wsBase = gateway.url.replace(/^http/, 'ws');
+    const per = Math.ceil(opts.subscribers / ids.length);
+    for (const [i, id] of ids.entries()) {
+      const n = Math.min(per, opts.subscribers - i * per);
+      if (n > 0) await crowd.ask({ connect: { url: `${wsBase}/v1/sessions/${id}/events`, token: agentSecret, n } }, 'ready');
+    }
+    say(`${opts.subscribers} subscribers connected`);
+
+    const errors: string[] = [];
+    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number }[] = [];
+    const t0 = Date.now();
+    const sample = () => {
+      try {
+        const chromium = chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return rssMB(pid); } catch { return 0; } })(), 0);
+        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid) });
+      } catch (err) {
+        errors.push(`sampling failed: ${(err as Error).message}`);
+      }
+    };
+    const refusals: Record<string, number> = {};
+    const verdicts: Record<string, number> = {};
+    const latency: Record<string, number[]> = {};
+    let actions = 0;
+    sample();
+    const sampler = setInterval(sample, opts.sampleMs);
+    const reporter = setInterval(() => say(`${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`), 60_000);
+    const deadline = t0 + opts.durationMs;
+
+    const timed = async (route: string, call: () => Promise<{ status: number; body: any; text: string }>) => {
+      const started = performance.now();
+      const res = await call();
+      (latency[route] ??= []).push(performance.now() - started);
+      const code = res.body?.error?.code as string | undefined;
+      if (res.status >= 500) errors.push(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
+      else if (res.status >= 400) {
+        if (code && EXPECTED_REFUSALS.has(code)) refusals[code] = (refusals[code] ?? 0) + 1;
+        else errors.push(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
+      }
+      return res;
+    };
+
+    const explore = async (id: string, seed: number) => {
+      let r = seed;
+      const rand = () => ((r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const at = { params: { sessionId: id } };
+      while (Date.now() < deadline) {
+        try {
+          const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
+          if (screen.status !== 200) continue;
+          const choices = (screen.body.elements as { ref: number; role: string; label: string; offscreen?: boolean }[]).filter((e) => TAPPABLE.has(e.role) && e.label);
+          const roll = rand();
+          const body = roll < 0.12 || choices.length === 0 ? { action: 'back' } : roll < 0.24 ? { action: 'scroll', direction: rand() < 0.5 ? 'down' : 'up' } : { action: 'tap', target: `@${choices[Math.floor(rand() * choices.length)]!.ref}` };
+          const res = await timed('runAction', () => agent.call('runAction', { ...at, body }));
+          if (res.status === 200) {
+            actions++;
+            verdicts[res.body.verdict] = (verdicts[res.body.verdict] ?? 0) + 1;
+          }
+          if (res.status === 410) {
+            errors.push(`session ${id} ended under its agent: ${res.text.slice(0, 200)}`);
+            return;
+          }
+        } catch (err) {
+          errors.push(`agent on ${id}: ${(err as Error).message}`);
+          await new Promise((res) => setTimeout(res, 1000));
+        }
+      }
+    };
+    await Promise.all(ids.map((id, i) => explore(id, 7 + i)));
+    clearInterval(sampler);
+    clearInterval(reporter);
+    sample();
+
+    const events = (await crowd.ask<number[]>({ count: true }, 'counts')).reduce((a, b) => a + b, 0);
+    await crowd.ask({ close: true }, 'closed');
+    crowd.kill();
+    for (const id of ids) {
+      const s = (await agent.call('getSession', { params: { sessionId: id } })).body;
+      if (s.state !== 'ready') errors.push(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
+      await agent.call('releaseSession', { params: { sessionId: id } });
+    }
+    // Give the gateway a moment to close what the subscribers and sessions held.
+    await new Promise((res) => setTimeout(res, 1500));
+    const fdsAfter = fdCount(gatewayPid);
+
+    const warm = samples.filter((s) => s.t >= opts.durationMs * 0.2);
+    const trend = (name: string, rss: (s: (typeof samples)[number]) => number, fds: ((s: (typeof samples)[number]) => number) | null): ProcessTrend => ({
+      name,
+      rssMB: { start: Math.round(rss(samples[0]!)), end: Math.round(rss(samples.at(-1)!)), max: Math.round(Math.max(...samples.map(rss))), slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))) },
+      fds: fds ? { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } : { start: 0, end: 0, max: 0 },
+    });
+    return {
+      durationMs: Date.now() - t0,
+      sessions: ids.length,
+      subscribers: opts.subscribers,
+      actions,
+      verdicts,
+      refusals,
+      errors,
+      routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
+      events,
+      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes)', (s) => s.chromium, null)],
+      gatewayFds: { before: fdsBefore, after: fdsAfter },
+    };
+  } finally {
+    await killAll();
+    await db.drop();
+  }
+}
+
+export function soakMarkdown(r: SoakReport): string {
+  return [
+    `# simfleet soak`,
+    '',
+    `${new Date().toISOString()} · ${Math.round(r.durationMs / 60_000)} min · ${r.sessions} agent sessions · ${r.subscribers} stream subscribers`,
+    '',
+    `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
+    '',
+    '| process | RSS start MB | RSS end MB | RSS max MB | RSS trend MB/min (after warm-up) | fds start | fds end | fds max |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds.start} | ${p.fds.end} | ${p.fds.max} |`),
+    '',
+    '| route | calls | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
+    '',
+    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left.`,
+    ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
+    '',
+  ].join('\n');
+}
