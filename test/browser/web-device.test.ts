@@ -341,8 +341,14 @@ describe('the origin policy', () => {
   let server: Server;
   let local: string;
   let hits = 0;
+  let redirectTo: string | undefined;
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
+      if (req.url === '/redirect' && redirectTo) {
+        res.writeHead(302, { location: redirectTo });
+        res.end();
+        return;
+      }
       hits++;
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><meta name="viewport" content="width=device-width"></head><body><h1>Local app</h1></body></html>');
@@ -350,7 +356,10 @@ describe('the origin policy', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     local = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
-  afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(() => new Promise((r) => {
+    server.closeAllConnections(); // the egress guard's fetches keep connections alive
+    server.close(r);
+  }));
 
   const rules = (allowedOrigins: string[]) => ({ signal: AbortSignal.timeout(20_000), origins: { allowedOrigins, allowPrivate: false } });
 
@@ -373,6 +382,75 @@ describe('the origin policy', () => {
     expect(outcome).toMatch(/^refused/);
     expect(otherHits).toBe(0);
     other.close();
+  });
+
+  /** A private server nobody named, counting what reaches it: what a page must never get to. */
+  async function forbidden(): Promise<{ url: string; hits: () => number; close: () => void }> {
+    let n = 0;
+    const other = createServer((_req, res) => {
+      n++;
+      res.end('leaked');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(other.address() as { port: number }).port}/secret`, hits: () => n, close: () => other.close() };
+  }
+
+  it('holds against a redirect from an allowed page to a private origin nobody named', async () => {
+    const target = await forbidden();
+    redirectTo = target.url;
+    try {
+      await device.prepare({ url: `${local}/` }, rules(['*', local]));
+      // The page navigates, and it fetches; both go to the allowed origin, which redirects.
+      await device.open(`${local}/redirect`).catch(() => undefined);
+      const fetched = await page().evaluate((url) => fetch(url).then((r) => r.text(), (e: Error) => `refused: ${e.message}`), `${local}/redirect`).catch((e: Error) => `refused: ${e.message}`);
+      expect(fetched).not.toBe('leaked');
+      expect(target.hits()).toBe(0);
+      // A redirect to where the page may go is still followed.
+      redirectTo = `${local}/landed`;
+      await device.open(`${local}/redirect`);
+      expect(page().url()).toBe(`${local}/landed`);
+      expect(await page().textContent('h1')).toBe('Local app');
+    } finally {
+      redirectTo = undefined;
+      target.close();
+    }
+  });
+
+  it('holds against navigation started inside the page (location, a link, a form, a new window)', async () => {
+    const target = await forbidden();
+    try {
+      await device.prepare({ url: `${local}/` }, rules(['*', local]));
+      await page().evaluate((url) => {
+        const a = document.createElement('a');
+        a.href = url;
+        document.body.append(a);
+        a.click();
+      }, target.url);
+      await sleep(300);
+      await device.prepare({ url: `${local}/` }, rules(['*', local]));
+      await page().evaluate((url) => {
+        const f = document.createElement('form');
+        f.action = url;
+        f.method = 'post';
+        document.body.append(f);
+        f.submit();
+      }, target.url);
+      await sleep(300);
+      await device.prepare({ url: `${local}/` }, rules(['*', local]));
+      await page().evaluate((url) => void window.open(url), target.url);
+      // A WebSocket is a request too (the upgrade would be the first hit).
+      const ws = await page().evaluate((url) => new Promise<string>((resolve) => {
+        const s = new WebSocket(url.replace(/^http/, 'ws'));
+        s.onopen = () => resolve('open');
+        s.onclose = (e) => resolve(`closed ${e.code}`);
+      }), target.url);
+      expect(ws).not.toBe('open');
+      await page().evaluate((url) => void (location.href = url), target.url);
+      await sleep(500);
+      expect(target.hits()).toBe(0);
+    } finally {
+      target.close();
+    }
   });
 
   it('answers APP_UNREACHABLE for an allowed page that does not load', async () => {

@@ -3,8 +3,8 @@
 import type { api } from './api.js';
 import { waitFor } from './wait.js';
 
-export async function settledSession(agent: ReturnType<typeof api>): Promise<string> {
-  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
+export async function settledSession(agent: ReturnType<typeof api>, more: Record<string, unknown> = {}): Promise<string> {
+  const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60, ...more } })).body;
   const s = await waitFor('session ready', async () => {
     const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
     return got.state === 'ready' ? got : undefined;

@@ -106,7 +106,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     });
     await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 60_000);
     const ids: string[] = [];
-    for (let i = 0; i < opts.sessions; i++) ids.push(await settledSession(agent));
+    // Leases long enough for the whole soak (the default 15 minutes would end them half way).
+    const ttlSeconds = Math.ceil(opts.durationMs / 1000) + 600;
+    for (let i = 0; i < opts.sessions; i++) ids.push(await settledSession(agent, { ttlSeconds, idleTimeoutSeconds: 600 }));
     say(`${ids.length} sessions ready`);
 
     const gatewayPid = gateway.proc.pid!;
@@ -161,7 +163,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       while (Date.now() < deadline) {
         try {
           const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
-          if (screen.status !== 200) continue;
+          if (screen.status === 410) return void errors.push(`session ${id} ended under its agent: ${screen.text.slice(0, 200)}`);
+          if (screen.status !== 200) {
+            await new Promise((res) => setTimeout(res, 500)); // a refusal is not a reason to hammer
+            continue;
+          }
           const choices = (screen.body.elements as { ref: number; role: string; label: string; offscreen?: boolean }[]).filter((e) => TAPPABLE.has(e.role) && e.label);
           const roll = rand();
           const body = roll < 0.12 || choices.length === 0 ? { action: 'back' } : roll < 0.24 ? { action: 'scroll', direction: rand() < 0.5 ? 'down' : 'up' } : { action: 'tap', target: `@${choices[Math.floor(rand() * choices.length)]!.ref}` };

@@ -11,6 +11,7 @@ import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js'
 import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import type { WebProfile } from './profiles.js';
 import type { SampleServer } from './sample-server.js';
+import { guardEgress } from './egress.js';
 import { jpegSize, playTouches } from './touch.js';
 
 export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
@@ -188,16 +189,8 @@ export class WebDevice implements DeviceBackend {
       userAgent: this.profile.userAgent,
       serviceWorkers: 'block',
     });
-    // Every request, not just the first navigation: a public page must not reach a private address.
-    await context.route('**/*', async (route) => {
-      const verdict = await this.policy.verdict(route.request().url());
-      if (verdict) {
-        this.logger.warn({ url: route.request().url(), reason: verdict }, 'request refused by the origin policy');
-        await route.abort('blockedbyclient');
-      } else {
-        await route.continue();
-      }
-    });
+    // Every request, every redirect hop and every WebSocket: a public page must not reach a private address.
+    await guardEgress(context, this.policy, [this.sample.origin], this.logger);
     // Counts the inputs every page of the context receives, before the app's own handlers can stop
     // them (capture phase on window): the delivery probe reads it across an action.
     await context.addInitScript(COUNT_INPUTS);
@@ -216,6 +209,12 @@ export class WebDevice implements DeviceBackend {
       await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
     } catch (err) {
       const message = (err as Error).message;
+      // A page that sends itself on while it loads (a script redirect, or a redirect the egress
+      // guard hands over as one) is not a failure: where it ends up is what was opened.
+      if (message.includes('interrupted by another navigation')) {
+        await page.waitForURL((u) => u.protocol !== 'chrome-error:' && u.href !== 'about:blank', { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+        if (!page.url().startsWith('chrome-error:')) return;
+      }
       if (message.includes('ERR_BLOCKED_BY_CLIENT')) {
         throw new DeviceError('ORIGIN_NOT_ALLOWED', `${url} was refused by the origin policy`);
       }
