@@ -10,6 +10,7 @@ import { WorkerConfigError } from './config.js';
 import { DeviceError, type BackendProvider } from './devices/backend.js';
 import { Inventory } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
+import { checkCallParams } from './call-params.js';
 import { createProviders } from './devices/registry.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
@@ -102,6 +103,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     commands: async (cmd) => {
       if (cmd.type !== 'call') return leases.handle(cmd);
       leases.assertHeld(cmd.localId, cmd.epoch);
+      checkCallParams(cmd.method, cmd.params);
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);

@@ -7397,7 +7397,9 @@ const document: Record<string, unknown> = {
         "properties": {
           "epoch": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 9007199254740991,
+            "description": "a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript"
           },
           "sessionId": {
             "type": "string"
@@ -8072,7 +8074,9 @@ const document: Record<string, unknown> = {
           },
           "epoch": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 9007199254740991,
+            "description": "a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript"
           },
           "sessionId": {
             "type": "string"
@@ -8137,7 +8141,9 @@ const document: Record<string, unknown> = {
           },
           "epoch": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 9007199254740991,
+            "description": "a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript"
           }
         }
       },
@@ -8166,7 +8172,9 @@ const document: Record<string, unknown> = {
           },
           "epoch": {
             "type": "integer",
-            "minimum": 1
+            "minimum": 1,
+            "maximum": 9007199254740991,
+            "description": "a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript"
           },
           "method": {
             "type": "string",

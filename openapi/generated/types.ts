@@ -2166,6 +2166,7 @@ export type components = {
             lease?: components["schemas"]["WorkerLease"] | null;
         };
         WorkerLease: {
+            /** @description a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript */
             epoch: number;
             sessionId: string;
         };
@@ -2375,6 +2376,7 @@ export type components = {
             type: "prepare";
             id: string;
             localId: string;
+            /** @description a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript */
             epoch: number;
             sessionId: string;
             app: components["schemas"]["AppTarget"] | null;
@@ -2394,6 +2396,7 @@ export type components = {
             type: "reset";
             id: string;
             localId: string;
+            /** @description a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript */
             epoch: number;
         };
         /**
@@ -2415,6 +2418,7 @@ export type components = {
             type: "call";
             id: string;
             localId: string;
+            /** @description a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript */
             epoch: number;
             /** @enum {string} */
             method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read" | "screen.live";

@@ -157,6 +157,9 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     this.opts.backoff.reset();
     this.lastAckAt = Date.now();
     this.logger.info({ gatewayId: welcome.gatewayId, heartbeatIntervalMs: welcome.heartbeatIntervalMs }, 'registered with the gateway');
+    // A second welcome on the same connection replaces the first's timer rather than adding one (a
+    // hostile or confused gateway sending welcome after welcome multiplied the heartbeats).
+    clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = setInterval(() => this.beat(), welcome.heartbeatIntervalMs);
     this.emit('ready', welcome);
     if (this.devicesDirty) void this.pushDevices();
