@@ -34,6 +34,8 @@ export interface SoakReport {
   subscribers: number;
   actions: number;
   verdicts: Record<string, number>;
+  /** Verdicts by the screen each action ended on. */
+  screens: Record<string, Record<string, number>>;
   /** Typed refusals an agent doing random things earns (a ref gone stale, a destructive button). */
   refusals: Record<string, number>;
   /** Anything else: a 5xx, an untyped body, a session that ended under an agent, a thrown error. */
@@ -136,6 +138,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const refusals: Record<string, number> = {};
     const verdicts: Record<string, number> = {};
+    /** Verdicts by the screen each action ended on: where a random walk spends its time. */
+    const screens: Record<string, Record<string, number>> = {};
     const latency: Record<string, number[]> = {};
     let actions = 0;
     sample();
@@ -175,6 +179,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           if (res.status === 200) {
             actions++;
             verdicts[res.body.verdict] = (verdicts[res.body.verdict] ?? 0) + 1;
+            const where = (screens[`${res.body.screen?.name ?? res.body.screen?.id ?? '?'}`] ??= {});
+            where[res.body.verdict] = (where[res.body.verdict] ?? 0) + 1;
           }
           if (res.status === 410) {
             errors.push(`session ${id} ended under its agent: ${res.text.slice(0, 200)}`);
@@ -199,9 +205,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       if (s.state !== 'ready') errors.push(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
       await agent.call('releaseSession', { params: { sessionId: id } });
     }
-    // Give the gateway a moment to close what the subscribers and sessions held.
-    await new Promise((res) => setTimeout(res, 1500));
-    const fdsAfter = fdCount(gatewayPid);
+    // What the subscribers and sessions held must be given back; idle keep-alive connections (the
+    // agents' HTTP client keeps them 4 s) and pooled Postgres connections (30 s) close on their own.
+    let fdsAfter = fdCount(gatewayPid);
+    for (let waited = 0; waited < 40_000 && fdsAfter > fdsBefore + 10; waited += 1000) {
+      await new Promise((res) => setTimeout(res, 1000));
+      fdsAfter = fdCount(gatewayPid);
+    }
 
     const warm = samples.filter((s) => s.t >= opts.durationMs * 0.2);
     const trend = (name: string, rss: (s: (typeof samples)[number]) => number, fds: ((s: (typeof samples)[number]) => number) | null): ProcessTrend => ({
@@ -215,6 +225,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       subscribers: opts.subscribers,
       actions,
       verdicts,
+      screens,
       refusals,
       errors,
       routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
@@ -236,6 +247,8 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
     '',
+    `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
+    '',
     '| process | RSS start MB | RSS end MB | RSS max MB | RSS trend MB/min (after warm-up) | fds start | fds end | fds max |',
     '|---|---|---|---|---|---|---|---|',
     ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds.start} | ${p.fds.end} | ${p.fds.max} |`),
@@ -244,7 +257,7 @@ export function soakMarkdown(r: SoakReport): string {
     '|---|---|---|---|',
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
     '',
-    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left.`,
+    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 40 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
     '',
   ].join('\n');
