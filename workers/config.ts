@@ -2,7 +2,7 @@
 // Each setting has an environment name and a flag; flags win. Units are in the names.
 import { resolve } from 'node:path';
 import envSchema from 'env-schema';
-import { checkBackendSettings } from './devices/registry.js';
+import { checkBackendSettings, type BackendSettings } from './devices/registry.js';
 
 const schema = {
   type: 'object',
@@ -72,29 +72,13 @@ export const WORKER_FLAGS: Readonly<Record<string, Key>> = {
   'log-level': 'SIMFLEET_LOG_LEVEL',
 };
 
-export interface WorkerConfig {
+/** The backends' settings are declared once, where the backends are built (devices/registry.ts). */
+export interface WorkerConfig extends BackendSettings {
   gatewayUrl: string | undefined;
   token: string | undefined;
   dataDir: string;
   hostId: string | undefined;
   hostName: string | undefined;
-  webDevices: string;
-  chromium: string | undefined;
-  /** adb for Android emulators: "auto" (adb on PATH, if any), "none", or a path. */
-  adb: string;
-  /** The emulator console's auth token file (default ~/.emulator_console_auth_token). */
-  emulatorTokenFile: string | undefined;
-  /** Between sessions: "clear" (the app's data) or "snapshot:NAME" (the emulator restores a snapshot). */
-  androidReset: 'clear' | `snapshot:${string}`;
-  /** xcrun for iOS simulators: "auto" (on macOS), "none", or a path. */
-  xcrun: string;
-  iosUiTool: 'auto' | 'axe' | 'idb';
-  iosUiToolPath: string | undefined;
-  /** The native frame helper (native/ios-frames); without it, screenshots are polled. */
-  iosFrameHelper: string | undefined;
-  iosReset: 'erase' | 'reinstall';
-  fakeDevices: number;
-  fakeOperationMs: number;
   frameRetentionMs: number;
   frameBudgetBytes: number;
   quietMs: number;

@@ -19,7 +19,7 @@ export interface Relay {
 interface Pair {
   down: Socket;
   up: Socket;
-  held: { toUp: Buffer[]; toDown: Buffer[] };
+  held: { upstream: Buffer[]; downstream: Buffer[] };
   deadDuringCut: boolean;
 }
 
@@ -36,10 +36,10 @@ export async function startRelay(targets: () => { host: string; port: number }[]
         s.once('error', () => resolve(null));
       });
       if (!up) continue;
-      const pair: Pair = { down, up, held: { toUp: [], toDown: [] }, deadDuringCut: false };
+      const pair: Pair = { down, up, held: { upstream: [], downstream: [] }, deadDuringCut: false };
       pairs.add(pair);
-      down.on('data', (d: Buffer) => (cut ? pair.held.toUp.push(d) : up.write(d)));
-      up.on('data', (d: Buffer) => (cut ? pair.held.toDown.push(d) : down.write(d)));
+      down.on('data', (d: Buffer) => (cut ? pair.held.upstream.push(d) : up.write(d)));
+      up.on('data', (d: Buffer) => (cut ? pair.held.downstream.push(d) : down.write(d)));
       const end = (other: Socket) => () => {
         if (cut) {
           pair.deadDuringCut = true;
@@ -84,8 +84,8 @@ export async function startRelay(targets: () => { host: string; port: number }[]
           pair.up.destroy();
           continue;
         }
-        for (const d of pair.held.toUp.splice(0)) pair.up.write(d);
-        for (const d of pair.held.toDown.splice(0)) pair.down.write(d);
+        for (const d of pair.held.upstream.splice(0)) pair.up.write(d);
+        for (const d of pair.held.downstream.splice(0)) pair.down.write(d);
       }
       for (const down of waiting.splice(0)) {
         if (down.destroyed) continue;

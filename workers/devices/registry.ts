@@ -14,12 +14,17 @@ export interface BackendSettings {
   fakeOperationMs: number;
   webDevices: string;
   chromium: string | undefined;
+  /** adb for Android emulators: "auto" (adb on PATH, if any), "none", or a path. */
   adb: string;
+  /** The emulator console's auth token file (default ~/.emulator_console_auth_token). */
   emulatorTokenFile: string | undefined;
+  /** Between sessions: "clear" (the app's data) or "snapshot:NAME" (the emulator restores a snapshot). */
   androidReset: 'clear' | `snapshot:${string}`;
+  /** xcrun for iOS simulators: "auto" (on macOS), "none", or a path. */
   xcrun: string;
   iosUiTool: 'auto' | 'axe' | 'idb';
   iosUiToolPath: string | undefined;
+  /** The native frame helper (native/ios-frames); without it, screenshots are polled. */
   iosFrameHelper: string | undefined;
   iosReset: 'erase' | 'reinstall';
 }

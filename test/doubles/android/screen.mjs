@@ -4,7 +4,7 @@
 // (a grey PNG that differs per screen, encoded here with node:zlib: no image library needed).
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { encodePng } from '../png.mjs';
 
 export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 export const FIXTURES = new URL('./fixtures/', import.meta.url);
@@ -157,7 +157,7 @@ export function nextScreen(state) {
 export function screenPng(dir, screen, { width, height }) {
   const file = join(dir, `screen-${screen}-${width}x${height}.png`);
   if (existsSync(file)) return readFileSync(file);
-  const png = encodeGreyPng(width, height, (y) => shade(screen, y, height));
+  const png = encodePng(width, height, 1, (y) => Buffer.alloc(width, shade(screen, y, height)));
   writeFileSync(file, png);
   return png;
 }
@@ -169,38 +169,6 @@ function shade(screen, y, height) {
   const bands = 5 + (h % 7);
   const band = Math.floor((y / height) * bands);
   return (h >>> (band % 24)) & 0xff;
-}
-
-function encodeGreyPng(width, height, rowGrey) {
-  const raw = Buffer.alloc((width + 1) * height);
-  for (let y = 0; y < height; y++) raw.fill(rowGrey(y), y * (width + 1) + 1, (y + 1) * (width + 1));
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // colour type: greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
-}
-
-const CRC = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(buf) {
-  let c = 0xffffffff;
-  for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function chunk(type, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
 }
 
 /** What `input text` makes of its argument: "%s" is a space (InputShellCommand.sendText). */
