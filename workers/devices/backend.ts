@@ -116,6 +116,8 @@ export interface TreeSnapshot {
   skippedInvisible: number;
   screen: ScreenSize;
   durationMs: number;
+  /** Reads taken again because the screen changed while it was being read (a source read in parts). */
+  retakes?: number;
 }
 
 /** Fingers down at one moment of a gesture; a finger missing from the next frame has lifted. */

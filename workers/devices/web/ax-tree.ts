@@ -74,19 +74,73 @@ const CONTAINER_ONLY = new Set(['generic', 'none', 'presentation', 'InlineTextBo
 /** Never a node, whatever the name: the document (its name is the page title) and regions (their name repeats a heading). */
 const ROOTS = new Set(['RootWebArea', 'WebArea', 'region']);
 
-export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<TreeSnapshot> {
-  const started = performance.now();
-  const [metrics, snapshot, frameTree] = await Promise.all([
+/** How often a read is taken again when the DOM changed between its two halves. */
+const TORN_READ_ATTEMPTS = 3;
+
+interface RawRead {
+  metrics: { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number; scale: number } };
+  dom: DomIndex;
+  trees: AXNode[][];
+  /** Live accessibility nodes whose DOM node the snapshot does not hold: the DOM changed in between. */
+  torn: number;
+}
+
+/**
+ * The accessibility tree and the DOM snapshot are two calls, and a page can change between them: a
+ * clock replacing its text node every second leaves the tree naming a node the snapshot never saw
+ * (or the other way round), and the clock would drop out of that one read and out of the screen's
+ * identity with it. Such a read is taken again; the two calls are also sent together to keep the
+ * window small.
+ */
+async function readRaw(cdp: CDPSession): Promise<RawRead> {
+  const [metrics, snapshot, frameTree, main] = await Promise.all([
     cdp.send('Page.getLayoutMetrics'),
     cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: true, includePaintOrder: true }),
     cdp.send('Page.getFrameTree'),
+    cdp.send('Accessibility.getFullAXTree', {}).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[]),
   ]);
-  const vv = metrics.cssVisualViewport;
   const dom = new DomIndex(snapshot as unknown as Snapshot);
-  const viewport = { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
-  const frameIds = [frameTree.frameTree.frame.id, ...childFrameIds(frameTree.frameTree)];
   // Same-origin frames answer; a cross-origin (out-of-process) frame does not, and is left out.
-  const trees = await Promise.all(frameIds.map((frameId, i) => cdp.send('Accessibility.getFullAXTree', i === 0 ? {} : { frameId }).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[])));
+  const children = await Promise.all(childFrameIds(frameTree.frameTree).map((frameId) => cdp.send('Accessibility.getFullAXTree', { frameId }).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[])));
+  const trees = [main, ...children];
+  let torn = 0;
+  for (const tree of trees) torn += tornNodes(tree, dom);
+  return { metrics: metrics as RawRead['metrics'], dom, trees, torn };
+}
+
+/**
+ * Elements whose built-in controls live in a user-agent shadow tree: the accessibility tree names
+ * their inner parts (an input's editor, a date field's day and month, a select's popup) and a DOM
+ * snapshot never holds them, on every read. Missing under one of these is not a torn read.
+ */
+const UA_SHADOW_HOSTS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'VIDEO', 'AUDIO', 'DETAILS', 'METER', 'PROGRESS', 'IMG', 'OBJECT', 'EMBED']);
+
+/** Live nodes whose DOM node the snapshot lacks though the element they hang from is no built-in control. */
+function tornNodes(tree: AXNode[], dom: DomIndex): number {
+  const byId = new Map(tree.map((n) => [n.nodeId, n]));
+  const insideControl = (n: AXNode): boolean => {
+    for (let p = n.parentId === undefined ? undefined : byId.get(n.parentId); p; p = p.parentId === undefined ? undefined : byId.get(p.parentId)) {
+      const name = p.backendDOMNodeId === undefined ? undefined : dom.nodeName(p.backendDOMNodeId);
+      if (name !== undefined) return UA_SHADOW_HOSTS.has(name);
+    }
+    return false;
+  };
+  let torn = 0;
+  for (const n of tree) if (!n.ignored && n.backendDOMNodeId !== undefined && !dom.info.has(n.backendDOMNodeId) && !insideControl(n)) torn++;
+  return torn;
+}
+
+export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<TreeSnapshot> {
+  const started = performance.now();
+  let raw = await readRaw(cdp);
+  let retakes = 0;
+  while (raw.torn > 0 && retakes < TORN_READ_ATTEMPTS - 1) {
+    raw = await readRaw(cdp);
+    retakes++;
+  }
+  const { dom, trees } = raw;
+  const vv = raw.metrics.cssVisualViewport;
+  const viewport = { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
 
   const nodes: TreeNode[] = [];
   let skippedInvisible = 0;
@@ -145,7 +199,7 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
     const root = ax.find((n) => !n.parentId);
     if (root) visit(root, null);
   }
-  return { nodes, skippedInvisible, screen, durationMs: Math.round((performance.now() - started) * 10) / 10 };
+  return { nodes, skippedInvisible, screen, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(retakes > 0 ? { retakes } : {}) };
 }
 
 function childFrameIds(tree: { childFrames?: { frame: { id: string }; childFrames?: unknown[] }[] }): string[] {

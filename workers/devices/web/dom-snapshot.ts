@@ -49,6 +49,7 @@ export class DomIndex {
   readonly info = new Map<number, DomInfo>();
   private readonly where = new Map<number, { doc: number; node: number }>();
   private readonly docs: DocIndex[] = [];
+  private readonly names = new Map<number, string>();
 
   constructor(snap: Snapshot) {
     const s = snap.strings;
@@ -89,6 +90,8 @@ export class DomIndex {
       this.docs.push(index);
       doc.nodes.backendNodeId.forEach((backendId, i) => {
         this.where.set(backendId, { doc: di, node: i });
+        const name = s[doc.nodes.nodeName?.[i] ?? -1];
+        if (name !== undefined) this.names.set(backendId, name);
         const li = layoutOf.get(i);
         if (li === undefined) {
           this.info.set(backendId, { rect: { x: 0, y: 0, width: 0, height: 0 }, visible: false, stableId: null, scroller: false });
@@ -114,6 +117,11 @@ export class DomIndex {
       });
       index.opaque.sort((a, b) => a.paint - b.paint);
     });
+  }
+
+  /** The node's name as the DOM has it (an element's tag in capitals, `#text`), when the snapshot holds the node. */
+  nodeName(backendId: number): string | undefined {
+    return this.names.get(backendId);
   }
 
   /**
