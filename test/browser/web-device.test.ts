@@ -63,7 +63,8 @@ describe('frames', () => {
     expect(await countFrames(device, 2000)).toBe(0);
     await show('settings/loading');
     const spinning = await countFrames(device, 1000);
-    expect(spinning).toBeGreaterThan(20);
+    // A stream, not a frame or two; its rate is a figure for `npm run bench -- web`.
+    expect(spinning).toBeGreaterThanOrEqual(5);
   });
 
   // How soon is a figure for `npm run bench -- web` (goal < 100 ms); under a loaded test run only

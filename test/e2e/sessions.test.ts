@@ -196,8 +196,9 @@ describe('expiry', () => {
     expect((await farm.db.query<{ state: string }>(`SELECT state FROM sessions WHERE id = $1`, [s.id]))[0]!.state).toBe('ready');
     expect(events.map(kind)).toEqual(['session:ready']);
     events.close();
-    await waitFor('idle end', async () => (await farm.db.query<{ end_reason: string }>(`SELECT end_reason FROM sessions WHERE id = $1`, [s.id]))[0]!.end_reason === 'idle', 10_000);
-  }, 25_000);
+    // Normally about 4 s after the close (5 s from the last touch); a loaded CI machine has needed more than 10.
+    await waitFor('idle end', async () => (await farm.db.query<{ end_reason: string }>(`SELECT end_reason FROM sessions WHERE id = $1`, [s.id]))[0]!.end_reason === 'idle', 20_000);
+  }, 35_000);
 });
 
 describe('tickets for browsers', () => {

@@ -191,9 +191,14 @@ export class Understanding {
     const newModal = !memory.familiarModal(reading);
     memory.noteModal(reading);
     // Memory learns from settled screens only: a screen half drawn would teach it a face it never has.
+    // A frame that came in while the tree was read counts as the same screen when perception saw no
+    // motion since the frame the read began on (a trailing repaint after a switch's animation);
+    // requiring the very same frame left such screens unlearnt, and every later visit read the tree.
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
-    if (newest && newest.seq === seq && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
+    const lastMotion = eyes.activity.lastMotion;
+    const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
+    if (newest && sameScreen && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
     const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
     d.last = read;
     return read;
