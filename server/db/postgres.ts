@@ -31,7 +31,8 @@ export function openPostgres(opts: PostgresOptions): Database {
     types,
   });
   // An idle client losing its server emits here; without a listener it would crash the process.
-  pool.on('error', (err) => opts.logger.warn({ err }, 'idle postgres connection failed'));
+  // pg attaches the whole client to this error; its message is what a reader needs.
+  pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle postgres connection failed'));
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
