@@ -26,7 +26,13 @@ const newTokenId = (): string => `tok_${randomBytes(10).toString('hex')}`;
 /** How long a WebSocket ticket is good for: long enough to open the socket it was asked for. */
 const TICKET_TTL_MS = 30_000;
 
+/** How often a token's last use is written: the statement per request cost a round trip each. */
+const TOUCH_EVERY_MS = 60_000;
+
 export class TokenService {
+  /** When this gateway last wrote each token's last use (a few bytes per token ever seen). */
+  private readonly touched = new Map<string, number>();
+
   constructor(private readonly db: Database) {}
 
   async mint(spec: { name: string; role: Role; team: string }, actor: Principal | null): Promise<{ row: tokens.TokenRow; secret: string }> {
@@ -47,7 +53,11 @@ export class TokenService {
   async authenticate(secret: string): Promise<Principal> {
     const row = await tokens.findTokenBySecretHash(this.db, hashSecret(secret));
     if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN');
-    tokens.touchToken(this.db, row.id).catch(() => undefined); // bookkeeping; never fails a request
+    const now = Date.now();
+    if (now - (this.touched.get(row.id) ?? 0) >= TOUCH_EVERY_MS) {
+      this.touched.set(row.id, now);
+      tokens.touchToken(this.db, row.id).catch(() => undefined); // bookkeeping; never fails a request
+    }
     return { tokenId: row.id, name: row.name, role: row.role, team: row.team };
   }
 
