@@ -1,7 +1,9 @@
 // npm run bench [-- SUITE ...]: runs the suites and writes bench/results/latest.{json,md}.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { machine, type Figure, type Suite } from './harness.js';
+import { machine, unmeasured, type Figure, type Suite } from './harness.js';
+import { gatewaySuite } from './suites/gateway.js';
+import { peersSuite } from './suites/peers.js';
 import { actingSuite } from './suites/acting.js';
 import { perceptionSuite } from './suites/perception.js';
 import { placementSuite } from './suites/placement.js';
@@ -10,7 +12,7 @@ import { understandingSuite } from './suites/understanding.js';
 import { webSuite } from './suites/web.js';
 import { streamsSuite } from './suites/streams.js';
 
-const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite, actingSuite, streamsSuite];
+const SUITES: Suite[] = [placementSuite, webSuite, perceptionSuite, understandingSuite, memorySuite, actingSuite, streamsSuite, gatewaySuite, peersSuite];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
@@ -23,8 +25,17 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   for (const suite of chosen) {
     console.error(`== ${suite.name}: ${suite.describe}`);
-    const got = await suite.run();
-    for (const f of got) console.error(`   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`);
+    const started = performance.now();
+    let got: Figure[];
+    try {
+      got = await suite.run();
+    } catch (err) {
+      // One suite that cannot run here (no Chromium, no Postgres) must not cost the others their figures.
+      console.error(err);
+      got = [unmeasured(suite.name, `the ${suite.name} suite`, '', `failed: ${(err as Error).message.split('\n')[0]}`)];
+    }
+    for (const f of got) console.error(f.unmeasured ? `   ${f.figure}: not measured: ${f.unmeasured}` : `   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`);
+    console.error(`   (${Math.round((performance.now() - started) / 1000)} s)`);
     figures.push(...got);
   }
   const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
@@ -33,7 +44,10 @@ async function main(): Promise<void> {
   const kept = wanted.length ? await previousFigures(`${dir}latest.json`, new Set(chosen.map((s) => s.name))) : [];
   const result = { date: new Date().toISOString(), machine: machine(), figures: [...kept, ...figures].sort((a, b) => SUITES.findIndex((s) => s.name === a.suite) - SUITES.findIndex((s) => s.name === b.suite)) };
   await writeFile(`${dir}latest.json`, `${JSON.stringify(result, null, 2)}\n`);
-  const rows = result.figures.map((f) => `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} | ${f.note ?? ''} |`);
+  // JSON has no NaN: an unmeasured figure's numbers are written as null, with the reason beside them.
+  const rows = result.figures.map((f) =>
+    f.unmeasured ? `| ${f.suite} | ${f.figure} | ${f.unit} | — | — | 0 | ${f.goal ?? ''} | not measured: ${f.unmeasured} |` : `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} | ${f.note ?? ''} |`,
+  );
   const m = result.machine;
   await writeFile(
     `${dir}latest.md`,

@@ -19,6 +19,8 @@ export interface SoakOptions {
   sessions: number;
   subscribers: number;
   sampleMs: number;
+  /** Settings for the worker beyond the soak's own (SIMFLEET_FRAME_BUDGET_BYTES, say). */
+  workerEnv?: Record<string, string>;
   progress?: (line: string) => void;
 }
 
@@ -105,6 +107,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SIMFLEET_WORKER_TOKEN: workerToken,
       SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-soak-')),
       SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
+      ...opts.workerEnv,
     });
     await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 60_000);
     const ids: string[] = [];
