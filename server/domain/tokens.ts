@@ -30,7 +30,7 @@ const TICKET_TTL_MS = 30_000;
 const TOUCH_EVERY_MS = 60_000;
 
 export class TokenService {
-  /** When this gateway last wrote each token's last use (a few bytes per token ever seen). */
+  /** When this gateway last wrote each token's last use. */
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly db: Database) {}
@@ -55,6 +55,7 @@ export class TokenService {
     if (!row || row.revoked_at) throw new ApiError('INVALID_TOKEN');
     const now = Date.now();
     if (now - (this.touched.get(row.id) ?? 0) >= TOUCH_EVERY_MS) {
+      if (this.touched.size > 10_000) this.touched.clear(); // at worst a few extra writes
       this.touched.set(row.id, now);
       tokens.touchToken(this.db, row.id).catch(() => undefined); // bookkeeping; never fails a request
     }
