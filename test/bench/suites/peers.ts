@@ -254,7 +254,9 @@ async function installPeer(): Promise<string> {
     });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`could not install ${PEER}@${PEER_VERSION}: ${(e.stderr || e.message).trim().split('\n').slice(-3).join(' ')}`);
+    // npm's first error lines say what went wrong (the code, the host); its last ones say where its log is.
+    const lines = (e.stderr || e.message).trim().split('\n').filter((l) => /error/i.test(l) && !/complete log|proxy/.test(l));
+    throw new Error(`could not install ${PEER}@${PEER_VERSION}: ${lines.slice(0, 3).join(' ') || e.message}`);
   }
   if (!existsSync(cli)) throw new Error(`${PEER}@${PEER_VERSION} installed without ${cli}`);
   return cli;
