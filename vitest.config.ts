@@ -7,8 +7,9 @@ const CALIBRATION = ['test/browser/perception.test.ts'];
 // The load suites (10,000 fuzzed requests, 2,000 hostile worker messages) keep a core busy for a
 // minute: beside the browser suites they starved their timing (a switch flip judged unchanged, a
 // forgotten memory heard late, in CI). So does the short soak (three agents driving Chromium flat
-// out). They run by themselves, after the rest, before calibration.
-const LOAD = ['test/e2e/fuzz-rest.test.ts', 'test/e2e/fuzz-worker.test.ts', 'test/browser/soak.test.ts'];
+// out). They run by themselves, after the rest, before calibration. So do the session streams, whose
+// 500 subscribers beside two browser suites missed even a loose bound in CI.
+const LOAD = ['test/e2e/fuzz-rest.test.ts', 'test/e2e/fuzz-worker.test.ts', 'test/browser/soak.test.ts', 'test/e2e/session-events.test.ts'];
 
 export default defineConfig({
   test: {

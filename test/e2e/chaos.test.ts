@@ -77,7 +77,6 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-/** The lease invariants, read from Postgres: what "no lease lost or doubled" means in rows. */
 /**
  * Fails at once, with the gateway's own account, when a gateway process has exited: otherwise a
  * caller polling it only times out on "fetch failed" (seen twice in about 40 runs, not since).
@@ -88,6 +87,7 @@ function alive(g: GatewayProcess): void {
   throw new Error(`gateway ${g.url} exited (${g.proc.exitCode ?? g.proc.signalCode}); it said: ${JSON.stringify(said.map((l) => ({ msg: l.msg, err: l.err, detail: l.detail })))}\n${g.stderr().slice(-2000)}`);
 }
 
+/** The lease invariants, read from Postgres: what "no lease lost or doubled" means in rows. */
 async function invariants(): Promise<void> {
   const doubled = await q(`SELECT device_id FROM sessions WHERE state IN ('preparing', 'ready') GROUP BY device_id HAVING count(*) > 1`);
   expect(doubled, 'a device under two live sessions').toEqual([]);

@@ -262,12 +262,14 @@ describe('the native frame helper when it misbehaves', () => {
       ['wrong-version', /native helper not used: the frame helper at .* speaks protocol 2; this worker speaks protocol 1/],
       ['exit-after-attach', /native helper not used: the frame helper at .* exited \(code 4\)/],
     ] as const) {
-      const w = await world('axe', { frameHelper: `${DOUBLES}frame-helper.mjs`, helperMode: mode, helperTimeouts: quick });
+      // These helpers do say hello, and what they say is the point: time enough for a node double to
+      // start on a loaded machine (2.5 s was not, in CI: the reason read "never said hello").
+      const w = await world('axe', { frameHelper: `${DOUBLES}frame-helper.mjs`, helperMode: mode, helperTimeouts: { ...quick, helloMs: 10_000 } });
       try {
         await w.provider.start();
         const device = w.provider.device(UDID)!;
         await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
-        await waitFor(`the ${mode} helper to be given up`, () => /polling/.test(device.describeFrames() ?? ''), 15_000);
+        await waitFor(`the ${mode} helper to be given up`, () => /polling/.test(device.describeFrames() ?? ''), 25_000);
         expect(device.describeFrames()).toMatch(why);
         expect((await w.provider.status()).detail).toMatch(why);
         const frame = await device.probe();
