@@ -79,7 +79,8 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
     touches: () => lines(join(state, 'touches.jsonl')),
     async close() {
       await provider.close();
-      await rm(state, { recursive: true, force: true });
+      // A double started by a timer just before the close may still be writing its log here.
+      await rm(state, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
