@@ -170,48 +170,40 @@ export const peersSuite: Suite = {
       figures.push(summarise(S, 'simfleet: wall time per step, step by step (act)', 'ms', oursAct.perStep));
 
       if (peer instanceof Client) {
-        const seeing = { calls: [] as number[], chars: [] as number[], perStep: [] as number[], landed: [] as number[] };
-        const blind = { calls: [] as number[], chars: [] as number[], perStep: [] as number[], landed: [] as number[] };
-        for (let run = 0; run < RUNS; run++) {
+        type Way = { calls: number[]; chars: number[]; perStep: number[]; landed: number[] };
+        const way = (): Way => ({ calls: [], chars: [], perStep: [], landed: [] });
+        const seeing = way();
+        const blind = way();
+        /** The task from the inbox, one way: `stepOn` makes a step's calls, each passed through `count`. */
+        const runTask = async (into: Way, stepOn: (step: (typeof TASK)[number], count: (c: Call) => Call) => Promise<Call>) => {
           await showPeer('inbox');
           let calls = 0;
           let chars = 0;
           let ms = 0;
           let landed = 0;
-          for (const step of TASK) {
-            const snap = await call(peer, 'browser_snapshot');
+          const count = (c: Call) => {
             calls++;
-            chars += snap.text.length;
-            ms += snap.ms;
+            chars += c.text.length;
+            ms += c.ms;
+            return c;
+          };
+          for (const step of TASK) {
+            const click = await stepOn(step, count);
+            if (!click.isError && pageUrl(click.text).endsWith(step.lands)) landed++;
+          }
+          into.calls.push(calls);
+          into.chars.push(chars);
+          into.perStep.push(ms / TASK.length);
+          into.landed.push(landed);
+        };
+        for (let run = 0; run < RUNS; run++) {
+          await runTask(seeing, async (step, count) => {
+            const snap = count(await call(peer, 'browser_snapshot'));
             const ref = refFor(snap.text, step.line);
             if (!ref) throw new Error(`${PEER}: no element matching ${step.line} in the snapshot:\n${snap.text.slice(0, 1500)}`);
-            const click = await call(peer, 'browser_click', { element: step.simfleet.target, target: ref });
-            calls++;
-            chars += click.text.length;
-            ms += click.ms;
-            if (!click.isError && pageUrl(click.text).endsWith(step.lands)) landed++;
-          }
-          seeing.calls.push(calls);
-          seeing.chars.push(chars);
-          seeing.perStep.push(ms / TASK.length);
-          seeing.landed.push(landed);
-
-          await showPeer('inbox');
-          calls = 0;
-          chars = 0;
-          ms = 0;
-          landed = 0;
-          for (const step of TASK) {
-            const click = await call(peer, 'browser_click', { element: step.simfleet.target, target: step.selector });
-            calls++;
-            chars += click.text.length;
-            ms += click.ms;
-            if (!click.isError && pageUrl(click.text).endsWith(step.lands)) landed++;
-          }
-          blind.calls.push(calls);
-          blind.chars.push(chars);
-          blind.perStep.push(ms / TASK.length);
-          blind.landed.push(landed);
+            return count(await call(peer, 'browser_click', { element: step.simfleet.target, target: ref }));
+          });
+          await runTask(blind, async (step, count) => count(await call(peer, 'browser_click', { element: step.simfleet.target, target: step.selector })));
         }
         const note = 'the snapshot after a click goes to a file on the server, not into the response';
         figures.push(summarise(S, `${PEER}: calls for the 10-step task, looking before each step (browser_snapshot + browser_click by ref)`, 'calls', seeing.calls, { note }));
