@@ -1,4 +1,5 @@
-// The gateway's configuration: the only module that reads the environment or flags.
+// The gateway's configuration, and the CLI clients' (which gateway, which token): the only module
+// that reads the environment or flags on the server side (the worker has its own, workers/config.ts).
 // Every setting has an environment name and a flag (SIMFLEET_DATA_DIR ⇔ --data-dir); flags win.
 // Durations and sizes carry their unit in the name, so nobody has to guess what "30" means.
 import { randomBytes } from 'node:crypto';
@@ -31,6 +32,7 @@ const schema = {
     SIMFLEET_FAIRNESS_WINDOW_MS: { type: 'integer', minimum: 1000, maximum: 86400000, default: 600000 },
     SIMFLEET_TEAM_MAX_SESSIONS: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
     SIMFLEET_PLACEMENT_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 60000, default: 1000 },
+    SIMFLEET_PLACEMENT_BATCH: { type: 'integer', minimum: 1, maximum: 5000, default: 200 },
     SIMFLEET_REAPER_INTERVAL_MS: { type: 'integer', minimum: 50, maximum: 60000, default: 1000 },
     SIMFLEET_EXPIRY_WARNING_MS: { type: 'integer', minimum: 0, maximum: 3600000, default: 60000 },
     SIMFLEET_PREPARE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3600000, default: 120000 },
@@ -70,6 +72,8 @@ export interface GatewayConfig {
     fairnessWindowMs: number;
     teamMaxSessions: number;
     placementIntervalMs: number;
+    /** Free devices one placement run locks and considers (a full batch runs again at once). */
+    placementBatch: number;
     reaperIntervalMs: number;
     expiryWarningMs: number;
     prepareTimeoutMs: number;
@@ -137,6 +141,7 @@ export function loadGatewayConfig(
       fairnessWindowMs: raw.SIMFLEET_FAIRNESS_WINDOW_MS as number,
       teamMaxSessions: raw.SIMFLEET_TEAM_MAX_SESSIONS as number,
       placementIntervalMs: raw.SIMFLEET_PLACEMENT_INTERVAL_MS as number,
+      placementBatch: raw.SIMFLEET_PLACEMENT_BATCH as number,
       reaperIntervalMs: raw.SIMFLEET_REAPER_INTERVAL_MS as number,
       expiryWarningMs: raw.SIMFLEET_EXPIRY_WARNING_MS as number,
       prepareTimeoutMs: raw.SIMFLEET_PREPARE_TIMEOUT_MS as number,
@@ -161,14 +166,67 @@ export function loadGatewayConfig(
   return config;
 }
 
-function describe(err: unknown, given: Record<string, string>): string {
+/** `flagOf` names the flag that sets a key; the servers' flags are the keys' own names (flagName). */
+function describe(err: unknown, given: Record<string, string>, flagOf: (key: string) => string | undefined = flagName): string {
   const errors = (err as { errors?: { instancePath: string; message?: string; params?: { missingProperty?: string } }[] }).errors;
   if (!errors?.length) return `invalid configuration: ${(err as Error).message}`;
   return errors
     .map((e) => {
       const key = e.instancePath.replace(/^\//, '') || e.params?.missingProperty || '?';
       const got = given[key] === undefined ? '' : ` (got ${JSON.stringify(key.includes('TOKEN') ? '<redacted>' : given[key])})`;
-      return `invalid setting ${key} (flag --${flagName(key)}): ${e.message ?? 'is invalid'}${got}`;
+      const flag = flagOf(key);
+      return `invalid setting ${key}${flag ? ` (flag --${flag})` : ''}: ${e.message ?? 'is invalid'}${got}`;
     })
     .join('\n');
+}
+
+const clientSchema = {
+  type: 'object',
+  properties: {
+    SIMFLEET_URL: { type: 'string', pattern: '^https?://' },
+    SIMFLEET_GATEWAY_URL: { type: 'string', pattern: '^https?://' },
+    SIMFLEET_TOKEN: { type: 'string', minLength: 1 },
+    SIMFLEET_ADMIN_TOKEN: schema.properties.SIMFLEET_ADMIN_TOKEN,
+    SIMFLEET_PORT: schema.properties.SIMFLEET_PORT,
+    SIMFLEET_DATA_DIR: schema.properties.SIMFLEET_DATA_DIR,
+  },
+} as const;
+/** The clients' flags are named for what they are to a client (--gateway), not for the server setting. */
+const CLIENT_FLAGS: Record<string, keyof typeof clientSchema.properties> = { gateway: 'SIMFLEET_URL', token: 'SIMFLEET_TOKEN', 'admin-token': 'SIMFLEET_ADMIN_TOKEN', 'data-dir': 'SIMFLEET_DATA_DIR' };
+
+export interface ClientConfig {
+  /** The gateway to call: --gateway, SIMFLEET_URL, SIMFLEET_GATEWAY_URL, else this machine's port. */
+  gatewayUrl: string;
+  token: string | undefined;
+  adminToken: string | undefined;
+  /** Where a laptop gateway keeps its admin token file. */
+  dataDir: string;
+}
+
+/** Settings of the CLI's clients (agent commands, token, mcp): flags first, then the environment. */
+export function loadClientConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): ClientConfig {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(clientSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  const fromFlags: Record<string, string> = {};
+  for (const [flag, key] of Object.entries(CLIENT_FLAGS)) {
+    const value = flags[flag];
+    if (value !== undefined) fromFlags[key] = value;
+  }
+  let raw: Record<string, unknown>;
+  try {
+    raw = envSchema({ schema: clientSchema, data: [picked, fromFlags], dotenv: false }) as Record<string, unknown>;
+  } catch (err) {
+    const given = { ...picked, ...fromFlags };
+    const flagOf = (key: string) => Object.entries(CLIENT_FLAGS).find(([, k]) => k === key)?.[0];
+    throw new ConfigError(describe(err, given, flagOf));
+  }
+  return {
+    gatewayUrl: (raw.SIMFLEET_URL as string | undefined) ?? (raw.SIMFLEET_GATEWAY_URL as string | undefined) ?? `http://127.0.0.1:${raw.SIMFLEET_PORT as number}`,
+    token: raw.SIMFLEET_TOKEN as string | undefined,
+    adminToken: raw.SIMFLEET_ADMIN_TOKEN as string | undefined,
+    dataDir: resolve(raw.SIMFLEET_DATA_DIR as string),
+  };
 }

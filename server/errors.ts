@@ -40,6 +40,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   MAESTRO_UNSUPPORTED: { status: 422, message: 'the Maestro flow has commands or options simfleet cannot run; nothing was run', hint: 'details.problems names each with its file and line; simfleet maestro check FILE lists them without a device' },
   LOOK_UNAVAILABLE: { status: 422, message: 'that image cannot be served as asked', hint: 'the message says the largest scale and the screen size; ask within them' },
   ORIGIN_NOT_ALLOWED: { status: 403, message: 'a web device may not open that page', hint: 'the farm admin lists allowed origins in SIMFLEET_WEB_ALLOWED_ORIGINS; private and metadata addresses also need SIMFLEET_WEB_ALLOW_PRIVATE or an explicit entry' },
+  PERMISSION_UNSUPPORTED: { status: 422, message: 'that permission cannot be set on this device', hint: 'details.supported lists the permissions this platform can set; on Android the app must request it in its manifest' },
   APP_UNREACHABLE: { status: 502, message: "the app's URL could not be loaded", hint: 'check that the URL is reachable from the device hosts' },
   NOT_READY: { status: 503, message: 'the gateway is not ready', hint: 'GET /readyz says which check is failing; retry shortly' },
   SHUTTING_DOWN: { status: 503, message: 'the gateway is shutting down', hint: 'retry against another gateway or in a few seconds' },

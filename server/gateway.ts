@@ -85,7 +85,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const placer = (placerRef.placer = new Placer(
       db,
       lifecycle,
-      { agingMs: sc.agingMs, fairnessWindowMs: sc.fairnessWindowMs, teamMaxSessions: sc.teamMaxSessions, intervalMs: sc.placementIntervalMs, batch: 200 },
+      { agingMs: sc.agingMs, fairnessWindowMs: sc.fairnessWindowMs, teamMaxSessions: sc.teamMaxSessions, intervalMs: sc.placementIntervalMs, batch: sc.placementBatch },
       {
         onPlaced: (count, waited) => {
           metrics.placements.inc(count);
@@ -126,6 +126,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         hostTimeoutMs: config.hostTimeoutMs,
         helloTimeoutMs: config.helloTimeoutMs,
         onProtocolError: (code) => metrics.protocolErrors.inc({ code }),
+        onWorkerMemory: (hostId, m) => metrics.setWorkerMemory(hostId, m),
         memory: {
           write: async (hostId, msg) => {
             try {
@@ -159,7 +160,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         perception,
         flows,
         acting,
-        memory: new MemoryService(db),
+        memory: new MemoryService(db, (reason) => metrics.escalations.inc({ reason })),
         events,
         taps: new DeviceTaps(perception, logger.child({ component: 'streams' })),
         logger,

@@ -15,6 +15,7 @@ const SCHEMA: Partial<Record<Method, keyof Schemas & string>> = {
   'screen.look': 'LookRequest',
   'action.run': 'ActionRequest',
   'steps.run': 'DoRequest',
+  'device.permission': 'PermissionRequest',
 };
 
 const validators = new Map<string, ValidateFunction>();

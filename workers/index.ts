@@ -12,6 +12,7 @@ import { Inventory } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
 import { checkCallParams } from './call-params.js';
 import { createProviders } from './devices/registry.js';
+import { applyPermission, type PermissionRequest } from './devices/permissions.js';
 import { loadHostIdentity, type HostIdentity } from './host/identity.js';
 import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
@@ -22,6 +23,7 @@ import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { identity as screenIdentity, Understanding } from './understanding/service.js';
 import { Feeds } from './streams/feeds.js';
 import { Tesseract } from './understanding/ocr/engine.js';
+import { RecognitionCache } from './understanding/ocr/cache.js';
 import { FEED_DEFAULTS } from './streams/feed.js';
 import { createWorkerLogger } from './log.js';
 
@@ -59,7 +61,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   // Memory is written behind to the farm through the gateway link (created below).
   const channel: MemoryChannel = { memory: (msg, timeoutMs) => link.memory(msg, timeoutMs) };
   const sync: MemorySync = new MemorySync(channel, logger.child({ component: 'memory' }));
-  const recogniser = config.tesseract === 'none' ? undefined : new Tesseract(config.tesseract, logger.child({ component: 'ocr' }));
+  const recogniser = config.tesseract === 'none' ? undefined : new RecognitionCache(new Tesseract(config.tesseract, logger.child({ component: 'ocr' })));
   const understanding = new Understanding((localId) => perception.eyesOf(localId), logger, sync, recogniser);
   const actor = new Actor(
     understanding,
@@ -111,6 +113,11 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
       if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
+      if (cmd.method === 'device.permission') {
+        const result = await applyPermission(actor.backendOf(cmd.localId), cmd.params as PermissionRequest);
+        logger.info({ localId: cmd.localId, action: result.action, permission: result.permission, applied: result.applied, skipped: result.skipped ?? [] }, 'permission changed');
+        return result;
+      }
       if (cmd.method === 'steps.run') return runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },

@@ -2046,6 +2046,92 @@ const document: Record<string, unknown> = {
         }
       }
     },
+    "/v1/sessions/{sessionId}/permissions": {
+      "post": {
+        "operationId": "setPermission",
+        "tags": [
+          "acting"
+        ],
+        "summary": "Grants, revokes or resets one permission of the session's app, without a prompt on screen.",
+        "description": "Sets what the app may use before the code under test asks for it, so a flow need not tap\nthrough a system prompt (or can test the path where access was refused). One vocabulary on\nevery platform; each platform sets what it can: iOS through `simctl privacy` (microphone,\nlocation, location-always, contacts, photos, calendar, reminders, motion, all; simctl has no\ncamera or notifications service, and a change may terminate the running app); Android\nthrough `pm grant` / `pm revoke` of the runtime permissions behind the name (only those the\napp's manifest requests; reset revokes them and clears the user's choice); web through\nChromium's permission settings for the page's origin (location, camera, microphone,\nnotifications, all). A permission the platform cannot set, or an app that does not ask for\nit, is refused with 422 PERMISSION_UNSUPPORTED naming what can be set; nothing is changed.\nThe answer names what the platform was asked to change, in its own words.\n",
+        "x-simfleet-roles": [
+          "admin",
+          "agent"
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SessionId"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PermissionRequest"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "what was changed",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/PermissionResult"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "description": "SESSION_NOT_READY",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "410": {
+            "$ref": "#/components/responses/Ended"
+          },
+          "422": {
+            "description": "PERMISSION_UNSUPPORTED — this platform (or this app) has no such permission to set; details.supported lists those it has",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "DEVICE_FAILED — the platform's tool refused or failed; the message carries its words",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/v1/apps": {
       "get": {
         "operationId": "listApps",
@@ -2249,7 +2335,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "memory"
         ],
-        "summary": "A route from one screen to another over verified edges (fewest steps), or 404 NO_MATCH when none is known.",
+        "summary": "A route from one screen to another over verified edges (fewest steps), or 422 NO_MATCH when none is known; that goal is then escalated as uncovered-goal (its id and what the memory knows are in the error's details).",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -2857,6 +2943,107 @@ const document: Record<string, unknown> = {
       }
     },
     "schemas": {
+      "PermissionName": {
+        "type": "string",
+        "description": "one vocabulary for every platform: location (while in use), location-always, camera,\nmicrophone, contacts, photos, calendar, reminders, motion (motion and fitness; Android's\nactivity recognition), notifications, or all (every one this platform can set for the app)\n",
+        "enum": [
+          "location",
+          "location-always",
+          "camera",
+          "microphone",
+          "contacts",
+          "photos",
+          "calendar",
+          "reminders",
+          "motion",
+          "notifications",
+          "all"
+        ]
+      },
+      "PermissionRequest": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "action",
+          "permission"
+        ],
+        "properties": {
+          "action": {
+            "type": "string",
+            "enum": [
+              "grant",
+              "revoke",
+              "reset"
+            ],
+            "description": "grant or revoke it; reset puts it back to \"not decided\", so the app's next request prompts again"
+          },
+          "permission": {
+            "$ref": "#/components/schemas/PermissionName"
+          }
+        }
+      },
+      "PermissionResult": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "action",
+          "permission",
+          "platform",
+          "app",
+          "applied"
+        ],
+        "properties": {
+          "action": {
+            "type": "string",
+            "enum": [
+              "grant",
+              "revoke",
+              "reset"
+            ]
+          },
+          "permission": {
+            "$ref": "#/components/schemas/PermissionName"
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios"
+            ]
+          },
+          "app": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "whose permission it is (iOS bundle id, Android package, web origin)"
+          },
+          "applied": {
+            "type": "array",
+            "maxItems": 64,
+            "items": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "description": "what the platform was asked to change, in its own words (android.permission.CAMERA, simctl's \"photos\", Chromium's \"geolocation\")"
+          },
+          "skipped": {
+            "type": "array",
+            "maxItems": 64,
+            "items": {
+              "type": "string",
+              "maxLength": 200
+            },
+            "description": "platform permissions behind the name that the app does not request, left alone (Android)"
+          },
+          "note": {
+            "type": "string",
+            "maxLength": 500,
+            "description": "what else the change did or may do (iOS may terminate the running app)"
+          }
+        }
+      },
       "ErrorCode": {
         "type": "string",
         "description": "Stable, machine-readable failure codes. Each maps to exactly one HTTP status\n(server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.\n",
@@ -2893,6 +3080,7 @@ const document: Record<string, unknown> = {
           "MAESTRO_UNSUPPORTED",
           "LOOK_UNAVAILABLE",
           "APP_UNREACHABLE",
+          "PERMISSION_UNSUPPORTED",
           "NOT_READY",
           "SHUTTING_DOWN",
           "INTERNAL",
@@ -3588,6 +3776,7 @@ const document: Record<string, unknown> = {
           "requirements",
           "app",
           "device",
+          "host",
           "epoch",
           "ttlSeconds",
           "idleTimeoutSeconds",
@@ -3654,6 +3843,13 @@ const document: Record<string, unknown> = {
                 "type": "null"
               }
             ]
+          },
+          "host": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "the host the session was placed on (kept after it ends, for a post-mortem); null while it waits in the queue"
           },
           "epoch": {
             "type": [
@@ -6052,6 +6248,14 @@ const document: Record<string, unknown> = {
                   "memory"
                 ]
               },
+              "targetFrom": {
+                "type": "string",
+                "enum": [
+                  "tree",
+                  "memory"
+                ],
+                "description": "the outline the target was found on: memory (a remembered outline, after the pixel check) or tree (a live read). A destructive-looking target found on a remembered one is looked for again on a live read before it is touched, unless the step says allowDestructive"
+              },
               "delivery": {
                 "type": "object",
                 "additionalProperties": false,
@@ -6217,6 +6421,10 @@ const document: Record<string, unknown> = {
               },
               "readMs": {
                 "type": "number"
+              },
+              "verdictMs": {
+                "type": "number",
+                "description": "before and after compared (the element, the change since the mark, the delivery probe), the verdict, its evidence and any escalation"
               },
               "totalMs": {
                 "type": "number"
@@ -6446,6 +6654,10 @@ const document: Record<string, unknown> = {
             "minimum": 0,
             "maximum": 1,
             "description": "the recogniser's confidence in a label read from pixels"
+          },
+          "pixelText": {
+            "type": "string",
+            "description": "text read from the pixels inside the element that contradicts what the tree says of it (its label, or a field's value); the tree's words stay the label and value, these are shown beside them as ~ \"…\" in the outline"
           }
         }
       },
@@ -6712,6 +6924,11 @@ const document: Record<string, unknown> = {
                   "unavailable": {
                     "type": "string",
                     "description": "why no text could be read (no recogniser installed, or it failed)"
+                  },
+                  "unread": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time"
                   }
                 }
               },
@@ -7301,7 +7518,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 7,
+        "const": 8,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -7497,6 +7714,43 @@ const document: Record<string, unknown> = {
           "sentAt": {
             "type": "string",
             "format": "date-time"
+          },
+          "process": {
+            "$ref": "#/components/schemas/WorkerProcessMemory"
+          }
+        }
+      },
+      "WorkerProcessMemory": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "the worker process's memory when it sent the heartbeat (Node's process.memoryUsage()); the gateway holding the connection exports it as simfleet_worker_memory_bytes{host,kind}",
+        "required": [
+          "rssBytes",
+          "heapUsedBytes",
+          "externalBytes",
+          "arrayBuffersBytes"
+        ],
+        "properties": {
+          "rssBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "heapUsedBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "externalBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "memory of C++ objects bound to JS ones (frame buffers, sharp's images)"
+          },
+          "arrayBuffersBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
           }
         }
       },
@@ -8150,7 +8404,7 @@ const document: Record<string, unknown> = {
       "GatewayCall": {
         "type": "object",
         "additionalProperties": false,
-        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;\nevents.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`\nare kept, else at the first new one or after waitMs with none); screen.live {after, waitMs,\nscale, quality} → LiveImage (the newest frame, as soon as one newer than frame `after` exists,\nelse after waitMs — then with a seq not above `after`).\n",
+        "description": "a question or request about a leased device, under the session's lease epoch (refused with\nSTALE_LEASE otherwise). Methods and what their value is: perception.mark → MarkCreated;\nperception.changes {since?} → Changes; perception.wait WaitRequest → WaitResult;\nscreen.read → ScreenOutline; screen.locate LocateRequest → Located; action.run ActionRequest →\nActionResult; steps.run DoRequest → DoResult; screen.look LookRequest → LookImage;\nevents.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`\nare kept, else at the first new one or after waitMs with none); screen.live {after, waitMs,\nscale, quality} → LiveImage (the newest frame, as soon as one newer than frame `after` exists,\nelse after waitMs — then with a seq not above `after`); device.permission PermissionRequest →\nPermissionResult.\n",
         "required": [
           "type",
           "id",
@@ -8188,7 +8442,8 @@ const document: Record<string, unknown> = {
               "action.run",
               "steps.run",
               "events.read",
-              "screen.live"
+              "screen.live",
+              "device.permission"
             ]
           },
           "team": {

@@ -687,6 +687,36 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grants, revokes or resets one permission of the session's app, without a prompt on screen.
+         * @description Sets what the app may use before the code under test asks for it, so a flow need not tap
+         *     through a system prompt (or can test the path where access was refused). One vocabulary on
+         *     every platform; each platform sets what it can: iOS through `simctl privacy` (microphone,
+         *     location, location-always, contacts, photos, calendar, reminders, motion, all; simctl has no
+         *     camera or notifications service, and a change may terminate the running app); Android
+         *     through `pm grant` / `pm revoke` of the runtime permissions behind the name (only those the
+         *     app's manifest requests; reset revokes them and clears the user's choice); web through
+         *     Chromium's permission settings for the page's origin (location, camera, microphone,
+         *     notifications, all). A permission the platform cannot set, or an app that does not ask for
+         *     it, is refused with 422 PERMISSION_UNSUPPORTED naming what can be set; nothing is changed.
+         *     The answer names what the platform was asked to change, in its own words.
+         */
+        post: operations["setPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps": {
         parameters: {
             query?: never;
@@ -762,7 +792,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A route from one screen to another over verified edges (fewest steps), or 404 NO_MATCH when none is known. */
+        /** A route from one screen to another over verified edges (fewest steps), or 422 NO_MATCH when none is known; that goal is then escalated as uncovered-goal (its id and what the memory knows are in the error's details). */
         get: operations["getAppPath"];
         put?: never;
         post?: never;
@@ -904,11 +934,41 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         /**
+         * @description one vocabulary for every platform: location (while in use), location-always, camera,
+         *     microphone, contacts, photos, calendar, reminders, motion (motion and fitness; Android's
+         *     activity recognition), notifications, or all (every one this platform can set for the app)
+         * @enum {string}
+         */
+        PermissionName: "location" | "location-always" | "camera" | "microphone" | "contacts" | "photos" | "calendar" | "reminders" | "motion" | "notifications" | "all";
+        PermissionRequest: {
+            /**
+             * @description grant or revoke it; reset puts it back to "not decided", so the app's next request prompts again
+             * @enum {string}
+             */
+            action: "grant" | "revoke" | "reset";
+            permission: components["schemas"]["PermissionName"];
+        };
+        PermissionResult: {
+            /** @enum {string} */
+            action: "grant" | "revoke" | "reset";
+            permission: components["schemas"]["PermissionName"];
+            /** @enum {string} */
+            platform: "web" | "android" | "ios";
+            /** @description whose permission it is (iOS bundle id, Android package, web origin) */
+            app: string | null;
+            /** @description what the platform was asked to change, in its own words (android.permission.CAMERA, simctl's "photos", Chromium's "geolocation") */
+            applied: string[];
+            /** @description platform permissions behind the name that the app does not request, left alone (Android) */
+            skipped?: string[];
+            /** @description what else the change did or may do (iOS may terminate the running app) */
+            note?: string;
+        };
+        /**
          * @description Stable, machine-readable failure codes. Each maps to exactly one HTTP status
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "PERMISSION_UNSUPPORTED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1126,6 +1186,8 @@ export type components = {
             requirements: components["schemas"]["DeviceRequirements"];
             app: components["schemas"]["AppTarget"] | null;
             device: components["schemas"]["SessionDevice"] | null;
+            /** @description the host the session was placed on (kept after it ends, for a post-mortem); null while it waits in the queue */
+            host: string | null;
             /** @description the lease epoch on its device; commands under an older epoch are refused */
             epoch: number | null;
             ttlSeconds: number;
@@ -1806,6 +1868,11 @@ export type components = {
                 destructive: boolean;
                 /** @enum {string} */
                 afterFrom: "tree" | "memory";
+                /**
+                 * @description the outline the target was found on: memory (a remembered outline, after the pixel check) or tree (a live read). A destructive-looking target found on a remembered one is looked for again on a live read before it is touched, unless the step says allowDestructive
+                 * @enum {string}
+                 */
+                targetFrom?: "tree" | "memory";
                 /** @description the delivery probe, for input actions: whether the app's own count of inputs moved across the action */
                 delivery?: {
                     /** @description the platform counts inputs (web); false: it cannot tell */
@@ -1850,6 +1917,8 @@ export type components = {
                 touchMs: number;
                 settleMs: number;
                 readMs: number;
+                /** @description before and after compared (the element, the change since the mark, the delivery probe), the verdict, its evidence and any escalation */
+                verdictMs?: number;
                 totalMs: number;
             };
             treeReads: {
@@ -1910,6 +1979,8 @@ export type components = {
             labelFrom?: "ocr";
             /** @description the recogniser's confidence in a label read from pixels */
             confidence?: number;
+            /** @description text read from the pixels inside the element that contradicts what the tree says of it (its label, or a field's value); the tree's words stay the label and value, these are shown beside them as ~ "…" in the outline */
+            pixelText?: string;
         };
         ScreenOutline: {
             /** @description the outline as text (what text/plain returns) */
@@ -1980,6 +2051,8 @@ export type components = {
                     why?: "empty-tree" | "uncovered" | "contradicted";
                     /** @description why no text could be read (no recogniser installed, or it failed) */
                     unavailable?: string;
+                    /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time */
+                    unread?: number;
                 };
                 /** @description hit-test probing: containers the tree reported empty though something is drawn in them, the probes spent and the controls found (null: none needed) */
                 probe?: {
@@ -2138,7 +2211,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 7;
+        ProtocolVersion: 8;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -2198,6 +2271,15 @@ export type components = {
             seq: number;
             /** Format: date-time */
             sentAt: string;
+            process?: components["schemas"]["WorkerProcessMemory"];
+        };
+        /** @description the worker process's memory when it sent the heartbeat (Node's process.memoryUsage()); the gateway holding the connection exports it as simfleet_worker_memory_bytes{host,kind} */
+        WorkerProcessMemory: {
+            rssBytes: number;
+            heapUsedBytes: number;
+            /** @description memory of C++ objects bound to JS ones (frame buffers, sharp's images) */
+            externalBytes: number;
+            arrayBuffersBytes: number;
         };
         /** @description the full current device list and backend status; replaces what the hello reported */
         WorkerDevices: {
@@ -2408,7 +2490,8 @@ export type components = {
          *     events.read {after, waitMs?, max?} → DeviceEvents (answers at once when events after `after`
          *     are kept, else at the first new one or after waitMs with none); screen.live {after, waitMs,
          *     scale, quality} → LiveImage (the newest frame, as soon as one newer than frame `after` exists,
-         *     else after waitMs — then with a seq not above `after`).
+         *     else after waitMs — then with a seq not above `after`); device.permission PermissionRequest →
+         *     PermissionResult.
          */
         GatewayCall: {
             /**
@@ -2421,7 +2504,7 @@ export type components = {
             /** @description a lease epoch; at most 2^53-1, the largest integer JSON numbers carry exactly in JavaScript */
             epoch: number;
             /** @enum {string} */
-            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read" | "screen.live";
+            method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read" | "screen.live" | "device.permission";
             /** @description the session's team: memory is per team and app */
             team?: string;
             params: {
@@ -3702,6 +3785,64 @@ export interface operations {
             410: components["responses"]["Ended"];
             /** @description LOOK_UNAVAILABLE — the scale or crop asked for cannot be served; the message says what can */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionRequest"];
+            };
+        };
+        responses: {
+            /** @description what was changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description SESSION_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["Ended"];
+            /** @description PERMISSION_UNSUPPORTED — this platform (or this app) has no such permission to set; details.supported lists those it has */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DEVICE_FAILED — the platform's tool refused or failed; the message carries its words */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import type { Schemas } from '../../openapi/contract.js';
 import { parseFlags, UsageError } from './args.js';
 import { call, clientSettings, GatewayError, type ClientSettings } from './gateway-client.js';
 
-export const AGENT_COMMANDS = ['session', 'ui', 'tap', 'type', 'swipe', 'scroll', 'back', 'open', 'do', 'wait', 'mark', 'changes', 'look', 'flow'] as const;
+export const AGENT_COMMANDS = ['session', 'ui', 'tap', 'type', 'swipe', 'scroll', 'back', 'open', 'do', 'wait', 'mark', 'changes', 'look', 'permission', 'flow'] as const;
 
 export const AGENT_HELP = `  session    new [--platform web|android|ios] [--app URL] | list | end [ID]
   ui         the screen's outline (text; --json for the elements)
@@ -19,13 +19,15 @@ export const AGENT_HELP = `  session    new [--platform web|android|ios] [--app 
   wait       [--for settled|visible|not-visible] [--target T] [--timeout MS]
   mark       take a mark;  changes [--since MARK]: what changed since it
   look       [--out FILE] [--scale S] [--crop x,y,w,h] [--format jpeg|png]
+  permission grant|revoke|reset NAME: location, location-always, camera, microphone, contacts,
+             photos, calendar, reminders, motion, notifications or all, for the session's app
   flow       record NAME | save | discard | list | replay NAME [--from N --plan-digest D]
              (every device command takes --session ID, or SIMFLEET_SESSION; --json prints
              the API's answer; SIMFLEET_URL and SIMFLEET_TOKEN say where and who)
 `;
 
 /** Error codes that mean "understood, and refused": exit 3, distinct from failures. */
-const REFUSALS = new Set(['NO_MATCH', 'AMBIGUOUS', 'STALE_REF', 'DESTRUCTIVE_REFUSED', 'PLAN_CHANGED', 'RECORDING_ACTIVE', 'EMPTY_RECORDING', 'MAESTRO_UNSUPPORTED', 'LOOK_UNAVAILABLE', 'FORBIDDEN', 'ORIGIN_NOT_ALLOWED']);
+const REFUSALS = new Set(['NO_MATCH', 'AMBIGUOUS', 'STALE_REF', 'DESTRUCTIVE_REFUSED', 'PLAN_CHANGED', 'RECORDING_ACTIVE', 'EMPTY_RECORDING', 'MAESTRO_UNSUPPORTED', 'LOOK_UNAVAILABLE', 'PERMISSION_UNSUPPORTED', 'FORBIDDEN', 'ORIGIN_NOT_ALLOWED']);
 
 export interface AgentIo {
   out(text: string): void;
@@ -95,6 +97,13 @@ export async function runAgentCommand(command: string, argv: string[], env: Node
       }
       case 'look':
         return await lookCommand(flags, s, session(), print);
+      case 'permission': {
+        const [act, name] = positionals;
+        if (!act || !name) throw new UsageError('permission needs grant|revoke|reset and a NAME (location, camera, …)');
+        const r = await call<Schemas['PermissionResult']>(s, 'POST', `/v1/sessions/${session()}/permissions`, { action: act, permission: name });
+        print(r, `${r.action} ${r.permission} for ${r.app ?? 'the device'}: ${r.applied.join(', ')}${r.skipped?.length ? ` (not requested by the app: ${r.skipped.join(', ')})` : ''}${r.note ? `\nnote: ${r.note}` : ''}`);
+        return 0;
+      }
       case 'flow':
         return await flowCommand(positionals, flags, s, session, print);
       default:

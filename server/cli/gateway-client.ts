@@ -1,6 +1,7 @@
 // The CLI's way to the gateway's REST API: a bearer token, JSON in and out, and errors that carry
 // the contract's code, message and hint.
 import type { Schemas } from '../../openapi/contract.js';
+import { loadClientConfig } from '../config.js';
 
 export interface ClientSettings {
   gatewayUrl: string;
@@ -20,9 +21,8 @@ export class GatewayError extends Error {
 }
 
 export function clientSettings(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined>): ClientSettings | undefined {
-  const token = flags.token ?? env.SIMFLEET_TOKEN;
-  if (!token) return undefined;
-  return { gatewayUrl: flags.gateway ?? env.SIMFLEET_URL ?? env.SIMFLEET_GATEWAY_URL ?? `http://127.0.0.1:${env.SIMFLEET_PORT ?? 7420}`, token };
+  const { gatewayUrl, token } = loadClientConfig(env, flags);
+  return token ? { gatewayUrl, token } : undefined;
 }
 
 export async function call<T>(s: ClientSettings, method: string, path: string, body?: unknown, accept = 'application/json'): Promise<T> {

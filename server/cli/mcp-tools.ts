@@ -201,3 +201,9 @@ function lookQuery(a: LookArgs): URLSearchParams {
 export async function replay(ctx: Ctx, { session, ...body }: Schemas['ReplayRequest'] & { session?: string | undefined }): Promise<CallToolResult> {
   return runResult(await call<Schemas['DoResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(session)}/replay`, body));
 }
+
+export async function permission(ctx: Ctx, { session, ...body }: Schemas['PermissionRequest'] & { session?: string | undefined }): Promise<CallToolResult> {
+  const r = await call<Schemas['PermissionResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(session)}/permissions`, body);
+  const skipped = r.skipped?.length ? ` (the app does not request ${r.skipped.join(', ')})` : '';
+  return say(`${r.action} ${r.permission} for ${r.app ?? 'the device'}: ${r.applied.join(', ')}${skipped}${r.note ? `. ${r.note}` : ''}`, { ...r });
+}

@@ -10,7 +10,7 @@ import { document, type Schemas } from '../../openapi/contract.js';
 import { version } from '../paths.js';
 import { UsageError } from './args.js';
 import { clientSettings, type ClientSettings } from './gateway-client.js';
-import { act, asResult, changes, look, replay, runSteps, screen, sessionEnd, sessionStart, SessionChoice, wait, type Ctx } from './mcp-tools.js';
+import { act, asResult, changes, look, permission, replay, runSteps, screen, sessionEnd, sessionStart, SessionChoice, wait, type Ctx } from './mcp-tools.js';
 
 export async function runMcp(env: NodeJS.ProcessEnv): Promise<void> {
   const settings = clientSettings(env, {});
@@ -161,6 +161,16 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
     },
     look,
     READS,
+  );
+  add(
+    'permission',
+    'Grant, revoke or reset a permission of the session\'s app, so no system prompt needs tapping (or to test the path where access was refused). Each platform sets what it can; one it cannot is refused with PERMISSION_UNSUPPORTED listing those it can. Example: {"action":"grant","permission":"location"}',
+    {
+      action: z.enum(['grant', 'revoke', 'reset']).describe('reset: not decided, so the app\'s next request prompts again'),
+      permission: z.enum(contractEnum('PermissionName')),
+      ...SESSION,
+    },
+    permission,
   );
   add(
     'flow_replay',

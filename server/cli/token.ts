@@ -2,7 +2,8 @@
 // laptop gateway (whose embedded database only that process may open) as well as a farm.
 // create prints the secret alone on stdout, so `T=$(simfleet token create ...)` works.
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { loadClientConfig } from '../config.js';
 import type { Schemas } from '../../openapi/contract.js';
 import { UsageError } from './args.js';
 
@@ -14,11 +15,8 @@ export interface TokenClientSettings {
 
 /** The client's settings: flags first, then the environment, then the laptop defaults. */
 export function tokenClientSettings(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined>): TokenClientSettings {
-  return {
-    gatewayUrl: flags.gateway ?? env.SIMFLEET_GATEWAY_URL ?? `http://127.0.0.1:${env.SIMFLEET_PORT ?? 7420}`,
-    adminToken: flags['admin-token'] ?? env.SIMFLEET_ADMIN_TOKEN,
-    dataDir: resolve(flags['data-dir'] ?? env.SIMFLEET_DATA_DIR ?? './.simfleet'),
-  };
+  const { gatewayUrl, adminToken, dataDir } = loadClientConfig(env, flags);
+  return { gatewayUrl, adminToken, dataDir };
 }
 
 export async function runToken(action: string | undefined, args: string[], flags: Record<string, string | undefined>, s: TokenClientSettings): Promise<void> {

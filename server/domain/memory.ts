@@ -3,7 +3,7 @@
 // admin sees every team's. Apps are named in URLs by an opaque id (their keys hold URLs).
 import type { Schemas } from '../../openapi/contract.js';
 import type { Database } from '../db/database.js';
-import { forgetApp, listApps, listEscalations, loadMemory, type AppRow } from '../db/repositories/memory.js';
+import { forgetApp, insertEscalation, listApps, listEscalations, loadMemory, type AppRow } from '../db/repositories/memory.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from './tokens.js';
 
@@ -20,7 +20,11 @@ function keyOf(appId: string): Key {
 const notFound = (appId: string) => new ApiError('NOT_FOUND', { message: `no app ${appId} in this team's memory`, hint: 'GET /v1/apps lists the apps remembered' });
 
 export class MemoryService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Told of every escalation this service records (for /metrics). */
+    private readonly escalated: (reason: Schemas['EscalationReason']) => void = () => undefined,
+  ) {}
 
   async apps(p: Principal): Promise<Schemas['AppSummary'][]> {
     return (await listApps(this.db, p.role === 'admin' ? null : p.team)).map(summary);
@@ -37,10 +41,15 @@ export class MemoryService {
     return { nodes: m.screens.map((s) => ({ id: s.id, name: s.name })), edges: m.edges };
   }
 
-  /** Fewest steps from one screen to another over verified edges (breadth first). */
+  /**
+   * Fewest steps from one screen to another over verified edges (breadth first). A goal the memory
+   * does not cover is refused and escalated as uncovered-goal, with what the memory does know.
+   */
   async path(p: Principal, appId: string, from: string, to: string): Promise<Schemas['MemoryEdge'][]> {
+    const t0 = performance.now();
     const { key } = await this.app(p, appId);
-    const edges = (await loadMemory(this.db, key)).edges.filter((e) => e.verified > 0 && e.from !== e.to);
+    const memory = await loadMemory(this.db, key);
+    const edges = memory.edges.filter((e) => e.verified > 0 && e.from !== e.to);
     const came = new Map<string, Schemas['MemoryEdge'] | null>([[from, null]]);
     const queue = [from];
     while (queue.length && !came.has(to)) {
@@ -51,7 +60,14 @@ export class MemoryService {
         queue.push(e.to);
       }
     }
-    if (!came.has(to)) throw new ApiError('NO_MATCH', { message: `no route over verified edges from ${from} to ${to}`, hint: 'GET /v1/apps/{appId}/graph shows the edges known; walk it once to verify them' });
+    if (!came.has(to)) {
+      const known = new Set(memory.screens.map((s) => s.id));
+      const evidence = { from, to, fromKnown: known.has(from), toKnown: known.has(to), reachable: came.size - 1, verifiedEdges: edges.length };
+      const id = await insertEscalation(this.db, key, null, { screen: from, reason: 'uncovered-goal', evidence, costMs: Math.round(performance.now() - t0), at: new Date().toISOString() });
+      this.escalated('uncovered-goal');
+      const why = !evidence.toKnown ? `screen ${to} is not in this app's memory` : `${to} is known, but no verified edges lead there from ${from} (${evidence.reachable} screens reachable)`;
+      throw new ApiError('NO_MATCH', { message: `no route over verified edges from ${from} to ${to}: ${why}`, hint: 'GET /v1/apps/{appId}/graph shows the edges known; walk the way once to verify it', details: { escalation: { id, reason: 'uncovered-goal' }, ...evidence } });
+    }
     const steps: Schemas['MemoryEdge'][] = [];
     for (let e = came.get(to); e; e = came.get(e.from)) steps.unshift(e);
     return steps;

@@ -51,6 +51,10 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // A request that arrived before the shutdown began is answered, but its keep-alive connection
+    // must not outlive it: idle connections are closed only when the shutdown starts, and this one
+    // was busy then, so it would hold the drain open until the deadline.
+    if (opts.isClosing()) reply.header('connection', 'close');
   });
   installHttpMetrics(app, s.metrics.registry);
   installAuth(app, s.tokens);

@@ -1,5 +1,7 @@
 // Authentication and authorisation for every route, driven by the contract: an operation's
-// `security: []` makes it public, its `x-simfleet-roles` lists who may call it.
+// `security: []` makes it public, its `x-simfleet-roles` lists who may call it. A route outside the
+// contract must say at registration why it is public (the dashboard's static files are the only
+// ones): the gateway refuses to start with any other, so a route added by hand cannot go unguarded.
 import type { FastifyInstance } from 'fastify';
 import { operationIndex } from '../../openapi/contract.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
@@ -11,10 +13,26 @@ declare module 'fastify' {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Why a route outside the contract may be served without a token. */
+    publicBecause?: string;
+  }
+}
+
 export function installAuth(app: FastifyInstance, tokens: TokenService): void {
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { operationId?: string; publicBecause?: string } | undefined;
+    if (config?.operationId || config?.publicBecause) return;
+    throw new Error(`route ${String(route.method)} ${route.url} is not in the contract (no operationId) and is not marked public (config.publicBecause)`);
+  });
   app.addHook('onRequest', async (req) => {
     const operationId = req.routeOptions.config?.operationId;
-    if (!operationId) return; // not a contract route (404 handler)
+    if (!operationId) {
+      // The 404 handler (no route) and a route marked public; anything else is refused, not served.
+      if (req.routeOptions.url === undefined || req.routeOptions.config?.publicBecause) return;
+      throw new ApiError('UNAUTHORIZED');
+    }
     const info = operationIndex.get(operationId)!;
     if (info.roles === 'public') return;
     const header = req.headers.authorization;

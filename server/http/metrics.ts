@@ -7,10 +7,13 @@ import type { Queryable } from '../db/database.js';
 import { countDevicesByState, countQuarantined } from '../db/repositories/devices.js';
 import { countHostsByState } from '../db/repositories/hosts.js';
 import { countByState, queueDepthByPriority } from '../db/repositories/sessions.js';
+import type { Schemas } from '../../openapi/contract.js';
 
 export interface GatewayMetrics {
   registry: Registry;
   protocolErrors: Counter<'code'>;
+  /** A worker's process memory as its heartbeats report it, for the hosts this gateway holds. */
+  setWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void;
   placements: Counter;
   queueWait: Histogram;
   sessionsEnded: Counter<'reason'>;
@@ -93,6 +96,19 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
       this.set(workerConnections());
     },
   });
+  const workerMemory = new Gauge({
+    name: 'simfleet_worker_memory_bytes',
+    help: "Memory of the worker processes connected to this gateway, from their heartbeats (Node's process.memoryUsage())",
+    labelNames: ['host', 'kind'],
+    registers: [registry],
+  });
+  const setWorkerMemory = (host: string, m: Schemas['WorkerProcessMemory'] | undefined) => {
+    const kinds = { rss: m?.rssBytes, heap_used: m?.heapUsedBytes, external: m?.externalBytes, array_buffers: m?.arrayBuffersBytes };
+    for (const [kind, value] of Object.entries(kinds)) {
+      if (value === undefined) workerMemory.remove({ host, kind });
+      else workerMemory.set({ host, kind }, value);
+    }
+  };
   const protocolErrors = new Counter({
     name: 'simfleet_worker_protocol_errors_total',
     help: 'Worker connections closed by this gateway, by error code',
@@ -152,7 +168,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     registers: [registry],
   });
   const streamCoalesced = new Counter({ name: 'simfleet_stream_coalesced_total', help: "Frame-changes merged into a later one for a subscriber that fell behind", registers: [registry] });
-  return { registry, protocolErrors, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
+  return { registry, protocolErrors, setWorkerMemory, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

@@ -71,6 +71,7 @@ export function presentSession(s: SessionRow, device: DeviceRow | undefined, que
     device: holdsDevice
       ? { id: device.id, hostId: device.host_id, platform: device.platform, backend: device.backend, model: device.model, os: device.os, name: device.name }
       : null,
+    host: s.host_id,
     epoch: s.epoch === null ? null : Number(s.epoch),
     ttlSeconds: s.ttl_seconds,
     idleTimeoutSeconds: s.idle_timeout_seconds,

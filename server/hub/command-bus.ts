@@ -142,10 +142,22 @@ export class CommandBus implements DeviceCommands {
       }, timeoutMs + 2000);
       this.waiting.set(reqId, { resolve, reject, timer });
     });
+    // Heard here so that a timeout while the send below is still retrying is never unhandled; the
+    // caller, once `answered` is returned, still sees the rejection.
+    answered.catch(() => undefined);
     const forward: Forward = { kind: 'cmd', reqId, replyTo: this.channel, hostId, command, timeoutMs };
     const channel = gatewayChannel(host.gateway_id);
-    Object.assign(this.waiting.get(reqId)!, { forward, channel, askedAt: Date.now() });
-    await notify(this.db, channel, JSON.stringify(forward));
+    const w = Object.assign(this.waiting.get(reqId)!, { forward, channel, askedAt: Date.now() });
+    // The owner runs a forward asked twice only once, so a send whose acknowledgement was lost in
+    // an outage may be sent again. If it cannot be sent at all, nobody will ever wait on `answered`:
+    // its timer must not reject it later, unheard (an unhandled rejection ends the gateway).
+    try {
+      await throughOutage('a forwarded command', () => notify(this.db, channel, JSON.stringify(forward)), { withinMs: timeoutMs, logger: this.logger });
+    } catch (err) {
+      clearTimeout(w.timer);
+      this.waiting.delete(reqId);
+      throw err;
+    }
     this.onForward('sent');
     return answered;
   }

@@ -2,7 +2,7 @@
 // worker claiming a host id that still answers pings is refused; one that no longer answers is
 // replaced (its TCP connection was half-open).
 import type { Logger } from 'pino';
-import type { ErrorCode } from '../../openapi/contract.js';
+import type { ErrorCode, Schemas } from '../../openapi/contract.js';
 import type { HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
 import type { WorkerSocket } from './socket.js';
@@ -11,6 +11,7 @@ import { WorkerLink, type LinkOwner, type LinkTimings, type MemoryHandler } from
 export interface HubOptions extends LinkTimings {
   gatewayId: string;
   onProtocolError?: (code: ErrorCode) => void;
+  onWorkerMemory?: (hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined) => void;
   /** Where workers' memory writes and loads go (Postgres, through the gateway). */
   memory?: MemoryHandler;
 }
@@ -56,7 +57,10 @@ export class WorkerHub implements LinkOwner {
   }
 
   release(link: WorkerLink): void {
-    if (link.hostId && this.byHost.get(link.hostId) === link) this.byHost.delete(link.hostId);
+    if (link.hostId && this.byHost.get(link.hostId) === link) {
+      this.byHost.delete(link.hostId);
+      this.opts.onWorkerMemory?.(link.hostId, undefined);
+    }
   }
 
   /** The registered connection for a host, if this gateway holds it. */
@@ -71,6 +75,10 @@ export class WorkerHub implements LinkOwner {
 
   onProtocolError(code: ErrorCode): void {
     this.opts.onProtocolError?.(code);
+  }
+
+  onWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void {
+    this.opts.onWorkerMemory?.(hostId, memory);
   }
 
   get connectionCount(): number {

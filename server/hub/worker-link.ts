@@ -58,6 +58,8 @@ export interface LinkOwner {
   release(link: WorkerLink): void;
   owns(link: WorkerLink): boolean;
   onProtocolError(code: ErrorCode): void;
+  /** A registered worker's process memory, from its heartbeat; undefined when its connection ends. */
+  onWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void;
 }
 
 /** A command for the worker, before the link gives it an id. */
@@ -191,6 +193,7 @@ export class WorkerLink {
       case 'heartbeat':
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
         if (!(await this.registry.heartbeat(this.conn))) return this.lostOwnership();
+        if (msg.process) this.owner.onWorkerMemory(this.conn.hostId, msg.process);
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
       case 'devices':

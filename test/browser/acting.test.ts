@@ -97,6 +97,12 @@ describe('actions with verdicts and memory', () => {
       expect(se.status).toBe(409);
       expect(se.body.error.code).toBe('AMBIGUOUS');
       expect(se.body.error.details.candidates.map((c: { label: string }) => c.label).sort()).toEqual(['Search', 'Settings']);
+      // Refused, and escalated as an intent simfleet could not resolve, with the candidates.
+      const escalated = await waitFor('the escalation listed', async () => {
+        const found = (await agent.call('listEscalations', { query: { reason: 'unresolved-intent' } })).body.escalations as { evidence: { target: string; code: string; candidates?: unknown[] } }[];
+        return found.find((e) => e.evidence.target === 'Se') ?? undefined;
+      }, 10_000);
+      expect(escalated.evidence).toMatchObject({ code: 'AMBIGUOUS', candidates: expect.arrayContaining([expect.objectContaining({ label: 'Search' })]) });
       const typo = await act(id, 'Setings', 'tab');
       expect(typo.status).toBe(200);
       expect(typo.body.target).toMatchObject({ label: 'Settings', role: 'tab' });
@@ -121,6 +127,70 @@ describe('actions with verdicts and memory', () => {
       const again = await act(id, '#delete');
       expect(again.body.escalation).toBeNull();
       expect(again.body.verdict).toBe('ok');
+    } finally {
+      await release(id);
+    }
+  });
+
+  it('acts on a destructive-looking target found on a remembered outline only after a live read has it too', async () => {
+    const id = await session();
+    try {
+      // Message 5 twice: from then on its outline comes from memory.
+      for (let i = 0; i < 2; i++) {
+        expect((await act(id, '#message-5')).status).toBe(200);
+        expect((await act(id, 'Back to Inbox')).status).toBe(200);
+      }
+      const open = await act(id, '#message-5');
+      expect(open.body.evidence.afterFrom).toBe('memory');
+      const del = await act(id, '#delete');
+      expect(del.status, del.text.slice(0, 300)).toBe(200);
+      expect(del.body.evidence).toMatchObject({ destructive: true, targetFrom: 'tree' });
+      expect(del.body.treeReads.action).toBeGreaterThanOrEqual(1);
+      expect(del.body.outline).toMatch(/\[modal\] alert/);
+      const cancel = await act(id, 'Cancel');
+      expect(cancel.body.screen.name).toBe('Message');
+      // A harmless target on a remembered outline is taken from memory, with no read.
+      const back = await act(id, 'Back to Inbox');
+      expect(back.status).toBe(200);
+      if (cancel.body.evidence.afterFrom === 'memory') {
+        expect(back.body.evidence.targetFrom).toBe('memory');
+        expect(back.body.evidence.destructive).toBe(false);
+      }
+    } finally {
+      await release(id);
+    }
+  });
+
+  it('a tab that now leads elsewhere than it always has is unexpected-screen, escalated as unexpected-outcome with both screens', async () => {
+    const id = await session();
+    try {
+      const name = async (target: string, role?: string) => {
+        const res = await act(id, target, role);
+        expect(res.status, res.text.slice(0, 300)).toBe(200);
+        return res.body;
+      };
+      // Inbox —Settings tab→ Settings, taken and then verified.
+      for (let i = 0; i < 2; i++) {
+        expect((await name('Settings', 'tab')).screen.name).toBe('Settings');
+        expect((await name('Inbox', 'tab')).screen.name).toBe('Inbox');
+      }
+      // The Settings tab keeps its own stack: left on Notifications, the tab now opens there.
+      expect((await name('Settings', 'tab')).verdict).toBe('ok');
+      expect((await name('Notifications')).screen.name).toBe('Notifications');
+      expect((await name('Inbox', 'tab')).screen.name).toBe('Inbox');
+      const surprise = await name('Settings', 'tab');
+      expect(surprise.screen.name).toBe('Notifications');
+      expect(surprise.verdict).toBe('unexpected-screen');
+      expect(surprise.escalation).toMatchObject({ reason: 'unexpected-outcome' });
+      expect(surprise.evidence.predicted).toMatchObject({ verified: expect.any(Number) });
+      expect(surprise.evidence.predicted.id).not.toBe(surprise.evidence.after.id);
+      expect(surprise.evidence.after).toMatchObject({ name: 'Notifications' });
+      // Stored with its evidence, and listed by reason.
+      const listed = await waitFor('the escalation listed', async () => {
+        const found = (await agent.call('listEscalations', { query: { reason: 'unexpected-outcome' } })).body.escalations as { screen: string; evidence: { verdict: string; predicted: { id: string } } }[];
+        return found.find((e) => e.evidence.verdict === 'unexpected-screen') ?? undefined;
+      }, 10_000);
+      expect(listed.evidence.predicted.id).toBe(surprise.evidence.predicted.id);
     } finally {
       await release(id);
     }

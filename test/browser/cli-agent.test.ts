@@ -1,12 +1,15 @@
+/// <reference lib="dom" />
 // The agent CLI against a real gateway, a worker and Chromium: a session, a 5-step task on the
 // sample app through tap/scroll/type/do/wait with --json answers checked, look to a file, a flow
-// recorded and replayed, and exit codes that tell a refusal (3) from a failure (1) and bad usage (2).
+// recorded and replayed, a permission set for the page, and exit codes that tell a refusal (3) from
+// a failure (1) and bad usage (2).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebDevice } from '../../workers/devices/web/device.js';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../workers/devices/web/provider.js';
 import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
@@ -87,6 +90,34 @@ describe('the agent CLI', () => {
       expect((await simfleet(['session', 'end', session.id])).code).toBe(0);
     }
   }, 180_000);
+
+  it("sets a permission for the page's origin, as the page itself then sees it, and refuses one the web has not", async () => {
+    const session = JSON.parse((await simfleet(['session', 'new', '--json'])).stdout);
+    const env = { SIMFLEET_SESSION: session.id };
+    const page = () => (provider.device('web-1') as WebDevice).currentPageForTests;
+    const seen = () => page().evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state);
+    try {
+      expect(await seen()).toBe('prompt');
+      const granted = await json(['permission', 'grant', 'location'], env);
+      expect(granted).toEqual({ action: 'grant', permission: 'location', platform: 'web', app: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), applied: ['geolocation'] });
+      expect(await seen()).toBe('granted');
+      const revoked = await simfleet(['permission', 'revoke', 'location'], env);
+      expect(revoked.stdout).toMatch(/^revoke location for http:\/\/127\.0\.0\.1:\d+: geolocation$/m);
+      expect(await seen()).toBe('denied');
+      const refused = await simfleet(['permission', 'grant', 'contacts'], env);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/PERMISSION_UNSUPPORTED: contacts cannot be set on this web device/);
+      const res = await fetch(`${farm.gateway.url}/v1/sessions/${session.id}/permissions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ action: 'grant', permission: 'contacts' }) });
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({ permission: 'contacts', platform: 'web', supported: ['location', 'camera', 'microphone', 'notifications', 'all'] });
+      expect(await seen()).toBe('denied'); // the refusal changed nothing
+      const unknown = await simfleet(['permission', 'grant', 'telepathy'], env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/VALIDATION_FAILED/);
+    } finally {
+      expect((await simfleet(['session', 'end', session.id])).code).toBe(0);
+    }
+  }, 120_000);
 
   it('tells a refusal (3) from a failure (1) and bad usage (2)', async () => {
     const session = JSON.parse((await simfleet(['session', 'new', '--json'])).stdout);

@@ -83,7 +83,7 @@ describe('scrolling', () => {
     } finally {
       await release(id);
     }
-  });
+  }, 120_000); // alone it takes about 33 s here; beside another browser suite on two cores it ran out 60 s
 });
 
 describe('a form taller than the screen', () => {

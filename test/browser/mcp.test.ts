@@ -12,7 +12,7 @@ import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
 import { waitFor } from '../helpers/wait.js';
 
 const CLI = new URL('../../dist/server/cli/main.js', import.meta.url).pathname;
-const TOOLS = ['act', 'changes', 'do', 'flow_replay', 'look', 'screen', 'session_end', 'session_start', 'wait'];
+const TOOLS = ['act', 'changes', 'do', 'flow_replay', 'look', 'permission', 'screen', 'session_end', 'session_start', 'wait'];
 let farm: Farm;
 let provider: WebProvider;
 let agent: Awaited<ReturnType<Farm['token']>>;
@@ -49,7 +49,7 @@ async function ok(client: Client, name: string, args: Record<string, unknown> = 
 }
 
 describe('simfleet mcp', () => {
-  it('lists exactly the nine tools, each described with an example argument object', async () => {
+  it('lists exactly the ten tools, each described with an example argument object', async () => {
     const client = await connect();
     try {
       const { tools } = await client.listTools();
@@ -117,6 +117,10 @@ describe('simfleet mcp', () => {
       expect([bytes[0], bytes[1]]).toEqual([0xff, 0xd8]);
       expect(looked.text).toMatch(/^393×852 px at 1 px\/pt .*crop 0,0,393,852 .*ms old$/);
       expect((await use(client, 'look', { scale: 4 })).structuredContent).toMatchObject({ code: 'LOOK_UNAVAILABLE' });
+
+      const allowed = await ok(client, 'permission', { action: 'grant', permission: 'camera' });
+      expect(allowed.text).toMatch(/^grant camera for http:\/\/127\.0\.0\.1:\d+: camera$/);
+      expect((await use(client, 'permission', { action: 'grant', permission: 'photos' })).structuredContent).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', details: { supported: expect.arrayContaining(['camera']) } });
 
       const ended = await ok(client, 'session_end');
       expect(ended.text).toMatch(new RegExp(`^session ${sessionId} ended`));

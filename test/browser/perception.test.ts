@@ -190,13 +190,14 @@ describe('motion, on a scripted suite of the sample app', () => {
     expect(correct.length / outcomes.length).toBeGreaterThanOrEqual(0.9);
     const scrolls = outcomes.filter((o) => o.expected === 'scroll' && o.got === 'scroll');
     expect(scrolls.length).toBeGreaterThanOrEqual(10);
-    // Every offset given is within 10 % of the truth. An offset is withheld when the frame stream
-    // stalled or came irregularly mid-scroll, or lay between two of the ends' fits ("could not tell",
-    // never a wrong distance): 3 of 12 in a CI run of this suite alone, a quarter to a half beside
-    // another Chromium suite on 2 cores (where, before they were withheld, some came out a list row off).
+    // Every offset given is within 10 % of the truth. The distance is measured on the two ends' fine
+    // profiles (2 pt a row), which tell a list's rows apart whether or not the frame stream in between
+    // stalled: 12 of 12 given, each to the point, where the grid and the stream gave 9 and, on a
+    // loaded CI host, one a list row off (−321 for −250). One is withheld only when even the fine
+    // profile fits two places alike ("could not tell", never a wrong distance).
     const measured = scrolls.filter((s) => s.measuredOffset !== undefined);
     console.log(`scroll offsets given for ${measured.length}/${scrolls.length} scrolls`);
-    expect(measured.length / scrolls.length).toBeGreaterThanOrEqual(0.5);
+    expect(measured.length / scrolls.length).toBeGreaterThanOrEqual(0.75);
     for (const s of scrolls) {
       expect(Math.abs(s.trueOffset!)).toBeGreaterThan(50); // the scroll really happened
       if (s.measuredOffset === undefined) continue;

@@ -36,7 +36,12 @@ const open = async (path: string) => {
   await device.open(`${server.origin}/${path}`);
   await sleep(500);
 };
-const router = (js: string) => page().evaluate(js).then(() => undefined);
+// The app's router exists once its scripts have run: on a loaded CI the template7 example was not
+// there yet half a second after opening (it fetches its templates first), and mainView was undefined.
+const router = async (js: string) => {
+  await page().waitForFunction("typeof mainView !== 'undefined' && !!mainView.router", undefined, { timeout: 15_000 });
+  await page().evaluate(js);
+};
 const scroll = (selector: string, dy: number) =>
   page().evaluate(([sel, d]) => {
     const el = [...document.querySelectorAll(sel as string)].find((x) => (x as HTMLElement).offsetParent !== null) as HTMLElement;

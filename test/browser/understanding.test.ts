@@ -128,6 +128,24 @@ describe('the sample app, read', () => {
     expect(median).toBeLessThanOrEqual(1500);
   });
 
+  it("is at most 1/15 of the raw tree's JSON (Chromium's own accessibility tree), on the median screen", async () => {
+    const cdp = await page().context().newCDPSession(page());
+    try {
+      const rows: { route: string; outline: number; raw: number }[] = [];
+      for (const route of ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/privacy', 'settings/form', 'settings/wizard', 'settings/icons']) {
+        await show(route);
+        const outline = text(await read()).length;
+        const raw = JSON.stringify((await cdp.send('Accessibility.getFullAXTree', {})).nodes).length;
+        rows.push({ route, outline, raw });
+      }
+      console.log(rows.map((r) => `${r.route}: outline ${r.outline}, raw AX tree JSON ${r.raw}, 1/${(r.raw / r.outline).toFixed(1)}`).join('\n'));
+      const ratios = rows.map((r) => r.raw / r.outline).sort((a, b) => a - b);
+      expect(ratios[ratios.length >> 1]).toBeGreaterThanOrEqual(15);
+    } finally {
+      await cdp.detach();
+    }
+  });
+
   it('tells the same screen at another scroll position, time or content, and separates different screens', () => {
     const table: string[] = [];
     let recalled = 0;

@@ -13,6 +13,7 @@ describeBoundary({
   platform: 'web',
   source: 'web',
   app: null,
+  permissions: { settable: 'location', unsettable: 'contacts' },
   async setup() {
     const provider = new WebProvider({ profiles: [PROFILES['pixel-8']!], chromium: undefined, logger: pino({ level: 'silent' }) });
     const device = () => provider.device('web-1') as WebDevice;
@@ -36,6 +37,8 @@ describeBoundary({
         disconnectInput: () => void (device().swallowInput = true),
         dirty: () => page().evaluate(() => localStorage.setItem('simfleet-boundary', 'left behind')),
         isClean: () => page().evaluate(() => localStorage.getItem('simfleet-boundary') === null),
+        // What the page itself is told when it asks (the Permissions API), for location: geolocation.
+        permissionState: () => page().evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state),
       },
     };
   },

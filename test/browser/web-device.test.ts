@@ -140,6 +140,33 @@ describe('the accessibility tree', () => {
     }
   });
 
+  // The overlays are screens too: a sheet and an alert over a message, opened by tapping.
+  it.each([
+    ['the compose sheet', 'Reply', [['dialog', 'New message'], ['button', 'Cancel'], ['button', 'Send'], ['textfield', 'To'], ['textfield', 'Subject'], ['textfield', 'Message']]],
+    ['the delete alert', 'Delete', [['alert', 'Delete message?'], ['button', 'Cancel'], ['button', 'Delete']]],
+  ] as const)('names the elements of %s and puts them where the DOM has them (within 1 pt)', async (_what, opener, expected) => {
+    await show('inbox/3');
+    // The message's own button, below the navigation bar (whose icon "Reply" the title's box partly covers).
+    const buttons = (await device.tree()).nodes.filter((n) => n.role === 'button' && n.label === opener && n.frame.y > 100);
+    expect(buttons.length, `a "${opener}" button below the navigation bar`).toBe(1);
+    await device.touch(g.tap(centre(buttons[0]!)));
+    await page().waitForSelector('.sheet, .alert', { timeout: 5000 });
+    await sleep(500); // the overlay's animation
+    const tree = await device.tree();
+    for (const [role, label] of expected) expect(tree.nodes.some((n) => n.role === role && n.label === label), `${role} "${label}"`).toBe(true);
+    const boxes = await page().evaluate(() =>
+      [...document.querySelectorAll('button, input, textarea')].map((el) => ({ r: el.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number } })),
+    );
+    const controls = tree.nodes.filter((n) => ['button', 'textfield'].includes(n.role) && expected.some(([, l]) => l === n.label) && n.frame.width > 0);
+    expect(controls.length).toBeGreaterThanOrEqual(2);
+    for (const n of controls) {
+      const near = boxes.some(({ r }) => (['x', 'y', 'width', 'height'] as const).every((k) => Math.abs(n.frame[k] - r[k]) <= 1));
+      expect(near, `${n.role} "${n.label}" at ${JSON.stringify(n.frame)} matches a DOM box`).toBe(true);
+    }
+    await device.back(); // closes the overlay first, as hardware back does
+    await page().waitForSelector('.sheet, .alert', { state: 'detached', timeout: 5000 }).catch(() => undefined);
+  });
+
   it('has nothing of what a canvas draws: the pixels are all there is', async () => {
     await show('settings/canvas');
     const labels = (await device.tree()).nodes.map((n) => n.label);
@@ -160,6 +187,25 @@ describe('the accessibility tree', () => {
     expect(tree.nodes.find((n) => n.label === 'Bluetooth' && n.role === 'switch')!.states.checked).toBe(false);
     expect(tree.nodes.find((n) => n.label === 'Medium' && n.role === 'radio')!.states.checked).toBe(true);
     expect(tree.nodes.find((n) => n.label === 'Volume')!.value).toBe('60');
+  });
+
+  it('reads the other states: selected, disabled, focused, expanded', async () => {
+    await page().setContent(`<html><head><meta name="viewport" content="width=device-width,initial-scale=1"></head><body>
+      <div role="tablist"><button role="tab" aria-selected="true">First</button><button role="tab" aria-selected="false">Second</button></div>
+      <button disabled>Unavailable</button><button>Available</button>
+      <input id="field" aria-label="Field"><button aria-expanded="true">Open menu</button><button aria-expanded="false">Closed menu</button></body></html>`);
+    await page().focus('#field');
+    await sleep(300);
+    const nodes = (await device.tree()).nodes;
+    const node = (label: string) => nodes.find((n) => n.label === label)!;
+    expect(node('First').states.selected).toBe(true);
+    expect(node('Second').states.selected).toBeFalsy();
+    expect(node('Unavailable').states.disabled).toBe(true);
+    expect(node('Available').states.disabled).toBeFalsy();
+    expect(node('Field').states.focused).toBe(true);
+    expect(node('Open menu').states.expanded).toBe(true);
+    expect(node('Closed menu').states.expanded).toBe(false);
+    expect(nodes.every((n) => n.source === 'web')).toBe(true);
   });
 
   it('marks a row half under the tab bar as on screen, and rows below the fold as offscreen', async () => {
@@ -236,6 +282,16 @@ describe('touch input', () => {
     expect(Math.abs((await contentScrollTop()) - plainBefore - (150 - device.touchSlopPt))).toBeLessThanOrEqual(5);
   });
 
+  it('swipes for as long as it is told, and the list scrolls at least the distance', async () => {
+    await show('inbox');
+    const before = await contentScrollTop();
+    const started = performance.now();
+    await device.touch(g.swipe({ x: 200, y: 650 }, { x: 200, y: 400 }, 400));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+    await sleep(800);
+    expect((await contentScrollTop()) - before).toBeGreaterThanOrEqual(250 - device.touchSlopPt - 15);
+  });
+
   it('pinches a zoomable photo larger and turns it with two fingers along an arc', async () => {
     await show('settings/photo');
     const photo = await find((n) => n.role === 'image' && n.label === 'Photo', 'photo');
@@ -275,6 +331,16 @@ describe('touch input', () => {
     expect(await page().inputValue('[data-testid="search-field"]')).toBe('Paymen');
   });
 
+  it('reloads the page: what the page held in memory is gone, the address stays', async () => {
+    await show('settings');
+    const url = page().url();
+    await page().evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await device.reload();
+    await page().waitForSelector('.screen[data-route="settings"]:not([hidden])', { timeout: 5000 });
+    expect(page().url()).toBe(url);
+    expect(await page().evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
+  });
+
   it('goes back (hardware back) from a pushed screen', async () => {
     await show('inbox');
     await device.touch(g.tap(centre(await find((n) => n.id === 'message-2', 'row 2'))));
@@ -305,6 +371,12 @@ describe('lifecycle', () => {
     expect(await page().evaluate(() => localStorage.length)).toBe(0);
     expect(await page().context().cookies()).toEqual([]);
     expect(page().url().startsWith(sample)).toBe(true);
+    // The app is launched, not visited: back at its first screen stays in the app (it used to
+    // leave for the new page's about:blank, where nothing could be tapped and back went nowhere).
+    expect(await page().evaluate(() => history.length)).toBe(1);
+    await device.back();
+    await sleep(300);
+    expect(page().url().startsWith(sample)).toBe(true);
   });
 
   it('detects a crashed renderer, reports broken, and recovers to a working device', async () => {
@@ -318,6 +390,23 @@ describe('lifecycle', () => {
     off();
     expect((await provider.discover())[0]!.health).toBe('ready');
     expect((await device.tree()).nodes.some((n) => n.role === 'heading' && n.label === 'Inbox')).toBe(true);
+  });
+});
+
+describe('the tablet profile', () => {
+  it('presents an iPad-sized touch screen with its scale and user agent', async () => {
+    const tablet = new WebProvider({ profiles: [PROFILES['ipad-air']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+    try {
+      await tablet.start();
+      const d = tablet.device('web-1')!;
+      await waitFor('tablet ready', () => d.health.state === 'ready' || undefined, 20_000);
+      expect(d.screen()).toMatchObject({ widthPt: 820, heightPt: 1180 });
+      const seen = await d.currentPageForTests.evaluate(() => ({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, ua: navigator.userAgent, touch: navigator.maxTouchPoints > 0 }));
+      expect(seen).toMatchObject({ w: 820, h: 1180, dpr: 2, touch: true });
+      expect(seen.ua).toMatch(/iPad/);
+    } finally {
+      await tablet.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 // a stand-in that answers with whatever the test asks for.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../server/db/database.js';
+import { DatabaseUnavailableError, type Database } from '../../server/db/database.js';
 import { migrate, readMigrations } from '../../server/db/migrate.js';
 import { openPostgres } from '../../server/db/postgres.js';
 import { upsertHostOnHello } from '../../server/db/repositories/hosts.js';
@@ -75,5 +75,38 @@ describe('a call forwarded to the gateway that holds the host', () => {
     await expect(busB.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT' });
     expect(performance.now() - started).toBeLessThan(4000);
     await expect(busB.call('host-9', { localId: 'x', epoch: 1, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({ code: 'HOST_UNREACHABLE' });
+  });
+
+  // CI once saw a gateway exit after Postgres restarted: a forward that could not be sent left its
+  // timer behind, which later rejected a promise nobody held any more, and the process ended on it.
+  it('sends a forward again through a database outage, and one that cannot be sent fails once, with nothing left to reject unheard', async () => {
+    let failures = 0;
+    const flaky = (db: Database): Database => ({
+      ...db,
+      query: async (sql: string, params?: readonly unknown[]) => {
+        if (sql.includes('pg_notify') && failures > 0) {
+          failures--;
+          throw new DatabaseUnavailableError('no database connection: connect ECONNREFUSED');
+        }
+        return db.query(sql, params);
+      },
+    }) as Database;
+    const busC = new CommandBus(flaky(dbB), 'gw-c', logger);
+    await busC.attach({ linkFor: () => undefined } as unknown as WorkerHub);
+    const unheard: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unheard.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      answer = async () => ({ ok: 1 });
+      failures = 2; // down for two tries (100 + 200 ms of backoff), back within the call's time
+      await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 3000)).resolves.toEqual({ ok: 1 });
+      failures = 1_000; // down for longer than the call may wait
+      await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await new Promise((r) => setTimeout(r, 300 + 2000 + 500)); // past the abandoned call's own timer
+      expect(unheard).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await busC.stop();
+    }
   });
 });

@@ -1,7 +1,8 @@
 // An Android host end to end, on the doubles (no emulator runs here): a real gateway and a real
 // worker process whose SIMFLEET_ADB is the fake adb and whose emulator console is the console
 // double. A session is placed on the emulator, its screen is read from a real recorded dump, a tap
-// by label lands and is judged, and a tap into a detached input service is judged not delivered.
+// by label lands and is judged, a permission is granted through the API, and a tap into a detached
+// input service is judged not delivered.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,16 @@ describe('an Android host (fake adb and console double behind a real worker proc
     expect(went.body.evidence.after.name).toBe('Network & internet');
     expect(went.body.evidence.changed).toBe('yes');
     expect(went.body.app).toBe('com.android.settings');
+
+    // A permission through the API: pm grant of each runtime permission behind the name that the
+    // app requests (the Settings double asks for READ_CONTACTS, not WRITE_CONTACTS).
+    const contacts = await agent.call('setPermission', { params: { sessionId: created.id }, body: { action: 'grant', permission: 'contacts' } });
+    expect(contacts.status, contacts.text.slice(0, 300)).toBe(200);
+    expect(contacts.body).toEqual({ action: 'grant', permission: 'contacts', platform: 'android', app: 'com.android.settings', applied: ['android.permission.READ_CONTACTS'], skipped: ['android.permission.WRITE_CONTACTS'] });
+    expect(readState(dir).permissions?.['com.android.settings']?.['android.permission.READ_CONTACTS']?.granted).toBe(true);
+    const camera = await agent.call('setPermission', { params: { sessionId: created.id }, body: { action: 'grant', permission: 'camera' } });
+    expect(camera.status).toBe(422);
+    expect(camera.body.error).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', message: expect.stringContaining('requests none of android.permission.CAMERA') });
 
     // The input service detaches: the tap is accepted, nothing changes, and Android cannot count
     // inputs, so the verdict is the honest one: it may not have been delivered.

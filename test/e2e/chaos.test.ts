@@ -1,5 +1,8 @@
 // Chaos on a whole farm: 2 gateway processes, 3 worker processes (fake devices; each dials through a
-// relay that fails over between the gateways and can partition it) and a Postgres of the test's own.
+// relay that fails over between the gateways) and a Postgres of the test's own. Where the machine
+// lets a test make network namespaces (root, iproute2), each worker runs in a namespace of its own,
+// joined by a veth pair, and its network is cut by taking the pair's link down; elsewhere the
+// workers share loopback and the relay holds their packets instead (helpers/netns.ts, relay.ts).
 // Faults, one after another on the same farm: a worker's network cut for 20 s, a gateway SIGKILLed
 // with requests in flight, and Postgres restarted while sessions are being placed. After each: the
 // lease invariants hold, sessions that had to end ended with the right reason, clients got a typed
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api.js';
 import { privatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
+import { createHostNetwork, netnsAvailable, type HostNetwork } from '../helpers/netns.js';
 import { startRelay, type Relay } from '../helpers/relay.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
@@ -25,6 +29,8 @@ let postgres: PrivatePostgres;
 let db: pg.Pool;
 const gateways: GatewayProcess[] = [];
 const relays: Relay[] = [];
+/** The workers' own networks, where namespaces can be made; empty on loopback. */
+const networks: HostNetwork[] = [];
 const workers: SimfleetProcess[] = [];
 let live: GatewayProcess[] = [];
 let agentSecret: string;
@@ -50,9 +56,13 @@ beforeAll(async () => {
   const admin = api(gateways[0]!.url, TEST_ADMIN_TOKEN);
   const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
   agentSecret = (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'chaos' } })).body.secret;
+  const isolated = netnsAvailable();
+  console.log(isolated ? 'workers in network namespaces of their own (veth pairs)' : 'network namespaces cannot be made here: workers on loopback, cut by the relay');
   for (let i = 0; i < 3; i++) {
+    const network = isolated ? createHostNetwork(i) : undefined;
+    if (network) networks.push(network);
     // Each worker's network: to whichever gateway is up, the first first (a load balancer's failover).
-    const relay = await startRelay(() => live.map((g) => ({ host: '127.0.0.1', port: Number(new URL(g.url).port) })));
+    const relay = await startRelay(() => live.map((g) => ({ host: '127.0.0.1', port: Number(new URL(g.url).port) })), network?.hostIp);
     relays.push(relay);
     workers.push(
       await startWorkerProcess({
@@ -63,7 +73,7 @@ beforeAll(async () => {
         SIMFLEET_FAKE_DEVICES: '2',
         SIMFLEET_RECONNECT_MIN_MS: '100',
         SIMFLEET_RECONNECT_MAX_MS: '1000',
-      }),
+      }, true, [], network?.exec),
     );
   }
   await waitFor('6 devices available', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`))[0]!.n === 6 ? true : undefined), 30_000);
@@ -73,6 +83,7 @@ afterAll(async () => {
   console.log(JSON.stringify({ faultsInjected: faults.length, faults }));
   await killAll();
   for (const r of relays) await r.close();
+  for (const n of networks) n.destroy();
   await db?.end();
   await postgres?.stop();
 });
@@ -129,8 +140,10 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
     // A watcher of a session on the cut host, long-polling through the other gateway.
     const watched = agentOn(gateways[1]!).call('getSession', { params: { sessionId: cutOff[0]!.id }, query: { wait: '30', ifState: 'ready' } });
 
-    relays[0]!.cut();
-    faults.push('network cut 20 s (worker chaos-0)');
+    // A real partition where the worker has a network of its own: its link goes down.
+    const cut = networks[0] ?? relays[0]!;
+    cut.cut();
+    faults.push(`network cut 20 s (worker chaos-0, ${networks[0] ? `link of its namespace ${networks[0].name} down` : 'relay holding its packets'})`);
     const told = (await watched).body;
     expect(told).toMatchObject({ state: 'ended', endReason: 'host-lost' });
     await sleep(CUT_MS - HOST_TIMEOUT_MS);
@@ -139,7 +152,7 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
       expect(now.state, s.id).toBe(cutOff.includes(s) ? 'ended' : 'ready');
     }
     await invariants();
-    relays[0]!.heal();
+    cut.heal();
 
     // Back: it redials, its devices are reset before anyone gets them, and they serve again.
     await waitFor('chaos-0 back online with its devices available', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices d JOIN hosts h ON h.id = d.host_id WHERE h.name = 'chaos-0' AND h.state = 'online' AND d.state = 'available'`))[0]!.n === 2 ? true : undefined), 30_000);

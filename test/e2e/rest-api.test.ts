@@ -3,6 +3,7 @@
 import { mkdtemp, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationIndex, type OperationId, type Role } from '../../openapi/contract.js';
@@ -11,6 +12,7 @@ import { startGateway, type Gateway } from '../../server/gateway.js';
 import { api } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
 
 let db: TestDatabase;
 let gateway: Gateway;
@@ -233,6 +235,42 @@ describe('health, readiness, metrics and the contract', () => {
     expect(text).toMatch(/^simfleet_http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/v1\/hosts",status_code="200"\} [1-9]/m);
     expect(text).toMatch(/^simfleet_worker_connections \d+$/m);
   });
+});
+
+describe('readiness says which check failed, and comes back without a restart', () => {
+  it('answers 503 naming a pending migration, then 200 once it is recorded again', async () => {
+    const [newest] = await db.query<{ version: number; name: string; checksum: string }>('SELECT version, name, checksum FROM simfleet_migrations ORDER BY version DESC LIMIT 1');
+    await db.query('DELETE FROM simfleet_migrations WHERE version = $1', [newest!.version]);
+    try {
+      const res = await admin.call('getReadiness');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 'not-ready', checks: { database: { ok: true }, migrations: { ok: false } } });
+      expect(res.body.checks.migrations.detail).toContain(`pending: ${newest!.name}`);
+    } finally {
+      await db.query('INSERT INTO simfleet_migrations (version, name, checksum) VALUES ($1, $2, $3)', [newest!.version, newest!.name, newest!.checksum]);
+    }
+    expect((await admin.call('getReadiness')).status).toBe(200);
+  });
+
+  it('answers 503 naming the database while Postgres refuses its connections, and 200 once it takes them again', async () => {
+    const other = new URL(db.url);
+    other.pathname = '/postgres';
+    const pgAdmin = new pg.Client({ connectionString: other.toString() });
+    await pgAdmin.connect();
+    try {
+      await pgAdmin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS false`);
+      await pgAdmin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db.name]);
+      const res = await admin.call('getReadiness');
+      expect(res.status).toBe(503);
+      expect(res.body.checks.database.ok).toBe(false);
+      expect(res.body.checks.database.detail).toMatch(/^postgres database unreachable: /);
+      expect(res.body.checks.migrations).toMatchObject({ ok: false, detail: 'unknown: the database is unreachable' });
+    } finally {
+      await pgAdmin.query(`ALTER DATABASE ${db.name} WITH ALLOW_CONNECTIONS true`);
+      await pgAdmin.end();
+    }
+    await waitFor('ready again', async () => ((await admin.call('getReadiness')).status === 200 ? true : undefined), 20_000);
+  }, 40_000);
 });
 
 describe('the generated admin token', () => {

@@ -1,6 +1,7 @@
 // The written shutdown sequence, observed from outside: 503 while draining, worker sockets closed
 // with a reason, a deadline that cuts stragglers, and a second signal that forces the exit.
 import { mkdtemp } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,38 @@ describe('gateway shutdown', () => {
     expect(tookMs).toBeLessThan(3000 + 1500); // … but not past the deadline
     stubborn.destroy();
     await gw.stop(); // a second stop after completion is a no-op
+  });
+
+  it('finishes a request that was already in flight when the shutdown began', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sf-shut-'));
+    const gw = await startGateway(
+      loadGatewayConfig({ DATABASE_URL: db.url, SIMFLEET_PORT: '0', SIMFLEET_DATA_DIR: dataDir, SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMFLEET_SHUTDOWN_TIMEOUT_MS: '5000' }),
+      { logger: pino({ level: 'silent' }) },
+    );
+    // Headers now, the body later: the request is in the gateway's hands before the shutdown starts
+    // and its handler runs after.
+    const body = JSON.stringify({ name: 'minted while draining', role: 'viewer', team: 'team-x' });
+    const url = new URL('/v1/tokens', gw.url);
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 600);
+    });
+    await sleep(300);
+    const stopping = gw.stop();
+    const res = await answered;
+    expect(res.status).toBe(201);
+    expect(JSON.parse(res.body).token).toMatchObject({ name: 'minted while draining', role: 'viewer', team: 'team-x' });
+    // Its connection closes with the answer: the drain does not wait for it until the deadline.
+    const answeredAt = Date.now();
+    await stopping;
+    expect(Date.now() - answeredAt).toBeLessThan(2500);
+    expect(await db.query(`SELECT 1 FROM tokens WHERE name = 'minted while draining' AND revoked_at IS NULL`)).toHaveLength(1);
   });
 
   it('closes worker connections with 1001 SHUTTING_DOWN; the worker redials the restarted gateway and keeps its devices', async () => {

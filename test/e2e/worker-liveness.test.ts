@@ -34,7 +34,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function workerEnv(extra: Record<string, string> = {}) {
+async function workerEnv(extra: Record<string, string | undefined> = {}) {
   return {
     SIMFLEET_GATEWAY_URL: gateway.url,
     SIMFLEET_WORKER_TOKEN: workerToken,
@@ -50,9 +50,9 @@ const hostState = async (id: string) => (await client.call('getHost', { params: 
 const devicesOf = async (id: string) => (await client.call('listDevices', { query: { hostId: id } })).body.devices as { id: string; state: string; stateReason: string | null }[];
 
 describe('a worker process registering with a gateway process', () => {
-  it('appears in /v1/hosts and /v1/devices with its devices available', async () => {
-    const env = await workerEnv({ SIMFLEET_HOST_NAME: 'mac-mini-7' });
-    const worker = await startWorkerProcess(env);
+  it('appears in /v1/hosts, /v1/devices and /metrics with its devices available (started with --gateway and --token)', async () => {
+    const env = await workerEnv({ SIMFLEET_HOST_NAME: 'mac-mini-7', SIMFLEET_GATEWAY_URL: undefined, SIMFLEET_WORKER_TOKEN: undefined });
+    const worker = await startWorkerProcess(env, true, ['--gateway', gateway.url, '--token', workerToken]);
     const hostId = (worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId) as string;
 
     const hosts = (await client.call('listHosts')).body.hosts as { id: string; name: string; state: string; connected: boolean; deviceCount: number; backends: unknown[] }[];
@@ -63,7 +63,17 @@ describe('a worker process registering with a gateway process', () => {
     const devices = await devicesOf(hostId);
     expect(devices.map((d) => d.id)).toEqual([`${hostId}.fake-1`, `${hostId}.fake-2`, `${hostId}.fake-3`]);
     expect(devices.every((d) => d.state === 'available')).toBe(true);
+    const metrics = (await client.call('getMetrics')).text;
+    expect(metrics).toMatch(/^simfleet_devices\{state="available",platform="web"\} 3$/m);
+    expect(metrics).toMatch(/^simfleet_devices\{state="leased",platform="web"\} 0$/m);
+    // The worker's own memory, from its heartbeats, while this gateway holds its connection.
+    const memoryLine = (kind: string) => new RegExp(`^simfleet_worker_memory_bytes\\{host="${hostId}",kind="${kind}"\\} (\\d+)$`, 'm');
+    const rss = await waitFor('worker memory in /metrics', async () => memoryLine('rss').exec((await client.call('getMetrics')).text)?.[1]);
+    expect(Number(rss)).toBeGreaterThan(20 * 2 ** 20);
+    const text = (await client.call('getMetrics')).text;
+    for (const kind of ['heap_used', 'external', 'array_buffers']) expect(Number(memoryLine(kind).exec(text)?.[1])).toBeGreaterThan(0);
     worker.kill('SIGKILL');
+    await waitFor('worker memory gone from /metrics', async () => (memoryLine('rss').test((await client.call('getMetrics')).text) ? undefined : true));
   });
 
   it('stays online across several host timeouts while heartbeats arrive', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppTarget, BackendProvider, DeviceBackend, Frame, Point } from '../../workers/devices/backend.js';
 import { tap } from '../../workers/devices/gestures.js';
+import type { PermissionName } from '../../workers/devices/permissions.js';
 import { sleep, waitFor } from './wait.js';
 
 export interface BoundaryDouble {
@@ -19,6 +20,8 @@ export interface BoundaryDouble {
   isClean(): Promise<boolean>;
   /** Called after every prepare (a double that watches from inside the app installs itself). */
   prepared?(): Promise<void>;
+  /** A permission of the session's app as the platform holds it: granted, denied, or not decided (prompt). */
+  permissionState(name: PermissionName): Promise<'granted' | 'denied' | 'prompt'>;
 }
 
 export interface BoundaryHarness {
@@ -28,6 +31,8 @@ export interface BoundaryHarness {
   source: string;
   /** What a session opens on it (null: the backend's default). */
   app?: AppTarget | null;
+  /** A permission the platform can set for that app, and one it has no way to set. */
+  permissions: { settable: PermissionName; unsettable: PermissionName };
   setup(): Promise<{ provider: BackendProvider; localId: string; double: BoundaryDouble; close(): Promise<void> }>;
 }
 
@@ -139,6 +144,26 @@ export function describeBoundary(h: BoundaryHarness): void {
       expect(await double.isClean()).toBe(true);
       await device.prepare(h.app ?? null, { signal: signal(), origins: NO_ORIGINS });
       await double.prepared?.();
+    });
+
+    it('grants, revokes and resets a permission of the app, refuses one it cannot set, and forgets it at reset', async () => {
+      const { settable, unsettable } = h.permissions;
+      expect(await double.permissionState(settable)).toBe('prompt');
+      const granted = await device.setPermission!({ action: 'grant', permission: settable });
+      expect(granted.applied.length).toBeGreaterThan(0);
+      expect(await double.permissionState(settable)).toBe('granted');
+      await device.setPermission!({ action: 'revoke', permission: settable });
+      expect(await double.permissionState(settable)).toBe('denied');
+      await device.setPermission!({ action: 'reset', permission: settable });
+      expect(await double.permissionState(settable)).toBe('prompt');
+      const refused = await device.setPermission!({ action: 'grant', permission: unsettable }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', details: { permission: unsettable, supported: expect.arrayContaining([settable]) } });
+      // A permission granted in one session is not there in the next.
+      await device.setPermission!({ action: 'grant', permission: settable });
+      await device.reset(signal());
+      await device.prepare(h.app ?? null, { signal: signal(), origins: NO_ORIGINS });
+      await double.prepared?.();
+      expect(await double.permissionState(settable)).toBe('prompt');
     });
 
     it('takes input without error when the input channel has detached, and nothing arrives', async () => {

@@ -18,8 +18,10 @@ export interface SimfleetProcess {
 
 const running = new Set<ChildProcess>();
 
-export function spawnSimfleet(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): SimfleetProcess {
-  const proc = spawn(process.execPath, [CLI, ...args], {
+/** `prefix`: a command the process runs under (`ip netns exec NAME`, for a host on its own network). */
+export function spawnSimfleet(args: string[], env: Record<string, string | undefined> = {}, cwd?: string, prefix: string[] = []): SimfleetProcess {
+  const [command, ...before] = prefix.length ? prefix : [process.execPath];
+  const proc = spawn(command!, prefix.length ? [...before, process.execPath, CLI, ...args] : [CLI, ...args], {
     cwd,
     // Workers start no browser unless a test asks for web devices.
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SIMFLEET_LOG_LEVEL: 'info', SIMFLEET_WEB_DEVICES: 'none', ...env },
@@ -77,8 +79,8 @@ export async function startGatewayProcess(env: Record<string, string | undefined
   return Object.assign(p, { url: listening.url as string });
 }
 
-export async function startWorkerProcess(env: Record<string, string | undefined>, waitRegistered = true): Promise<SimfleetProcess> {
-  const p = spawnSimfleet(['worker'], env);
+export async function startWorkerProcess(env: Record<string, string | undefined>, waitRegistered = true, args: string[] = [], prefix: string[] = []): Promise<SimfleetProcess> {
+  const p = spawnSimfleet(['worker', ...args], env, undefined, prefix);
   if (waitRegistered) await p.waitForLog('registration', (l) => l.msg === 'registered with the gateway');
   return p;
 }

@@ -6,7 +6,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface Relay {
-  /** ws://127.0.0.1:<port>: what the worker dials. */
+  /** http://<listenOn>:<port>: what the worker dials. */
   url: string;
   /** Stop all traffic (both ways, existing and new connections) until heal(). */
   cut(): void;
@@ -23,7 +23,8 @@ interface Pair {
   deadDuringCut: boolean;
 }
 
-export async function startRelay(targets: () => { host: string; port: number }[]): Promise<Relay> {
+/** `listenOn`: the address clients dial (loopback, or this side of a host's network namespace). */
+export async function startRelay(targets: () => { host: string; port: number }[], listenOn = '127.0.0.1'): Promise<Relay> {
   let cut = false;
   const pairs = new Set<Pair>();
   const waiting: Socket[] = [];
@@ -67,11 +68,11 @@ export async function startRelay(targets: () => { host: string; port: number }[]
     }
     void dial(down);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, listenOn, r));
   const port = (server.address() as { port: number }).port;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${listenOn}:${port}`,
     cut: () => {
       cut = true;
     },

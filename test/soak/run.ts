@@ -1,13 +1,18 @@
-// npm run soak [-- --minutes N --sessions N --subscribers N --frame-budget-mb N]: the long soak (30
-// minutes, 20 agent sessions, 100 subscribers by default; the worker's frame store budget per device
-// is its default unless given). Writes bench/results/soak.{json,md} and exits 1 on any
-// error or a gateway that kept descriptors its clients had given back.
+// npm run soak [-- --minutes N --sessions N --subscribers N --frame-budget-mb N
+//                  --worker-node-options=S]: the long soak (30 minutes, 20 agent sessions, 100
+// subscribers by default; the worker's frame store budget per device is its default unless given).
+// --worker-node-options is for diagnosing the worker: "=--heapsnapshot-signal=SIGUSR2
+// --diagnostic-dir=/tmp/snaps" lets `kill -USR2` take heap snapshots (each one stops the worker
+// for tens of seconds: --host-timeout-ms 180000 keeps the gateway from calling its host lost). Writes
+// bench/results/soak.{json,md} and exits 1 on any error or a gateway that kept descriptors its
+// clients had given back. Interrupted, it takes its gateway, worker and browsers down with it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { killAll } from '../helpers/processes.js';
 import { runSoak, soakMarkdown } from './soak.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'host-timeout-ms': { type: 'string' } } });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 const subscribers = Number(values.subscribers);
@@ -20,8 +25,15 @@ if (budgetMB !== undefined && !(budgetMB >= 1)) {
   console.error('soak: --frame-budget-mb takes a number of megabytes, at least 1');
   process.exit(2);
 }
-const workerEnv: Record<string, string> = budgetMB === undefined ? {} : { SIMFLEET_FRAME_BUDGET_BYTES: String(Math.round(budgetMB * 2 ** 20)) };
-const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, progress: (l) => console.error(`soak: ${l}`) });
+const workerEnv: Record<string, string> = {
+  ...(budgetMB === undefined ? {} : { SIMFLEET_FRAME_BUDGET_BYTES: String(Math.round(budgetMB * 2 ** 20)) }),
+  ...(values['worker-node-options'] ? { NODE_OPTIONS: values['worker-node-options'] } : {}),
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void killAll().finally(() => process.exit(130)));
+}
+const gatewayEnv: Record<string, string> = values['host-timeout-ms'] ? { SIMFLEET_HOST_TIMEOUT_MS: String(Number(values['host-timeout-ms'])) } : {};
+const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, progress: (l) => console.error(`soak: ${l}`) });
 const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}soak.json`, `${JSON.stringify(report, null, 2)}\n`);

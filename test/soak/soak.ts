@@ -21,13 +21,16 @@ export interface SoakOptions {
   sampleMs: number;
   /** Settings for the worker beyond the soak's own (SIMFLEET_FRAME_BUDGET_BYTES, say). */
   workerEnv?: Record<string, string>;
+  /** Settings for the gateway (SIMFLEET_HOST_TIMEOUT_MS, so a worker paused for a heap snapshot is not called lost). */
+  gatewayEnv?: Record<string, string>;
   progress?: (line: string) => void;
 }
 
 export interface ProcessTrend {
   name: string;
   rssMB: { start: number; end: number; max: number; slopeMBPerMin: number };
-  fds: { start: number; end: number; max: number };
+  /** Open file descriptors; absent for what is not one process. */
+  fds?: { start: number; end: number; max: number };
 }
 
 export interface SoakReport {
@@ -97,7 +100,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const say = opts.progress ?? (() => undefined);
   const db = await createTestDatabase();
   try {
-    const gateway = await startGatewayProcess({ DATABASE_URL: db.url });
+    const gateway = await startGatewayProcess({ DATABASE_URL: db.url, ...opts.gatewayEnv });
     const admin = api(gateway.url, TEST_ADMIN_TOKEN);
     const workerToken = (await admin.call('createToken', { body: { name: 'soak-worker', role: 'worker', team: 'default' } })).body.secret;
     const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
@@ -108,7 +111,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-soak-')),
       SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
       ...opts.workerEnv,
-    });
+    }, false);
+    // A worker with 20 web devices registers only once its browser is up: on a busy machine that
+    // took longer than the 20 s other tests allow a worker of fake devices (two soaks failed on it).
+    await worker.waitForLog('registration', (l) => l.msg === 'registered with the gateway', 90_000);
     await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 60_000);
     const ids: string[] = [];
     // Leases long enough for the whole soak (the default 15 minutes would end them half way).
@@ -129,16 +135,27 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     say(`${opts.subscribers} subscribers connected`);
 
     const errors: string[] = [];
-    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number }[] = [];
+    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number; heap: number; native: number }[] = [];
     const t0 = Date.now();
+    // The worker's JS heap and the native memory bound to JS objects (frame buffers, sharp's
+    // images), as its heartbeats report them: RSS alone cannot tell a leak from an allocator that
+    // keeps what it once needed.
+    let workerMemory = { heap: 0, native: 0 };
+    const readWorkerMemory = async () => {
+      const text = (await admin.call('getMetrics')).text as string;
+      const kind = (k: string) => Number(new RegExp(`^simfleet_worker_memory_bytes\\{host="[^"]+",kind="${k}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
+      workerMemory = { heap: kind('heap_used'), native: kind('external') + kind('array_buffers') };
+    };
     const sample = () => {
       try {
         const chromium = chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return rssMB(pid); } catch { return 0; } })(), 0);
-        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid) });
+        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
       } catch (err) {
         errors.push(`sampling failed: ${(err as Error).message}`);
       }
+      readWorkerMemory().catch((err: unknown) => errors.push(`reading the worker's memory from /metrics failed: ${(err as Error).message}`));
     };
+    await readWorkerMemory();
     const refusals: Record<string, number> = {};
     const verdicts: Record<string, number> = {};
     /** Verdicts by the screen each action ended on: where a random walk spends its time. */
@@ -208,10 +225,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       if (s.state !== 'ready') errors.push(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
       await agent.call('releaseSession', { params: { sessionId: id } });
     }
-    // What the subscribers and sessions held must be given back; idle keep-alive connections (the
-    // agents' HTTP client keeps them 4 s) and pooled Postgres connections (30 s) close on their own.
+    // What the subscribers and sessions held must be given back; idle keep-alive connections and
+    // pooled Postgres connections (30 s) close on their own. The agents' fetch keeps an idle socket
+    // as long as the server's Keep-Alive hint says (Fastify's: 72 s), not its own 4 s default: with
+    // a 40 s wait, the 20 agents' sockets were still open and read as 23 descriptors kept.
     let fdsAfter = fdCount(gatewayPid);
-    for (let waited = 0; waited < 40_000 && fdsAfter > fdsBefore + 10; waited += 1000) {
+    for (let waited = 0; waited < 90_000 && fdsAfter > fdsBefore + 10; waited += 1000) {
       await new Promise((res) => setTimeout(res, 1000));
       fdsAfter = fdCount(gatewayPid);
     }
@@ -220,7 +239,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const trend = (name: string, rss: (s: (typeof samples)[number]) => number, fds: ((s: (typeof samples)[number]) => number) | null): ProcessTrend => ({
       name,
       rssMB: { start: Math.round(rss(samples[0]!)), end: Math.round(rss(samples.at(-1)!)), max: Math.round(Math.max(...samples.map(rss))), slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))) },
-      fds: fds ? { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } : { start: 0, end: 0, max: 0 },
+      ...(fds ? { fds: { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } } : {}),
     });
     return {
       durationMs: Date.now() - t0,
@@ -233,7 +252,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       errors,
       routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
       events,
-      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes)', (s) => s.chromium, null)],
+      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
     };
   } finally {
@@ -252,15 +271,15 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
     '',
-    '| process | RSS start MB | RSS end MB | RSS max MB | RSS trend MB/min (after warm-up) | fds start | fds end | fds max |',
+    '| process (memory: RSS, or as named) | start MB | end MB | max MB | trend MB/min (after warm-up) | fds start | fds end | fds max |',
     '|---|---|---|---|---|---|---|---|',
-    ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds.start} | ${p.fds.end} | ${p.fds.max} |`),
+    ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds?.start ?? '–'} | ${p.fds?.end ?? '–'} | ${p.fds?.max ?? '–'} |`),
     '',
     '| route | calls | p50 ms | p99 ms |',
     '|---|---|---|---|',
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
     '',
-    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 40 s for idle connections to close).`,
+    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
     '',
   ].join('\n');

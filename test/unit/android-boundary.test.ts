@@ -1,7 +1,8 @@
 // The Android backend at the platform boundary, against its doubles (no emulator can run here): the
 // shared conformance suite with the console double and with adb alone, then what is Android's own
 // (dp→px, the reset policies, app launching, text and keys, discovery and status).
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,7 @@ for (const withConsole of [true, false]) {
     platform: 'android',
     source: 'uiautomator',
     app,
+    permissions: { settable: 'location', unsettable: 'reminders' },
     setup: async () => {
       const rig = await androidRig({ console: withConsole });
       return {
@@ -44,6 +46,10 @@ for (const withConsole of [true, false]) {
           isClean: async () => {
             const s = rig.state();
             return s.data[SETTINGS] === 'clean' && s.foreground !== SETTINGS;
+          },
+          permissionState: async () => {
+            const p = rig.state().permissions?.[SETTINGS]?.['android.permission.ACCESS_FINE_LOCATION'];
+            return p?.granted ? 'granted' : p?.userSet ? 'denied' : 'prompt';
           },
         },
       };
@@ -64,9 +70,9 @@ const step = it.sequential;
 const sideBySide = { concurrent: true } as const;
 
 /** A pretend emulator of the group's own, ready, with the session's app prepared unless told not to. */
-function groupDevice(withConsole: boolean, opts: { reset?: ResetPolicy; prepare?: boolean } = {}): { rig: Rig; device: AndroidDevice } {
+function groupDevice(withConsole: boolean, opts: { reset?: ResetPolicy; prepare?: boolean; apkDir?: string } = {}): { rig: Rig; device: AndroidDevice } {
   const built = (async () => {
-    const rig = await androidRig({ console: withConsole, ...(opts.reset ? { reset: opts.reset } : {}) });
+    const rig = await androidRig({ console: withConsole, ...(opts.reset ? { reset: opts.reset } : {}), ...(opts.apkDir ? { apkDir: opts.apkDir } : {}) });
     const device = await readyDevice(rig);
     if (opts.prepare !== false) await device.prepare(app, { signal: signal(), origins });
     return { rig, device };
@@ -207,13 +213,13 @@ describe('the Android provider', sideBySide, () => {
       let changes = 0;
       rig.provider.onChange(() => changes++);
       rig.update((s) => (s.devices[0]!.state = 'offline'));
-      const broken = await waitFor('offline seen', async () => (await rig.provider.discover()).find((d) => d.health === 'broken'), 5000);
+      const broken = await waitFor('offline seen', async () => (await rig.provider.discover()).find((d) => d.health === 'broken'), 15_000);
       expect(broken.reason).toContain('offline');
       rig.update((s) => (s.devices[0]!.state = 'device'));
-      await waitFor('ready again', async () => (await rig.provider.discover()).some((d) => d.health === 'ready'), 5000);
+      await waitFor('ready again', async () => (await rig.provider.discover()).some((d) => d.health === 'ready'), 15_000);
       expect(changes).toBeGreaterThanOrEqual(2);
       rig.update((s) => (s.devices = []));
-      await waitFor('gone from the list', async () => (await rig.provider.discover()).length === 0, 5000);
+      await waitFor('gone from the list', async () => (await rig.provider.discover()).length === 0, 15_000);
     } finally {
       await rig.close();
     }
@@ -231,5 +237,76 @@ describe('the Android provider', sideBySide, () => {
     });
     expect(await provider.discover()).toEqual([]);
     await provider.close();
+  });
+});
+
+describe("an app the emulator does not have, from the host's APK folder", sideBySide, () => {
+  const apks = mkdtempSync(join(tmpdir(), 'simfleet-apks-'));
+  writeFileSync(join(apks, 'org.example.notes.apk'), 'fake-apk package=org.example.notes\n');
+  writeFileSync(join(apks, 'com.example.broken.apk'), 'this is no APK\n');
+  const g = groupDevice(false, { prepare: false, apkDir: apks });
+  const notes = { package: 'org.example.notes' };
+  const installs = () => g.rig.commands().filter((c) => / install /.test(c));
+
+  step('installs it with adb install -r, then clears and launches it; a later session finds it installed', async () => {
+    expect(g.rig.state().installed ?? []).toEqual([]);
+    await g.device.prepare(notes, { signal: signal(), origins });
+    expect(installs()).toEqual([`adb -s ${g.rig.serial} install -r ${join(apks, 'org.example.notes.apk')}`]);
+    expect(g.rig.state()).toMatchObject({ installed: ['org.example.notes'], foreground: 'org.example.notes' });
+    await g.device.reset(signal());
+    await g.device.prepare(notes, { signal: signal(), origins });
+    expect(installs()).toHaveLength(1);
+  });
+
+  step("refuses with adb's reason when the file is no APK, names the folder when it holds none, and takes no path for a package", async () => {
+    const broken = await g.device.prepare({ package: 'com.example.broken' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
+    expect(broken).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('INSTALL_PARSE_FAILED_NOT_APK'), details: { reason: expect.stringMatching(/^INSTALL_PARSE_FAILED_NOT_APK: /) } });
+    const absent = await g.device.prepare({ package: 'com.example.absent' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
+    expect(absent).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('not installed'), hint: expect.stringContaining(apks) });
+    const path = await g.device.prepare({ package: '../../etc/passwd' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
+    expect(path).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('not an Android package name') });
+    expect(installs()).toHaveLength(2); // the broken one was tried; the absent and the path were not
+  });
+});
+
+
+describe("the session app's runtime permissions", sideBySide, () => {
+  const g = groupDevice(false);
+  const perms = () => g.rig.state().permissions?.[SETTINGS] ?? {};
+
+  step('grants those behind the name the app requests, skips the rest, and refuses a name it requests none of', async () => {
+    const contacts = await g.device.setPermission({ action: 'grant', permission: 'contacts' });
+    expect(contacts).toMatchObject({ app: SETTINGS, applied: ['android.permission.READ_CONTACTS'], skipped: ['android.permission.WRITE_CONTACTS'] });
+    expect(perms()['android.permission.READ_CONTACTS']).toEqual({ granted: true, userSet: true });
+    const camera = await g.device.setPermission({ action: 'grant', permission: 'camera' }).catch((e: unknown) => e);
+    expect(camera).toBeInstanceOf(DeviceError);
+    expect(camera).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', message: expect.stringContaining(`${SETTINGS} requests none of android.permission.CAMERA`) });
+    expect(perms()['android.permission.CAMERA']).toBeUndefined();
+    // One adb call per permission, so one refusal is never read as another's.
+    expect(g.rig.commands().filter((l) => l.includes('pm grant'))).toEqual([
+      `adb -s ${g.rig.serial} shell pm grant 'com.android.settings' android.permission.READ_CONTACTS`,
+      `adb -s ${g.rig.serial} shell pm grant 'com.android.settings' android.permission.WRITE_CONTACTS`,
+      `adb -s ${g.rig.serial} shell pm grant 'com.android.settings' android.permission.CAMERA`,
+    ]);
+  });
+
+  step('revokes always-on location without the foreground grant, says a revoke stops the app, and resets the choice', async () => {
+    await g.device.setPermission({ action: 'grant', permission: 'location' });
+    const always = await g.device.setPermission({ action: 'revoke', permission: 'location-always' }).catch((e: unknown) => e);
+    // The app asks for foreground location only: there is no background permission to take away.
+    expect(always).toMatchObject({ code: 'PERMISSION_UNSUPPORTED' });
+    expect(perms()['android.permission.ACCESS_FINE_LOCATION']).toEqual({ granted: true, userSet: true });
+    const revoked = await g.device.setPermission({ action: 'revoke', permission: 'location' });
+    expect(revoked.note).toMatch(/stops the app/);
+    const reset = await g.device.setPermission({ action: 'reset', permission: 'location' });
+    expect(reset.applied).toEqual(['android.permission.ACCESS_FINE_LOCATION', 'android.permission.ACCESS_COARSE_LOCATION']);
+    expect(perms()['android.permission.ACCESS_FINE_LOCATION']).toEqual({ granted: false, userSet: false });
+    expect(g.rig.commands()).toContain(`adb -s ${g.rig.serial} shell pm clear-permission-flags 'com.android.settings' android.permission.ACCESS_FINE_LOCATION user-set user-fixed`);
+  });
+
+  step('refuses on a device with no session app, naming how to start one', async () => {
+    await g.device.reset(signal());
+    await g.device.prepare(null, { signal: signal(), origins });
+    await expect(g.device.setPermission({ action: 'grant', permission: 'location' })).rejects.toMatchObject({ code: 'PERMISSION_UNSUPPORTED', message: expect.stringContaining('app.package') });
   });
 });

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { shellQuote } from '../../workers/devices/android/adb.js';
 import { emulatorPort, parseDevicesList, stateHealth } from '../../workers/devices/android/devices-list.js';
 import { keyCommand, textCommands } from '../../workers/devices/android/keys-text.js';
-import { amStartFailure, monkeyFailure, parseResumedPackage, parseVersionName, parseWmDensity, parseWmSize, pngSize, uiDumpXml } from '../../workers/devices/android/shell-output.js';
+import { amStartFailure, installFailure, monkeyFailure, parseResumedPackage, parseVersionName, parseWmDensity, parseWmSize, pmPermissionRefusal, pngSize, uiDumpXml } from '../../workers/devices/android/shell-output.js';
+import { androidPermissions, supportedOn } from '../../workers/devices/permissions.js';
 import { adbStrokeCommand, strokes } from '../../workers/devices/android/touch.js';
 import { withScreenSize } from '../../workers/devices/android/tree.js';
 import { drag, longPress, swipe, tap } from '../../workers/devices/gestures.js';
@@ -174,5 +175,45 @@ describe('text, keys and strokes as device shell commands', () => {
     expect(dragged.startsWith('input motionevent DOWN 263 1575; ')).toBe(true);
     expect(dragged.endsWith('input motionevent UP 263 788')).toBe(true);
     expect(dragged.split(';').length).toBeLessThanOrEqual(14);
+  });
+});
+
+describe('adb install, read', () => {
+  it('finds Success, a Failure [CODE: why] (also where old adb exits 0), and adb refusing a file', () => {
+    expect(installFailure('Performing Streamed Install\nSuccess\n')).toBeNull();
+    // rom1v/sndcpy issue #248, verbatim
+    expect(installFailure('Waiting for device...\nPerforming Streamed Install\nadb: failed to install sndcpy.apk: Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n')).toBe('INSTALL_FAILED_USER_RESTRICTED: Install canceled by user');
+    // rom1v/sndcpy issue #241, the first line
+    expect(installFailure('Performing Streamed Install\nadb: failed to stat sndcpy.apk: No such file or directory\n')).toBe('failed to stat sndcpy.apk: No such file or directory');
+    // The package manager's own line without adb's prefix, as old adb printed it with exit 0 (the exit code per appium/appium-adb PR #300; the line composed)
+    expect(installFailure('\tpkg: /data/local/tmp/app.apk\nFailure [INSTALL_FAILED_ALREADY_EXISTS]\n')).toBe('INSTALL_FAILED_ALREADY_EXISTS');
+    expect(installFailure('')).toMatch(/neither Success nor a failure/);
+  });
+});
+
+
+describe("pm grant / pm revoke's refusals", () => {
+  it('reads the exception line in the recent form (exit 255) and the older one (exit 0), and nothing on success', () => {
+    const recent = readFileSync(new URL('../doubles/android/fixtures/pm-grant-not-requested.txt', import.meta.url), 'utf8');
+    expect(pmPermissionRefusal(recent, 255)).toEqual({ kind: 'not-requested', said: 'java.lang.SecurityException: Package com.example.app has not requested permission android.permission.CAMERA' });
+    expect(pmPermissionRefusal('Operation not allowed: java.lang.SecurityException: Package io.appium.settings has not requested permission android.permission.CHANGE_CONFIGURATION\n', 0)?.kind).toBe('not-requested');
+    expect(pmPermissionRefusal("\nException occurred while executing 'grant':\njava.lang.IllegalArgumentException: Unknown permission: android.permission.POST_NOTIFICATIONS\n", 255)?.kind).toBe('unknown-permission');
+    expect(pmPermissionRefusal("\nException occurred while executing 'revoke':\njava.lang.IllegalArgumentException: Unknown package: com.nope\n", 255)?.kind).toBe('unknown-package');
+    expect(pmPermissionRefusal('java.lang.SecurityException: Permission android.permission.INTERNET requested by com.x is not a changeable permission type\n', 255)?.kind).toBe('not-changeable');
+    expect(pmPermissionRefusal('', 0)).toBeNull();
+    // A failure pm does not explain is still a failure, with what it printed (or its exit code).
+    expect(pmPermissionRefusal('', 1)).toEqual({ kind: 'other', said: 'exit code 1' });
+    expect(pmPermissionRefusal('/system/bin/sh: pm: inaccessible or not found\n', 127)).toEqual({ kind: 'other', said: '/system/bin/sh: pm: inaccessible or not found' });
+  });
+
+  it('maps the shared names to Android permissions, and says which names Android has', () => {
+    expect(androidPermissions('location', 'grant')).toEqual(['android.permission.ACCESS_FINE_LOCATION', 'android.permission.ACCESS_COARSE_LOCATION']);
+    expect(androidPermissions('location-always', 'grant')).toContain('android.permission.ACCESS_BACKGROUND_LOCATION');
+    expect(androidPermissions('location-always', 'revoke')).toEqual(['android.permission.ACCESS_BACKGROUND_LOCATION']);
+    expect(androidPermissions('all', 'grant')).toHaveLength(new Set(androidPermissions('all', 'grant')).size);
+    expect(supportedOn('android')).not.toContain('reminders');
+    expect(supportedOn('ios')).not.toContain('camera');
+    expect(supportedOn('ios')).not.toContain('notifications');
+    expect(supportedOn('web')).toEqual(['location', 'camera', 'microphone', 'notifications', 'all']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadGatewayConfig } from '../../server/config.js';
+import { ConfigError, loadClientConfig, loadGatewayConfig } from '../../server/config.js';
 import { WorkerConfigError, loadWorkerConfig } from '../../workers/config.js';
 
 describe('gateway configuration', () => {
@@ -46,5 +46,24 @@ describe('worker configuration', () => {
   it('names a bad gateway URL', () => {
     expect(() => loadWorkerConfig({ SIMFLEET_GATEWAY_URL: 'gw:7420' })).toThrow('invalid setting SIMFLEET_GATEWAY_URL (flag --gateway)');
     expect(() => loadWorkerConfig({}, { 'reconnect-min-ms': '5000', 'reconnect-max-ms': '100' })).toThrow(WorkerConfigError);
+  });
+});
+
+describe('the CLI clients\' configuration (from the same module as the gateway\'s)', () => {
+  it('defaults to this machine\'s gateway and data dir, takes the environment, and lets flags win', () => {
+    expect(loadClientConfig({})).toMatchObject({ gatewayUrl: 'http://127.0.0.1:7420', token: undefined, adminToken: undefined });
+    expect(loadClientConfig({}).dataDir).toMatch(/\.simfleet$/);
+    expect(loadClientConfig({ SIMFLEET_PORT: '8123' }).gatewayUrl).toBe('http://127.0.0.1:8123');
+    expect(loadClientConfig({ SIMFLEET_GATEWAY_URL: 'http://farm:7420', SIMFLEET_TOKEN: 't' })).toMatchObject({ gatewayUrl: 'http://farm:7420', token: 't' });
+    expect(loadClientConfig({ SIMFLEET_URL: 'http://a:1', SIMFLEET_GATEWAY_URL: 'http://b:2', SIMFLEET_TOKEN: 'env' }, { gateway: 'https://c', token: 'flag' })).toMatchObject({ gatewayUrl: 'https://c', token: 'flag' });
+  });
+
+  it('names a bad setting and its flag', () => {
+    expect(() => loadClientConfig({ SIMFLEET_URL: 'farm:7420' })).toThrow('invalid setting SIMFLEET_URL (flag --gateway)');
+    expect(() => loadClientConfig({ SIMFLEET_PORT: 'seventy' })).toThrow(ConfigError);
+    expect(() => loadClientConfig({}, { gateway: 'ftp://x' })).toThrow(/SIMFLEET_URL \(flag --gateway\).*got "ftp:\/\/x"/);
+    // A client has no flag for these: none is named (not the servers' --gateway-url or --port).
+    expect(() => loadClientConfig({ SIMFLEET_GATEWAY_URL: 'farm:7420' })).toThrow(/^invalid setting SIMFLEET_GATEWAY_URL: must match/);
+    expect(() => loadClientConfig({ SIMFLEET_PORT: 'seventy' })).toThrow(/^invalid setting SIMFLEET_PORT: must be integer/);
   });
 });

@@ -21,6 +21,8 @@ const BACKGROUND = new Set(['io', 'list']);
 const DOUBLES = fileURLToPath(new URL('../doubles/ios/', import.meta.url));
 const UDID = 'D2E4C979-FFEA-4236-9F57-64C3209975A0'; // "iPhone 15 Pro", Booted in the recorded list
 const APP = { bundleId: 'com.example.recorded' };
+/** simctl privacy has a location service and no camera one. */
+const PERMISSIONS = { settable: 'location', unsettable: 'camera' } as const;
 const silent = pino({ level: 'silent' });
 const signal = () => AbortSignal.timeout(30_000);
 const NO_ORIGINS = { allowedOrigins: [], allowPrivate: false };
@@ -64,6 +66,10 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
       mkdirSync(join(dataDir, APP.bundleId, 'Documents'), { recursive: true });
       writeFileSync(join(dataDir, APP.bundleId, 'Documents', 'session.txt'), 'what the last session left');
     },
+    async permissionState(name) {
+      const w = JSON.parse(readFileSync(worldFile, 'utf8')) as { privacy?: Record<string, Record<string, 'granted' | 'denied'>> };
+      return w.privacy?.[APP.bundleId]?.[name] ?? 'prompt';
+    },
     async isClean() {
       if (!existsSync(dataDir)) return true;
       const entries = await readdir(dataDir, { recursive: true });
@@ -85,13 +91,14 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
   };
 }
 
-describeBoundary({ name: 'ios (xcrun + axe doubles)', platform: 'ios', source: 'axe', app: APP, setup: () => world('axe').then((w) => ({ ...w, localId: UDID })) });
-describeBoundary({ name: 'ios (xcrun + idb doubles)', platform: 'ios', source: 'idb', app: APP, setup: () => world('idb').then((w) => ({ ...w, localId: UDID })) });
+describeBoundary({ name: 'ios (xcrun + axe doubles)', platform: 'ios', source: 'axe', app: APP, permissions: PERMISSIONS, setup: () => world('axe').then((w) => ({ ...w, localId: UDID })) });
+describeBoundary({ name: 'ios (xcrun + idb doubles)', platform: 'ios', source: 'idb', app: APP, permissions: PERMISSIONS, setup: () => world('idb').then((w) => ({ ...w, localId: UDID })) });
 describeBoundary({
   name: 'ios (xcrun + axe doubles, native frame helper double)',
   platform: 'ios',
   source: 'axe',
   app: APP,
+  permissions: PERMISSIONS,
   setup: () => world('axe', { frameHelper: `${DOUBLES}frame-helper.mjs` }).then((w) => ({ ...w, localId: UDID })),
 });
 
@@ -179,6 +186,36 @@ describe('the ios backend over its doubles', () => {
     expect(device().foreground()).toBeNull();
     await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
     expect(device().foreground()).toBe(APP.bundleId);
+  });
+});
+
+describe('the hit test, through idb describe-point', () => {
+  it('names the element a touch at a point reaches, nothing off the screen; with AXe there is no hit test', async () => {
+    const w = await world('idb');
+    try {
+      await w.provider.start();
+      const device = w.provider.device(UDID)!;
+      await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+      const tree = await device.tree();
+      // A named button the tree holds, and a point in its middle.
+      const button = tree.nodes.find((n) => n.role === 'button' && n.label && !tree.nodes.some((c) => c.parent === n.index))!;
+      expect(button).toBeDefined();
+      const at = { x: Math.round(button.frame.x + button.frame.width / 2), y: Math.round(button.frame.y + button.frame.height / 2) };
+      const [hit, off] = await device.hitTest!([at, { x: 1000, y: 2000 }]);
+      expect(hit).toMatchObject({ role: 'button', label: button.label, interactive: true });
+      expect(hit!.frame).toEqual(button.frame);
+      expect(off).toBeNull();
+      expect(w.log()).toContainEqual(['idb', 'ui', 'describe-point', '--json', String(at.x), String(at.y), '--udid', UDID]);
+    } finally {
+      await w.close();
+    }
+    const axe = await world('axe');
+    try {
+      await axe.provider.start();
+      expect(axe.provider.device(UDID)!.hitTest).toBeUndefined();
+    } finally {
+      await axe.close();
+    }
   });
 });
 

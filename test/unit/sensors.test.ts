@@ -6,8 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { pino } from 'pino';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { TreeNode } from '../../workers/devices/backend.js';
-import { Tesseract } from '../../workers/understanding/ocr/engine.js';
+import type { DeviceBackend, TreeNode } from '../../workers/devices/backend.js';
+import { Tesseract, type TextRecogniser } from '../../workers/understanding/ocr/engine.js';
+import { readPixels } from '../../workers/understanding/ocr/read.js';
 import { parseTsv } from '../../workers/understanding/ocr/tsv.js';
 import { areasToRead } from '../../workers/understanding/ocr/where.js';
 import { locate, parseTarget } from '../../workers/understanding/refs.js';
@@ -150,6 +151,38 @@ describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
     expect(lines[0]!.left).toBeLessThan(30);
     const missing = new Tesseract('/nonexistent/tesseract', pino({ level: 'silent' }));
     expect(await missing.status()).toMatchObject({ available: false, detail: expect.stringContaining('apt-get install tesseract-ocr') });
+  });
+});
+
+describe("the pixel tier's time budget", () => {
+  it('reads what it can within the budget, cuts the run in progress, and counts the areas left unread', async () => {
+    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } }).png().toBuffer();
+    const device = { screenshot: async () => ({ png, width: 800, height: 1600, scale: 2 }), screen: () => SCREEN } as unknown as DeviceBackend;
+    const asked: number[] = [];
+    // A recogniser that finds text in the first area at once, and thinks for 300 ms about the rest
+    // (honouring the time it is given, as the Tesseract engine does by killing its process — and,
+    // like any Node timer, in whole milliseconds, so its refusal can come a hair before the deadline:
+    // CI once failed on exactly that).
+    const slow: TextRecogniser = {
+      status: async () => ({ available: true, detail: 'fake' }),
+      recognise: (_png, _layout, timeoutMs = 8000) => {
+        asked.push(timeoutMs);
+        if (asked.length === 1) return Promise.resolve([{ text: 'Ready', conf: 90, words: [], left: 4, top: 4, width: 60, height: 20 }]);
+        return new Promise((resolve, reject) => setTimeout(() => (timeoutMs < 300 ? reject(new Error(`no answer within ${timeoutMs} ms`)) : resolve([])), Math.min(300, Math.floor(timeoutMs) - 1)));
+      },
+    };
+    const area = (y: number) => ({ box: { x: 0, y, width: 400, height: 40 }, why: 'uncovered' as const });
+    const areas = [area(0), area(100), area(200), area(300), area(400), area(500)];
+    const t0 = performance.now();
+    const r = await readPixels(device, areas, slow, 10, 500);
+    const took = performance.now() - t0;
+    expect(r.nodes.map((n) => n.label)).toEqual(['Ready']);
+    expect(r.unread).toBeGreaterThanOrEqual(4); // the second area's ladder was cut; the rest never began
+    expect(took).toBeLessThan(1500); // well short of six areas × four rungs × 300 ms
+    expect(Math.min(...asked.slice(1))).toBeLessThan(500); // later runs were given only what was left
+    // With time enough, every area is read to the end of its ladder.
+    const all = await readPixels(device, areas.slice(0, 2), { ...slow, recognise: async () => [] }, 10, 10_000);
+    expect(all.unread).toBe(0);
   });
 });
 

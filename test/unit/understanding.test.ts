@@ -70,6 +70,51 @@ describe('regions, lists and tap points', () => {
     expect(outlineText(r, header(r))).toMatch(/\[modal\] alert "Delete message\?"\n@1 button 125,462 "Cancel"\n@2 button 268,462 "Delete"\n\(not shown: 7 covered\)\n$/);
   });
 
+  it('takes a sheet risen over a list as the modal layer: the rows beneath it are covered, not its own', () => {
+    const base = listScreen('Inbox', ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon', 'Zeta', 'Eta', 'Theta', 'Iota']);
+    const sheet = tree([
+      ...rootsOf(base),
+      n('dialog', 'New message', [0, 300, 393, 552], { children: [n('button', 'Cancel', [8, 312, 70, 32]), n('heading', 'New message', [140, 316, 113, 24]), n('button', 'Send', [320, 312, 60, 32]), n('textfield', 'To', [16, 360, 361, 44])] }),
+    ]);
+    const r = readScreen(sheet, 'web');
+    expect(r.regions.modal).toMatchObject({ role: 'dialog', label: 'New message', frame: { y: 300, height: 552 } });
+    expect(r.title).toBe('New message');
+    // Rows and tabs that lie within the sheet's frame but come before it in the tree are beneath it.
+    for (const label of ['Epsilon', 'Iota', 'Home', 'Alpha']) {
+      const e = r.elements.find((x) => x.label === label)!;
+      expect(e.tap, label).toBeNull();
+      expect(e.flags, label).toContain('covered');
+    }
+    expect(outlineText(r, header(r))).toMatch(/\[modal\] dialog "New message"\n@1 button 43,328 "Cancel"\n@2 button 350,328 "Send"\n@3 textfield 197,382 "To"\n\(not shown: \d+ covered\)\n$/);
+  });
+
+  it('puts the keyboard in a region of its own, and taps a row it half covers in the part that shows', () => {
+    const keys = 'qwertyuiop'.split('').map((k, i) => n('key', k, [3 + i * 39, 530, 35, 42]));
+    const rows = Array.from({ length: 9 }, (_, i) => n('cell', `Recent ${i + 1}`, [0, 150 + i * 44, 393, 44]));
+    const r = readScreen(tree([n('navbar', '', [0, 0, 393, 88], { children: [n('heading', 'Search', [150, 50, 93, 24])] }), n('textfield', 'Search', [16, 100, 361, 40], { states: { focused: true } }), ...rows, n('keyboard', '', [0, 516, 393, 336], { children: [...keys, n('key', 'return', [300, 780, 90, 42])] })]), 'ios');
+    expect(r.regions.keyboard).toEqual({ x: 0, y: 516, width: 393, height: 336 });
+    // Row 9 spans 502..546: 14 pt show above the keyboard, and it is tapped there.
+    const half = r.elements.find((e) => e.label === 'Recent 9')!;
+    expect(half.flags).toContain('partly-covered');
+    expect(half.tap).toEqual({ x: 197, y: 509 });
+    const text = outlineText(r, header(r));
+    expect(text).toMatch(/\[keyboard\]\n@\d+ key 21,551 "q"\n/);
+    expect(text).toContain('"return"');
+    expect(text.indexOf('[keyboard]')).toBeGreaterThan(text.indexOf('"Recent 9"'));
+  });
+
+  it('taps an element the screen edge cuts off in the part that shows, and gives none to one wholly off it', () => {
+    const cards = ['One', 'Two', 'Three', 'Four'].map((x, i) => n('cell', x, [16 + i * 148, 100, 140, 200]));
+    const r = readScreen(tree([n('heading', 'Featured', [16, 60, 200, 30]), n('list', '', [0, 100, 393, 200], { children: cards })]), 'web');
+    const three = r.elements.find((e) => e.label === 'Three')!; // 312..452: 81 pt show
+    expect(three.flags).toContain('partly-offscreen');
+    expect(three.tap).toEqual({ x: 353, y: 200 });
+    const four = r.elements.find((e) => e.label === 'Four')!;
+    expect(four.flags).toContain('offscreen');
+    expect(four.tap).toBeNull();
+    expect(outlineText(r, header(r))).toContain('@4 cell 353,200 "Three" partly-offscreen');
+  });
+
   it('finds a secondary list and numbers its rows #N@2', () => {
     const friends = ['Ada', 'Grace', 'Alan', 'Linus', 'Ken', 'Barbara'].map((x, i) => n('cell', x, [0, 100 + i * 50, 393, 50]));
     const groups = ['Family', 'Work', 'Climbing'].map((x, i) => n('cell', x, [0, 440 + i * 64, 393, 64]));
@@ -188,6 +233,11 @@ describe('refs and targets', () => {
     expect(() => locate(parseTarget('Edit'), twice, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ ref: 1 }), expect.objectContaining({ ref: 3 })] } }));
     expect(() => locate(parseTarget('Delete'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH' }));
     expect(() => locate(parseTarget('Bookmark'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: [] } }));
+    // The nearest names, for the asker to choose from: a typo in one word of several is still near.
+    const settings = numbered(tree([n('button', 'Notifications', [10, 100, 300, 44]), n('button', 'Privacy', [10, 150, 300, 44]), n('button', 'Sign out', [10, 200, 300, 44])]));
+    expect(() => locate(parseTarget('Notifcation settings'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Notifications'] } }));
+    expect(() => locate(parseTarget('Privcy and security'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Privacy'] } }));
+    expect(() => locate(parseTarget('Log in'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: [] } }));
     // Fuzzy: one clear winner is taken (a prefix, a typo), two close ones are refused.
     expect(twice.reading.elements[locate(parseTarget('Shar'), twice, undefined).index]!.label).toBe('Share');
     expect(locate(parseTarget('Shrae'), twice, undefined).how).toBe('fuzzy');
@@ -252,7 +302,7 @@ describe('two sources of one screen', () => {
     const first = tree([n('cell', '', [0, 200, 393, 88]), n('cell', 'Grace Hopper', [0, 288, 393, 88])]);
     const second = withSource([...ocr('Ada Lovelace', [16, 210, 120, 20]), ...ocr('Grace Hopper', [16, 298, 120, 20]), ...ocr('Online', [16, 240, 60, 16]), ...ocr('Help', [300, 800, 60, 20])]);
     const { tree: merged, report } = mergeSources(first, second);
-    expect(report).toEqual({ named: 1, repeated: 1, detailed: 1, added: 1 });
+    expect(report).toEqual({ named: 1, repeated: 1, detailed: 1, added: 1, contradicted: 0 });
     const r = readScreen(merged, 'ios');
     expect(r.elements.map((e) => [e.role, e.label, e.detail, e.source])).toEqual([
       ['cell', 'Ada Lovelace', 'Online', 'web'],
@@ -265,6 +315,32 @@ describe('two sources of one screen', () => {
     expect(r.elements[1]!.fromPixels).toBeUndefined();
     expect(locate(parseTarget('Ada Lovelace'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('ocr');
     expect(locate(parseTarget('Grace Hopper'), { reading: r, screen: { id: 'x', name: null } }, undefined).how).toBe('label');
+  });
+
+  it('where the tree and the pixels disagree, shows both: the label or = value from the tree, ~ text from pixels', () => {
+    const first = tree([
+      n('heading', 'Basket', [16, 60, 200, 30]),
+      n('text', 'Total: $10.00', [16, 120, 200, 22]),
+      n('text', 'Delivery on Friday, 12 June', [16, 160, 360, 22]),
+      n('textfield', 'Email', [16, 220, 361, 44], { value: 'ada@example.com' }),
+      n('textfield', 'Name', [16, 280, 361, 44], { value: 'Grace Hopper' }),
+    ]);
+    const second = withSource([
+      ...ocr('Total: $12.50', [16, 121, 150, 20]), // the tree is stale: the page shows another total
+      ...ocr('Delivery on Friday,', [16, 161, 200, 20]), // part of a label read on its own: the same words
+      ...ocr('grace@example.com', [24, 230, 200, 24]), // the field shows other text than its value
+      ...ocr('Grace Hoppor', [24, 290, 200, 24]), // one letter misread: no contradiction
+    ]);
+    const { tree: merged, report } = mergeSources(first, second);
+    expect(report).toMatchObject({ contradicted: 2, repeated: 2 });
+    const r = readScreen(merged, 'web');
+    const text = outlineText(r, header(r));
+    expect(text).toContain('text 116,131 "Total: $10.00" ~ "Total: $12.50"');
+    expect(text).toMatch(/textfield 197,242 "Email" = "ada@example.com" ~ "grace@example.com"/);
+    expect(text).toMatch(/textfield 197,302 "Name" = "Grace Hopper"\n/);
+    expect(text).toMatch(/"Delivery on Friday, 12 June"\n/);
+    // The tree's words stay what a target resolves by.
+    expect(r.elements[locate(parseTarget('Total: $10.00'), { reading: r, screen: { id: 'x', name: null } }, undefined).index]!.pixelText).toBe('Total: $12.50');
   });
 });
 

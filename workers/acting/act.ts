@@ -69,16 +69,13 @@ export class Actor {
     const eyes = this.eyesOf(localId);
     const kind = req.action;
     const readsBefore = u.treeReads(localId, epoch);
-    const before = opts.chosen?.before ?? (await u.current(localId, epoch, team)).read;
+    let before = opts.chosen?.before ?? (await u.current(localId, epoch, team)).read;
     const memory = before.memory;
 
     // The target: an element (or a point) on the screen as it is now.
     let index: number | null = null;
     let point = null;
-    if (opts.chosen) {
-      index = opts.chosen.index;
-      point = before.reading.elements[index]!.tap;
-    } else if (req.target) {
+    const resolve = () => {
       try {
         const r = resolveTarget(u, localId, epoch, before, req);
         index = r.index;
@@ -86,6 +83,24 @@ export class Actor {
       } catch (err) {
         this.unresolved(localId, epoch, err, before, req, t0);
         throw err;
+      }
+    };
+    if (opts.chosen) {
+      index = opts.chosen.index;
+      point = before.reading.elements[index]!.tap;
+    } else if (req.target) {
+      resolve();
+      // A destructive-looking target is never acted on from memory: a remembered outline can be
+      // another screen's that shares its face (the field report's review step inherited step one's
+      // controls, and its only real control submitted the form). Found there, it is looked for again
+      // on a live read of the tree, and acted on only if that read has it too.
+      const found = index !== null ? before.reading.elements[index]! : null;
+      if (before.source === 'memory' && !req.allowDestructive && found && ACTIVATING.has(kind) && looksDestructive(found.label)) {
+        this.logger.info({ localId, target: req.target, screen: before.identified.node.id }, 'a destructive-looking target was found on a remembered outline: reading the screen before acting');
+        before = (await u.current(localId, epoch, team, { live: true })).read;
+        index = null;
+        point = null;
+        resolve();
       }
     }
     const to = req.to && kind !== 'scroll' ? (pointOf(req.to, before) ?? resolveTarget(u, localId, epoch, before, { target: req.to }).point) : null;
@@ -189,10 +204,12 @@ export class Actor {
       stateAfter,
       destructive: el ? looksDestructive(el.label) : false,
       afterFrom: after.source,
+      ...(el && !opts.chosen ? { targetFrom: before.source } : {}),
       ...(delivery ? { delivery } : {}),
       sensors: sensorsOf(after),
     };
     const escalation = reason ? memory.escalate({ reason, screen: after.identified.node.id, evidence: { action: key ?? kind, verdict: outcome.verdict, ...evidence }, costMs: Math.round(t4 - t0) }) : null;
+    const t5 = performance.now();
     if (escalation) this.logEscalation(localId, escalation);
     this.logger.info({ localId, action: key ?? kind, verdict: outcome.verdict, reason: outcome.reason, before: evidence.before.id, after: evidence.after.id, predicted: evidence.predicted?.id ?? null }, 'action verdict');
     const acted = found !== null ? { read: after, index: found } : el ? { read: before, index: index! } : null;
@@ -210,7 +227,7 @@ export class Actor {
       screen: identity(after),
       outline: outlineText(after.reading, u.header(localId, after)),
       escalation: escalation ? { reason: escalation.reason, screen: escalation.screen, costMs: escalation.costMs } : null,
-      timings: { resolveMs: ms(t1 - t0), touchMs: ms(t2 - t1), settleMs: ms(t3 - t2), readMs: ms(t4 - t3), totalMs: ms(t4 - t0) },
+      timings: { resolveMs: ms(t1 - t0), touchMs: ms(t2 - t1), settleMs: ms(t3 - t2), readMs: ms(t4 - t3), verdictMs: ms(t5 - t4), totalMs: ms(t5 - t0) },
       treeReads: { action: u.treeReads(localId, epoch) - readsBefore, session: u.treeReads(localId, epoch) },
     };
     this.seen?.action(localId, epoch, result);

@@ -175,7 +175,13 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       this.socket.terminate();
       return;
     }
-    this.send({ type: 'heartbeat', seq: this.seq++, sentAt: new Date().toISOString() });
+    const m = process.memoryUsage();
+    this.send({
+      type: 'heartbeat',
+      seq: this.seq++,
+      sentAt: new Date().toISOString(),
+      process: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external, arrayBuffersBytes: m.arrayBuffers },
+    });
   }
 
   private async pushDevices(): Promise<void> {

@@ -8,6 +8,15 @@ export type DeviceReport = Omit<components['schemas']['WorkerDevice'], 'lease'>;
 export type AppTarget = components['schemas']['AppTarget'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type OriginRules = components['schemas']['OriginRules'];
+export type PermissionRequest = components['schemas']['PermissionRequest'];
+
+/** What a backend did to a permission: its own names for what it changed, and those it left alone. */
+export interface PermissionOutcome {
+  app: string | null;
+  applied: string[];
+  skipped?: string[];
+  note?: string;
+}
 
 export interface PrepareOptions {
   signal: AbortSignal;
@@ -108,6 +117,8 @@ export interface TreeNode {
   probed?: boolean;
   /** Where the label came from when not from the node's own source: a control the tree left unnamed, named by the text drawn in it. */
   labelFrom?: 'ocr';
+  /** Words read from the pixels inside this node that contradict what the tree says of it (a stale text, a field whose value the tree lost). */
+  pixelText?: string;
 }
 
 export interface TreeSnapshot {
@@ -186,6 +197,13 @@ export interface DeviceBackend {
    * only the container itself (or nothing) is there.
    */
   hitTest?(points: Point[]): Promise<(HitElement | null)[]>;
+  /**
+   * Grants, revokes or resets one permission of the session's app, in the shared vocabulary
+   * (permissions.ts), so no system prompt has to be tapped through. Refuses a name the platform has
+   * no way to set with PERMISSION_UNSUPPORTED before changing anything. Platforms without any way
+   * to set permissions leave it out.
+   */
+  setPermission?(req: PermissionRequest): Promise<PermissionOutcome>;
 }
 
 /** A control found by the platform's hit test rather than by enumerating the tree. */

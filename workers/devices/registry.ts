@@ -20,6 +20,8 @@ export interface BackendSettings {
   emulatorTokenFile: string | undefined;
   /** Between sessions: "clear" (the app's data) or "snapshot:NAME" (the emulator restores a snapshot). */
   androidReset: 'clear' | `snapshot:${string}`;
+  /** A folder of APKs named `<package>.apk`: a session's app missing from an emulator is installed from it. */
+  androidApkDir: string | undefined;
   /** xcrun for iOS simulators: "auto" (on macOS), "none", or a path. */
   xcrun: string;
   iosUiTool: 'auto' | 'axe' | 'idb';
@@ -64,7 +66,7 @@ export function createProviders(settings: BackendSettings, logger: Logger): Back
   if (web.length > 0) providers.push(new WebProvider({ profiles: web, chromium: settings.chromium, logger: logger.child({ backend: 'web' }) }));
   const adb = toolFor(settings.adb, () => onPath('adb'));
   if (adb) {
-    providers.push(new AndroidProvider({ adb, ...(settings.emulatorTokenFile ? { consoleTokenFile: settings.emulatorTokenFile } : {}), reset: settings.androidReset, logger: logger.child({ backend: 'android' }) }));
+    providers.push(new AndroidProvider({ adb, ...(settings.emulatorTokenFile ? { consoleTokenFile: settings.emulatorTokenFile } : {}), reset: settings.androidReset, ...(settings.androidApkDir ? { apkDir: settings.androidApkDir } : {}), logger: logger.child({ backend: 'android' }) }));
   }
   const xcrun = toolFor(settings.xcrun, () => (process.platform === 'darwin' ? 'xcrun' : undefined));
   if (xcrun) {

@@ -37,6 +37,8 @@ export class AppMemory {
   generation = 0;
   loadRetryAt = 0;
   loading: Promise<void> | undefined;
+  /** Set when the farm forgot this app: a read made with this copy must not be served again. */
+  forgotten = false;
 
   constructor(
     readonly key: MemoryKey,
@@ -52,7 +54,10 @@ export class AppMemory {
   /** Modal layers seen on each screen (by role and name): a new one is unfamiliar. */
   private readonly modals = new Set<string>();
 
-  remember(node: string, reading: ScreenReading, signature: FrameAnalysis): void {
+  remember(node: string, reading: ScreenReading, settled: FrameAnalysis): void {
+    // A face keeps the grid the pixel check compares, not the fine profile a settled frame may carry
+    // for measuring scrolls (twice the grid's bytes, on up to eight faces of every screen).
+    const { fine: _measuring, ...signature } = settled;
     const faces = (this.seen.get(node) ?? []).filter((f) => !samePixels(f.signature, signature));
     faces.push({ reading, signature, confirmedAt: Date.now() });
     if (faces.length > MAX_FACES) faces.shift(); // the least recently confirmed goes
@@ -143,7 +148,10 @@ export class Memories {
       sync.onForgotten = (key, generation) => {
         const k = `${key.team}\u0000${key.platform}\u0000${key.app}`;
         const m = this.apps.get(k);
-        if (m && m.generation <= generation) this.apps.delete(k);
+        if (m && m.generation <= generation) {
+          m.forgotten = true;
+          this.apps.delete(k);
+        }
       };
     }
   }

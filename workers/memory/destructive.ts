@@ -1,6 +1,7 @@
-// Labels that look like they do something that cannot be undone. The fast tier (memory, batches,
-// replays) never acts on one unless that step says allowDestructive; an agent asking for one tap
-// by name has said what it wants.
+// Labels that look like they do something that cannot be undone. Batches, replays and fills never
+// act on one unless that step says allowDestructive; an agent asking for one tap by name has said
+// what it wants, but even then the target is found on a live read, never on a remembered outline
+// (acting/act.ts).
 
 const WORDS = [
   'delete', 'remove', 'erase', 'reset', 'wipe', 'discard', 'destroy', 'clear all', 'sign out', 'signout', 'log out', 'logout',

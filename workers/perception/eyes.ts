@@ -4,7 +4,7 @@
 // device. The eyes never close: they run for every device the worker has, whether anyone asks or not.
 import type { Logger } from 'pino';
 import type { DeviceBackend, Frame } from '../devices/backend.js';
-import { analyse, GRID_W, gridHeight, toPoints, type Box, type FrameAnalysis } from './analysis.js';
+import { analyse, FINE_W, fineHeight, GRID_W, gridHeight, toPoints, type Box, type FrameAnalysis } from './analysis.js';
 import { FrameStore } from './frame-store.js';
 import { grayGrid } from './image.js';
 import { MarkBook, type Mark } from './marks.js';
@@ -65,9 +65,12 @@ export class Eyes {
   readonly marks = new MarkBook();
   readonly timings: PhaseTimings = { queuedMs: [], decodeMs: [], analysisMs: [] };
   private seq = 0;
+  /** Frames that arrived before the device knew its screen size, and were not analysed. */
+  skippedUnmeasured = 0;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
   private confirming: Promise<boolean> | undefined;
+  private readonly profiling = new Map<number, Promise<void>>();
   /** Probes taken, and how many found the screen had moved on without a frame (stalled streams). */
   readonly probes = { taken: 0, caughtStalls: 0, failed: 0 };
 
@@ -77,7 +80,29 @@ export class Eyes {
     private readonly logger: Logger,
   ) {
     this.store = new FrameStore({ retentionMs: opts.retentionMs, budgetBytes: opts.budgetBytes });
-    this.activity = new Activity(this.store, opts.quietMs, () => this.confirmStill());
+    this.activity = new Activity(this.store, opts.quietMs, () => this.confirmStill(), (f) => this.profile(f));
+  }
+
+  /**
+   * Gives a frame its fine profile (analysis.ts), from the encoded frame while it is still the
+   * newest: transitions are measured between settled frames and marks, which are the newest frame
+   * when they are taken, so only those few pay the decode (about 5 ms on libvips' threads; every
+   * frame paying it would triple the decode cost of an animation). A frame no longer newest, or one
+   * whose decode fails, stays without: motion then measures on the grid alone.
+   */
+  profile(f: FrameAnalysis): Promise<void> {
+    if (f.fine) return Promise.resolve();
+    const pending = this.profiling.get(f.seq);
+    if (pending) return pending;
+    const encoded = this.store.newestEncoded();
+    if (!encoded || encoded.seq !== f.seq) return Promise.resolve();
+    const h = fineHeight(f.heightPt);
+    const job = grayGrid(encoded.frame, FINE_W, h)
+      .then((gray) => this.store.attachFine(f, { w: FINE_W, h, gray }))
+      .catch((err: unknown) => this.logger.debug({ err, seq: f.seq }, 'no fine profile for this frame'))
+      .finally(() => this.profiling.delete(f.seq));
+    this.profiling.set(f.seq, job);
+    return job;
   }
 
   start(): void {
@@ -144,7 +169,10 @@ export class Eyes {
 
   mark(epoch: number): Mark {
     this.marks.forgetExcept(epoch);
-    return this.marks.take(epoch, this.store.newest());
+    const newest = this.store.newest();
+    // A mark is where a later "what happened" is measured from.
+    if (newest) void this.profile(newest);
+    return this.marks.take(epoch, newest);
   }
 
   changes(mark: Mark): ChangesAnswer {
@@ -179,6 +207,12 @@ export class Eyes {
 
   private async take(frame: Frame): Promise<void> {
     const { widthPt, heightPt } = this.device.screen();
+    // A device whose screen is not measured yet (an iOS simulator before its first session) has
+    // frames but no points to place them in: they are skipped, not failed one by one.
+    if (!(widthPt > 0 && heightPt > 0)) {
+      this.skippedUnmeasured++;
+      return;
+    }
     const t0 = performance.now();
     const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
     const t1 = performance.now();

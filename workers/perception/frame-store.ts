@@ -1,7 +1,7 @@
 // The last minute of a device's frames, analysed, bounded in bytes; and the newest encoded frame,
 // for `look`. Every frame is analysed once, in order, off the request path.
 import type { Frame } from '../devices/backend.js';
-import type { FrameAnalysis } from './analysis.js';
+import type { FineProfile, FrameAnalysis } from './analysis.js';
 
 export interface FrameStoreOptions {
   retentionMs: number;
@@ -9,13 +9,14 @@ export interface FrameStoreOptions {
 }
 
 const OVERHEAD_BYTES = 200;
-const sizeOf = (f: FrameAnalysis) => f.gray.byteLength + f.cells.byteLength + OVERHEAD_BYTES;
+const sizeOf = (f: FrameAnalysis) => f.gray.byteLength + f.cells.byteLength + (f.fine?.gray.byteLength ?? 0) + OVERHEAD_BYTES;
 
 export class FrameStore {
   private frames: FrameAnalysis[] = [];
   private bytes = 0;
   private encoded: Frame | undefined;
   private encodedAt: number | undefined;
+  private encodedSeq: number | undefined;
 
   constructor(private readonly opts: FrameStoreOptions) {}
 
@@ -24,6 +25,7 @@ export class FrameStore {
     this.bytes += sizeOf(analysis);
     this.encoded = frame;
     this.encodedAt = analysis.wallAt;
+    this.encodedSeq = analysis.seq;
     const oldest = analysis.at - this.opts.retentionMs;
     while (this.frames.length > 1 && (this.frames[0]!.at < oldest || this.bytes > this.opts.budgetBytes)) {
       this.bytes -= sizeOf(this.frames.shift()!);
@@ -34,9 +36,16 @@ export class FrameStore {
     return this.frames.at(-1);
   }
 
-  /** The newest frame as the backend produced it, and when (Date.now()). */
-  newestEncoded(): { frame: Frame; wallAt: number } | undefined {
-    return this.encoded && this.encodedAt !== undefined ? { frame: this.encoded, wallAt: this.encodedAt } : undefined;
+  /** The newest frame as the backend produced it, when (Date.now()), and its analysis's seq. */
+  newestEncoded(): { frame: Frame; wallAt: number; seq: number } | undefined {
+    return this.encoded && this.encodedAt !== undefined && this.encodedSeq !== undefined ? { frame: this.encoded, wallAt: this.encodedAt, seq: this.encodedSeq } : undefined;
+  }
+
+  /** Gives a kept frame its fine profile, counted in the budget like the rest of it. */
+  attachFine(f: FrameAnalysis, fine: FineProfile): void {
+    if (f.fine) return;
+    f.fine = fine;
+    if (this.frames.includes(f)) this.bytes += fine.gray.byteLength;
   }
 
   /** Frames that arrived within the last `ms` before the newest. */

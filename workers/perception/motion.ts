@@ -8,7 +8,7 @@
 // make "no shift" win); prefer, among the shifts that fit the two ends, the one the stream of
 // frames in between agrees with (list rows repeat, so several shifts fit); tell a push from a pop by
 // the direction content moved while it moved, not by the end states.
-import type { FrameAnalysis } from './analysis.js';
+import type { FineProfile, FrameAnalysis } from './analysis.js';
 
 export type TransitionKind = 'none' | 'push' | 'pop' | 'scroll' | 'sheet-up' | 'sheet-down' | 'alert' | 'alert-dismissed' | 'keyboard-up' | 'keyboard-down' | 'replace';
 
@@ -113,11 +113,11 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
   const streamBacked = !flow.broken && flow.agreeingY >= 5 && Math.abs(shift.rows - flow.dy) <= Math.max(3, Math.abs(flow.dy) * 0.15) && shift.score > USEFUL;
   if (!horizontalMotion && shift.rows !== 0 && ((shift.score > 0.6 && shift.cost < 8) || streamBacked)) {
     // With frames missing in the middle (a stream that stalled under load), a list's repeating rows
-    // can make the two ends fit a row pitch away from the truth, and the stream cannot vouch for the
-    // distance: then the offset is not given rather than given wrong (one CI run measured 344 pt for
-    // a 200 pt scroll).
+    // can make the two ends fit a row pitch away from the truth on the grid, and the stream cannot
+    // vouch for the distance: then the offset is not given rather than given wrong (one CI run
+    // measured 344 pt for a 200 pt scroll). The fine profile tells the rows apart and needs no stream.
     const gap = frames.slice(1).some((f, i) => f.at - frames[i]!.at > STALL_MS);
-    if ((gap && !streamBacked) || shift.ambiguous) return { kind: 'scroll', confidence: r2(Math.min(0.6, shift.score)), evidence };
+    if ((gap && !streamBacked && !shift.measuredFine) || shift.ambiguous) return { kind: 'scroll', confidence: r2(Math.min(0.6, shift.score)), evidence };
     return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
   }
   if (horizontalMotion) {
@@ -396,7 +396,7 @@ function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, a
  * The vertical shift s that best maps the before band onto the after band (b(y) = a(y + s)), with
  * sub-row precision; among good local minima, the one nearest the stream's estimate.
  */
-function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number; ambiguous: boolean } {
+function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number; ambiguous: boolean; measuredFine: boolean } {
   const W = a.gridW;
   const len = y1 - y0 + 1;
   const minOverlap = Math.max(4, Math.floor(len * 0.25));
@@ -416,7 +416,7 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   for (let s = -limit; s <= limit; s++) costs.set(s, cost(s));
   const c0 = costs.get(0) ?? Infinity;
   const minima = [...costs.entries()].filter(([s, c]) => Number.isFinite(c) && c <= (costs.get(s - 1) ?? Infinity) && c <= (costs.get(s + 1) ?? Infinity));
-  if (minima.length === 0 || !Number.isFinite(c0) || c0 < 1) return { rows: 0, score: 0, cost: c0, ambiguous: false };
+  if (minima.length === 0 || !Number.isFinite(c0) || c0 < 1) return { rows: 0, score: 0, cost: c0, ambiguous: false, measuredFine: false };
   // With a stream to go on, the ends are only asked to refine it (within half a typical row pitch):
   // at eight points a grid row, a shift one list row away can fit the ends better than the true one.
   const near = streamDy !== 0 ? minima.filter(([m]) => Math.abs(m - streamDy) <= Math.max(4, Math.abs(streamDy) * 0.15)) : [];
@@ -433,6 +433,20 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
     const plausible = minima.filter(([, mc]) => mc <= c0 * (1 - USEFUL)).map(([m]) => Math.abs(m - streamDy)).sort((x, y) => x - y);
     if (plausible.length > 1 && plausible[1]! < 2 * plausible[0]! && plausible[1]! <= Math.max(6, Math.abs(streamDy) * 0.35)) ambiguous = true;
   }
+  // The grid only proposes: where both ends carry the fine profile, it decides among every fit that
+  // explains a useful share of the change (and the stream's estimate), since at 2 pt a row one list
+  // row no longer looks like the next.
+  if (a.fine && b.fine && a.fine.h === b.fine.h && a.fine.w === b.fine.w) {
+    const proposals = minima.filter(([m, mc]) => m !== 0 && mc <= c0 * (1 - USEFUL)).map(([m]) => m);
+    if (streamDy !== 0) proposals.push(Math.round(streamDy));
+    const { fits, still } = fineFits(a.fine, b.fine, y0, y1, a.gridH, proposals);
+    const [first, second] = fits;
+    if (first && still > 0) {
+      // Two fits a list row or more apart that the fine profile cannot tell apart either: say so.
+      const tied = second !== undefined && Math.abs(second.rows - first.rows) >= 2 && second.cost <= first.cost * FINE_TIE;
+      return { rows: first.rows, score: 1 - first.cost / still, cost: first.cost, ambiguous: tied, measuredFine: !tied };
+    }
+  }
   // Sub-pixel refinement between the neighbours.
   const left = costs.get(s - 1) ?? Infinity;
   const right = costs.get(s + 1) ?? Infinity;
@@ -440,6 +454,60 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   if (Number.isFinite(left) && Number.isFinite(right)) {
     refined = s + subPixel(left, c, right);
   }
-  return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c, ambiguous };
+  return { rows: s === 0 ? 0 : refined, score: 1 - c / c0, cost: c, ambiguous, measuredFine: false };
+}
+
+/** A runner-up fine fit within this factor of the best (and a grid row or more away) is a tie. */
+const FINE_TIE = 1.15;
+
+/**
+ * Each proposed shift (grid rows) refined on the fine profiles: the best fine shift within a grid
+ * row and a bit either side, its mean difference, best first. Distinct fits only (proposals that
+ * refine to the same place count once).
+ */
+function fineFits(a: FineProfile, b: FineProfile, y0: number, y1: number, gridH: number, proposals: number[]): { fits: { rows: number; cost: number }[]; still: number } {
+  const k = a.h / gridH; // fine rows per grid row
+  const f0 = Math.floor(y0 * k);
+  const f1 = Math.min(a.h - 1, Math.ceil((y1 + 1) * k) - 1);
+  const len = f1 - f0 + 1;
+  const minOverlap = Math.max(8, Math.floor(len * 0.25));
+  const memo = new Map<number, number>();
+  const cost = (s: number) => {
+    const hit = memo.get(s);
+    if (hit !== undefined) return hit;
+    const ya = Math.max(f0, f0 - s);
+    const yb = Math.min(f1, f1 - s);
+    const n = yb - ya + 1;
+    let sum = 0;
+    if (n >= minOverlap) {
+      for (let y = ya; y <= yb; y++) {
+        const r = y * a.w;
+        const rs = (y + s) * a.w;
+        for (let x = 0; x < a.w; x++) {
+          const d = b.gray[r + x]! - a.gray[rs + x]!;
+          sum += d < 0 ? -d : d;
+        }
+      }
+    }
+    const v = n >= minOverlap ? sum / (n * a.w) : Infinity;
+    memo.set(s, v);
+    return v;
+  };
+  const out: { rows: number; cost: number }[] = [];
+  const reach = Math.ceil(k) + 1;
+  for (const p of proposals) {
+    const centre = Math.round(p * k);
+    let best = centre;
+    for (let s = centre - reach; s <= centre + reach; s++) if (cost(s) < cost(best)) best = s;
+    const c = cost(best);
+    // Within half a grid row of standing still is no scroll (a fade or a redraw in place).
+    if (!Number.isFinite(c) || Math.abs(best) < k / 2) continue;
+    if (out.some((o) => Math.abs(o.rows * k - best) < 1)) continue;
+    const left = cost(best - 1);
+    const right = cost(best + 1);
+    const exact = Number.isFinite(left) && Number.isFinite(right) ? best + subPixel(left, c, right) : best;
+    out.push({ rows: exact / k, cost: c });
+  }
+  return { fits: out.sort((x, y) => x.cost - y.cost), still: cost(0) };
 }
 

@@ -102,6 +102,8 @@ export class Activity {
     private readonly quietMs: number,
     /** Confirms with the device that the newest frame is the screen now (eyes.ts); false if not. */
     private readonly confirm: () => Promise<boolean> = async () => true,
+    /** Gives the newest frame its fine profile, for measuring a scroll (eyes.ts); best effort. */
+    private readonly profile: (f: FrameAnalysis) => Promise<void> = async () => undefined,
   ) {}
 
   onFrame(cur: FrameAnalysis): void {
@@ -208,6 +210,8 @@ export class Activity {
   private settle(newest: FrameAnalysis): void {
     const before = this.lastSettled;
     this.lastSettled = newest;
+    // Now, while it is the newest frame: it is where the next transition will be measured from.
+    void this.profile(newest);
     if (before && significantChange(before, newest, this.store.recent(2000)).changed) {
       const record = { fromSeq: before.seq, toSeq: newest.seq, settledWallAt: newest.wallAt };
       this.classifyBetween(before, newest).then(
@@ -236,7 +240,9 @@ export class Activity {
     if (this.classified?.from === from.seq && this.classified.to === to.seq) return this.classified.transition;
     const between = this.store.range(from.seq, to.seq);
     const t0 = performance.now();
-    const transition = classify(between[0]?.seq === from.seq ? between : [from, ...between]).then((t) => {
+    const frames = between[0]?.seq === from.seq ? between : [from, ...between];
+    const transition = Promise.all([this.profile(from), this.profile(to)]).then(async () => {
+      const t = await classify(frames);
       this.classifyMs.push(performance.now() - t0);
       if (this.classifyMs.length > 200) this.classifyMs.shift();
       return t;
@@ -249,6 +255,7 @@ export class Activity {
   wait(req: WaitRequest): Promise<WaitResult> {
     const started = performance.now();
     const baseline = req.since ?? this.store.newest();
+    if (baseline) void this.profile(baseline);
     const changedFromBaseline = () => {
       const newest = this.store.newest();
       if (!newest) return false;

@@ -29,6 +29,8 @@ export interface Element {
   underLayer: boolean;
   /** The label was read from pixels (text recognition), not told by the tree: a guess with a confidence. */
   fromPixels?: { confidence: number };
+  /** Text read from pixels inside the element that contradicts the tree's label or value; shown beside it, not instead. */
+  pixelText?: string;
 }
 
 /** Roles that are structure (regions, lists, layers), never a line of their own. */
@@ -140,6 +142,7 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : []), ...(n.probed ? (['probed'] as const) : [])],
     underLayer: n.covered === true,
     ...(n.source === 'ocr' || n.labelFrom === 'ocr' ? { fromPixels: { confidence: n.confidence ?? 0 } } : {}),
+    ...(n.pixelText ? { pixelText: n.pixelText } : {}),
   };
 }
 

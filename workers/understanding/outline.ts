@@ -75,6 +75,9 @@ function elementLine(e: Element, ref: number, row: string | undefined): string {
   if (e.label) parts.push(e.fromPixels ? `~${quote(e.label)}` : quote(e.label));
   if (e.detail) parts.push(`· ${cut(e.detail)}`);
   if (e.value !== null) parts.push(`= ${quote(e.value)}`);
+  // The tree says one thing, the pixels another: both, the tree's first (`= value` / the label) and
+  // what is drawn as `~ text`.
+  if (e.pixelText) parts.push(`~ ${quote(e.pixelText)}`);
   if (e.id && e.interactive && !/^\d+$/.test(e.id)) parts.push(`#${e.id}`);
   parts.push(...stateWords(e.states, e.role), ...e.flags.filter((f) => f !== 'offscreen' && f !== 'covered'));
   return parts.join(' ');
@@ -141,6 +144,7 @@ export function elementJson(r: ScreenReading, i: number, rowOf = rowIndex(r)) {
     flags: e.flags,
     source: e.source,
     ...(e.fromPixels ? { labelFrom: 'ocr' as const, confidence: e.fromPixels.confidence } : {}),
+    ...(e.pixelText ? { pixelText: e.pixelText } : {}),
   };
 }
 

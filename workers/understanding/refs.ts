@@ -6,7 +6,7 @@
 import { DeviceError } from '../devices/backend.js';
 import type { Element } from './elements.js';
 import { inside } from './geometry.js';
-import { normaliseLabel } from './names.js';
+import { editDistance, normaliseLabel } from './names.js';
 import type { ScreenReading } from './screen.js';
 
 export type Target =
@@ -123,16 +123,37 @@ const describe = (n: Numbered) => `${n.screen.id}${n.screen.name ? ` ${JSON.stri
 const say = (e: Element) => `${e.role} ${JSON.stringify(e.label.length > 40 ? `${e.label.slice(0, 39)}…` : e.label)}`;
 const where = (e: Element) => (e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above the screen' : 'below the screen');
 
-/** Up to three visible labels containing the wanted words, or contained in them. */
+/**
+ * Up to three visible labels nearest the wanted words, nearest first: containing them or contained
+ * in them, or a few typos away as a whole or word for word ("Notifcation settings" is near
+ * "Notifications"). Only names to show the asker; nothing is ever acted on from this list.
+ */
 function nearLabels(want: string, els: Element[]): string[] {
   const w = normaliseLabel(want).toLowerCase();
   if (!w) return [];
+  const wantWords = w.split(/\s+/).filter((x) => x.length >= 3);
+  const score = (l: string): number => {
+    if (l.includes(w) || (w.includes(l) && l.length >= 3)) return 1;
+    let best = similarity(w, l);
+    for (const word of l.split(/[\s,/-]+/)) {
+      if (word.length < 3) continue;
+      if (w.includes(word)) best = Math.max(best, 0.9);
+      for (const ww of wantWords) best = Math.max(best, similarity(ww, word));
+    }
+    return best;
+  };
   const scored = els
     .filter((e) => e.label)
-    .map((e) => ({ label: e.label, l: e.label.toLowerCase() }))
-    .filter(({ l }) => l.includes(w) || (w.includes(l) && l.length >= 3) || l.split(' ').some((word) => word.length >= 3 && w.includes(word)));
+    .map((e) => ({ label: e.label, score: score(e.label.toLowerCase()) }))
+    .filter((x) => x.score >= NEAR_MIN)
+    .sort((a, b) => b.score - a.score);
   return [...new Set(scored.map((s) => s.label))].slice(0, 3);
 }
+
+/** How alike two words are, 0–1, by edit distance (a swap counting one). */
+const similarity = (a: string, b: string) => Math.max(0, 1 - editDistance(a, b) / Math.max(a.length, b.length));
+/** A label this alike is worth naming as near. */
+const NEAR_MIN = 0.7;
 
 /** A fuzzy match must score at least this (1 = exact)... */
 const FUZZY_MIN = 0.75;
@@ -175,18 +196,4 @@ function closeness(want: string, label: string, id: string | null): number {
   // An icon nobody labelled may still carry its name in its id.
   if (id && want.length >= 3 && id.toLowerCase().split(/[-_.:]+/).includes(want)) best = Math.max(best, 0.8);
   return best;
-}
-
-/** Edit distance with transpositions (a typo that swaps two letters is one edit). */
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 3) return 99;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
 }

@@ -178,8 +178,13 @@ export function median(xs: number[]): number {
 export function regionOf(e: Element, r: Regions): RegionName {
   const f = e.visible ?? e.frame;
   const cy = f.y + f.height / 2;
-  if (r.modal && inside(e.frame, r.modal.frame, 2)) return 'modal';
-  if (r.keyboard && cy >= r.keyboard.y) return 'keyboard';
+  // In the modal layer: what the tree puts in it, or what is drawn after it within its frame. What
+  // lies inside its frame but comes before it in the tree is underneath (a list behind a sheet that
+  // rises over it): covered, not the sheet's.
+  if (r.modal && inside(e.frame, r.modal.frame, 2) && (e.node > r.modal.node || descends(e.node, r.modal.node, r.parents))) return 'modal';
+  // The keyboard holds what lies within it: a row whose centre the keyboard covers is content, cut
+  // off by it and tapped in the part that shows (by its centre it was a key, and tapped on one).
+  if (r.keyboard && inside(e.frame, r.keyboard, 2)) return 'keyboard';
   // A declared bar holds what the tree puts in it; a bar found from the gaps holds what lies (almost)
   // wholly inside it. Either way a row scrolled under a tab bar is content, covered, not a tab.
   const inBar = (which: 'top' | 'bottom', band: Band) => {

@@ -90,6 +90,10 @@ function titleOf(elements: Element[], region: RegionName[], regions: Regions, tr
   const W = tree.screen.widthPt;
   const texts = top.filter((e) => e.role === 'text' && isName(e.label)).sort((a, b) => Math.abs(a.tap!.x - W / 2) - Math.abs(b.tap!.x - W / 2));
   if (texts[0] && Math.abs(texts[0].tap!.x - W / 2) < W / 6) return texts[0].label;
+  // Android's toolbar draws its title leading, just after the navigation button: no text near the
+  // middle, so the one that starts furthest left (in the left third, not reaching the actions).
+  const leading = [...texts].sort((a, b) => a.frame.x - b.frame.x)[0];
+  if (leading && leading.frame.x < W / 3 && leading.frame.x + leading.frame.width <= W * 0.75) return leading.label;
   // A large title: the first content row, one heading or text clearly bigger than the screen's text,
   // whether it shows or has scrolled away under the bar (the page still holds it).
   const content = elements.filter((e, i) => region[i] === 'content' && !e.flags.includes('offscreen') || (region[i] === 'content' && e.frame.y < 0));

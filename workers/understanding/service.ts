@@ -15,7 +15,7 @@ import { elementJson, outlineJson, outlineText, type OutlineHeader } from './out
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
 import type { TextRecogniser } from './ocr/engine.js';
-import { readPixels } from './ocr/read.js';
+import { PIXEL_BUDGET_MS, readPixels } from './ocr/read.js';
 import { areasToRead, type OcrArea } from './ocr/where.js';
 import { mergeSources } from './merge.js';
 import { probeContainer, silentContainers } from './probe.js';
@@ -46,7 +46,7 @@ export interface Read {
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
   probe?: { containers: number; probes: number; found: number } | null;
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
-  ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string } | null;
+  ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string; unread?: number } | null;
 }
 
 interface Watched {
@@ -64,6 +64,8 @@ export interface CurrentOptions {
   expect?: string[];
   /** The caller saw the screen come to rest on an expected face (an action's arrival): read it now. */
   arrived?: boolean;
+  /** Read the tree, whatever the last read or memory would say (a destructive target must be seen live). */
+  live?: boolean;
 }
 
 export class Understanding {
@@ -112,14 +114,16 @@ export class Understanding {
     // of a change decides, so a frame that changes nothing costs no second read.
     const lastMotion = eyes.activity.lastMotion;
     const unmoved = d.last?.frameAt !== undefined && (lastMotion === undefined || lastMotion <= d.last.frameAt);
-    if (d.last && seq !== undefined && (d.last.seq === seq || unmoved)) {
+    // A read made with a memory the farm has since forgotten is not served again: its screen and graph
+    // are gone, and serving it would carry them into the next action (a prediction, a "known" screen).
+    if (!opts.live && d.last && !d.last.memory.forgotten && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
     // An app's memory is per version band: a new major version may have moved everything.
     const memory = await this.memories.ensure(team, d.backend.platform, `${d.backend.foreground() ?? 'unknown app'}@${versionBand(d.backend.appVersion?.())}`);
-    if (newest && (opts.arrived || eyes.activity.isSettled())) {
+    if (!opts.live && newest && (opts.arrived || eyes.activity.isSettled())) {
       const t0 = performance.now();
       const match = memory.matchPixels(newest, opts.expect);
       if (match) {
@@ -254,7 +258,8 @@ export class Understanding {
       const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length);
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
-      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why } };
+      if (pixels.unread) this.logger.info({ areas: areas.length, unread: pixels.unread, ms: pixels.ms }, 'text recognition stopped at its budget');
+      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: (err as Error).message } };
@@ -277,6 +282,7 @@ export class Understanding {
           ? { note: `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)` }
           : {}),
       ...(read.ocr?.unavailable ? { note: `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` } : {}),
+      ...(read.ocr?.unread ? { note: `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read` } : {}),
       ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
       ...(read.disagreement ? { note: read.disagreement } : {}),
     };

@@ -2,6 +2,7 @@
 // domain; this module only reads and writes it.
 import type { Queryable } from '../database.js';
 import type { Schemas } from '../../../openapi/contract.js';
+import { requestFitsDevice } from './request-fits.js';
 
 export interface DeviceRow {
   id: string;
@@ -59,10 +60,18 @@ export async function setDevicesOfHostsOffline(q: Queryable, hostIds: readonly s
 }
 
 /** Available devices on online hosts, skipping rows another gateway is placing. */
+/**
+ * Free devices that some queued request could take (placement's `matches`), at most `limit`: a run
+ * that locked the first free devices by id regardless would, past `limit` free devices, never offer
+ * a request the one device beyond them that it fits.
+ */
 export async function lockAvailableDevices(q: Queryable, limit: number): Promise<DeviceRow[]> {
   const { rows } = await q.query<DeviceRow>(
     `SELECT d.* FROM devices d JOIN hosts h ON h.id = d.host_id
      WHERE d.state = 'available' AND h.state = 'online' AND h.connection_id IS NOT NULL AND NOT d.needs_reset AND NOT d.quarantined
+       AND EXISTS (
+         SELECT 1 FROM sessions s
+         WHERE s.state = 'queued' AND s.queue_deadline > now() AND ${requestFitsDevice('s', 'd')})
      ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
     [limit],
   );

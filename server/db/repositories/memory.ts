@@ -40,13 +40,18 @@ export async function applyMemoryWrite(db: Database, hostId: string | null, w: S
         [k.team, k.platform, k.app, e.from, e.action, e.to, e.count, e.verified, JSON.stringify(e.durations), JSON.stringify(e.kinds)],
       );
     }
-    for (const x of w.escalations) {
-      await tx.query(`INSERT INTO escalations (team, platform, app, host_id, screen, reason, evidence, cost_ms, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
-        k.team, k.platform, k.app, hostId, x.screen, x.reason, JSON.stringify(x.evidence), x.costMs, x.at,
-      ]);
-    }
+    for (const x of w.escalations) await insertEscalation(tx, k, hostId, x);
     return 'applied';
   });
+}
+
+/** Stores one escalation; its id. `hostId` null: raised by a gateway, not a worker. */
+export async function insertEscalation(q: Queryable, k: Key, hostId: string | null, x: { screen: string; reason: string; evidence: unknown; costMs: number; at: string }): Promise<string> {
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO escalations (team, platform, app, host_id, screen, reason, evidence, cost_ms, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [k.team, k.platform, k.app, hostId, x.screen, x.reason, JSON.stringify(x.evidence), x.costMs, x.at],
+  );
+  return String(rows[0]!.id);
 }
 
 export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {

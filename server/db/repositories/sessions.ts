@@ -2,6 +2,7 @@
 // so a transition that lost a race changes nothing and says so (undefined / empty).
 import type { Queryable } from '../database.js';
 import type { Schemas } from '../../../openapi/contract.js';
+import { requestFitsDevice } from './request-fits.js';
 
 export type SessionStateName = Schemas['SessionState'];
 export type EndReason = Schemas['EndReason'];
@@ -97,22 +98,35 @@ export async function activeSessions(q: Queryable, team: string | null): Promise
   return rows;
 }
 
+/** What a queued request is matched against: one free device's platform and traits. */
+export interface FreeDeviceTraits {
+  platform: string;
+  model: string | null;
+  os: string | null;
+  labels: readonly string[];
+}
+
 /**
- * Queued requests for the given platforms that one placement run could use: per team and effective
- * class, its oldest `perGroup` (a run never places more than that many for one group), skipping rows
- * another gateway holds. Bounded however long the queue grows.
+ * Queued requests that one of the given free devices could serve (the same test as placement's
+ * `matches`): per team and effective class, its oldest `perGroup` such requests (a run never places
+ * more than that many for one group), skipping rows another gateway holds. Bounded however long the
+ * queue grows. Requests no free device fits are left out before the cut, or a team's older requests
+ * for a busy device type would hide its newer ones that a free device fits.
  */
-export async function lockQueued(q: Queryable, platforms: readonly string[], perGroup: number, agingMs: number): Promise<SessionRow[]> {
+export async function lockQueued(q: Queryable, free: readonly FreeDeviceTraits[], perGroup: number, agingMs: number): Promise<SessionRow[]> {
   const { rows } = await q.query<SessionRow>(
     `SELECT * FROM sessions WHERE id IN (
        SELECT id FROM (
-         SELECT id, row_number() OVER (PARTITION BY team, ${KLASS.replace('$AGING', '$3')} ORDER BY created_at, id) AS rn
-         FROM sessions WHERE state = 'queued' AND platform = ANY($1::text[]) AND queue_deadline > now()
+         SELECT s.id, row_number() OVER (PARTITION BY s.team, ${KLASS.replace('$AGING', '$3')} ORDER BY s.created_at, s.id) AS rn
+         FROM sessions s WHERE s.state = 'queued' AND s.queue_deadline > now()
+           AND EXISTS (
+             SELECT 1 FROM jsonb_to_recordset($1::jsonb) AS d(platform text, model text, os text, labels jsonb)
+             WHERE ${requestFitsDevice('s', 'd')})
        ) ranked WHERE rn <= $2)
        -- repeated here: a row changed before we lock it is re-checked against this WHERE only
        AND state = 'queued'
      ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
-    [platforms, perGroup, agingMs],
+    [JSON.stringify(free.map((d) => ({ platform: d.platform, model: d.model, os: d.os, labels: d.labels }))), perGroup, agingMs],
   );
   return rows;
 }

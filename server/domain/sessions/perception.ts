@@ -27,6 +27,7 @@ const checks = {
   'screen.look': schemaValidator<Schemas['LookImage']>('LookImage'),
   'events.read': schemaValidator<Schemas['DeviceEvents']>('DeviceEvents'),
   'screen.live': schemaValidator<Schemas['LiveImage']>('LiveImage'),
+  'device.permission': schemaValidator<Schemas['PermissionResult']>('PermissionResult'),
 };
 
 /**
@@ -87,6 +88,12 @@ export class SessionPerception {
   async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {
     const timeoutMs = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
     return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<Schemas['DoResult']>;
+  }
+
+  /** A permission of the session's app set on its device; a change of the device, so viewers may not. */
+  async permission(principal: Principal, sessionId: string, body: Schemas['PermissionRequest']): Promise<Schemas['PermissionResult']> {
+    // Android takes one adb call per platform permission behind the name (up to fourteen for "all").
+    return this.ask(principal, sessionId, 'device.permission', body, 4 * CALL_TIMEOUT_MS, (v) => `${(v as Schemas['PermissionResult']).action}`) as Promise<Schemas['PermissionResult']>;
   }
 
   /**

@@ -84,7 +84,7 @@ export class Placer {
     const { jobs, waited } = await this.db.transaction(async (tx) => {
       const free = await devices.lockAvailableDevices(tx, this.opts.batch);
       if (free.length === 0) return { jobs: [], waited: [] };
-      const queued = await sessions.lockQueued(tx, [...new Set(free.map((d) => d.platform))], free.length, this.opts.agingMs);
+      const queued = await sessions.lockQueued(tx, free, free.length, this.opts.agingMs);
       if (queued.length === 0) return { jobs: [], waited: [] };
       const usage = new Map<string, TeamUsage>();
       for (const t of await teams.teamUsage(tx, this.opts.fairnessWindowMs)) {

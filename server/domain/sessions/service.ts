@@ -112,7 +112,8 @@ export class SessionService {
    */
   async getAfterChange(principal: Principal, id: string, waitSeconds: number, ifState: sessions.SessionStateName | undefined): Promise<SessionRow> {
     const row = await this.get(principal, id);
-    this.touch(row);
+    // As with streams and perception: a viewer looking on does not keep someone else's lease.
+    if (principal.role !== 'viewer') this.touch(row);
     const from = ifState ?? row.state;
     if (waitSeconds <= 0 || row.state === 'ended' || row.state !== from) return row;
     return this.waitUntil(row, waitSeconds * 1000, (s) => s.state !== from);

@@ -10,6 +10,8 @@ export function actingRoutes(app: FastifyInstance, s: GatewayServices): void {
 
   contractRoute(app, 'runSteps', async (req) => s.acting.run(principalOf(req), req.params.sessionId, req.body, keyOf(req.headers)));
 
+  contractRoute(app, 'setPermission', async (req) => s.perception.permission(principalOf(req), req.params.sessionId, req.body));
+
   contractRoute(app, 'runMaestro', async (req) => s.acting.maestro(principalOf(req), req.params.sessionId, req.body));
 
   contractRoute(app, 'replayFlow', async (req) => s.acting.replay(principalOf(req), req.params.sessionId, req.body));

@@ -43,6 +43,8 @@ export function dashboardRoutes(app: FastifyInstance, dir = dashboardDir): void 
     reply.headers(HEADERS).type(TYPES[extname(name)]!);
     return readFile(join(dir, name));
   };
-  app.get('/', async (_req, reply) => send('index.html', reply));
-  app.get<{ Params: { file: string } }>('/dashboard/:file', async (req, reply) => send(req.params.file, reply));
+  // Static files only: the page holds no data until its user gives it a token.
+  const config = { publicBecause: 'the dashboard page and its scripts; every call they make carries a token' };
+  app.get('/', { config }, async (_req, reply) => send('index.html', reply));
+  app.get<{ Params: { file: string } }>('/dashboard/:file', { config }, async (req, reply) => send(req.params.file, reply));
 }

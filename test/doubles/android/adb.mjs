@@ -5,7 +5,14 @@
 // command line that the device's shell splits again, so quoting mistakes show up here too.
 // With a file `input-detached` in the state folder, input commands succeed and change nothing.
 import { readFileSync } from 'node:fs';
-import { APPS, FIXTURES, LAUNCHER, decodeInputText, dumpOf, goHome, inputDetached, linkAt, log, nextScreen, pixelSize, readState, recordTouch, screenPng, showApp, updateState } from './screen.mjs';
+import { existsSync } from 'node:fs';
+import { APPS, FIXTURES, LAUNCHER, decodeInputText, dumpOf, goHome, inputDetached, isInstalled, linkAt, log, nextScreen, pixelSize, readState, recordTouch, screenPng, showApp, updateState } from './screen.mjs';
+
+/**
+ * The runtime permissions this pretend device knows (a release's platform manifest): a name outside
+ * it is an unknown permission, as POST_NOTIFICATIONS is before API 33.
+ */
+const RUNTIME = new Set(['ACCESS_FINE_LOCATION', 'ACCESS_COARSE_LOCATION', 'ACCESS_BACKGROUND_LOCATION', 'CAMERA', 'RECORD_AUDIO', 'READ_CONTACTS', 'WRITE_CONTACTS', 'READ_MEDIA_IMAGES', 'READ_MEDIA_VIDEO', 'READ_EXTERNAL_STORAGE', 'READ_CALENDAR', 'WRITE_CALENDAR', 'ACTIVITY_RECOGNITION', 'POST_NOTIFICATIONS'].map((n) => `android.permission.${n}`));
 
 const dir = process.env.FAKE_ADB_STATE;
 if (!dir) fail('fake adb: FAKE_ADB_STATE is not set', 2);
@@ -34,6 +41,7 @@ else {
   if (command === 'wait-for-device') out('');
   else if (command === 'shell') runScript(rest.join(' '), device);
   else if (command === 'exec-out') runScript(rest.join(' '), device);
+  else if (command === 'install') install(rest);
   else fail(`adb: unknown command ${command}`);
 }
 
@@ -185,30 +193,81 @@ function am([sub, ...a]) {
   return unknown(`am ${sub}`);
 }
 
-function pm([sub, pkg]) {
+/**
+ * `adb install [-r] PATH`. The pretend device reads a pretend APK: a file whose first line is
+ * `fake-apk package=<name>`; anything else is refused as real adb refuses a file that is no APK.
+ */
+function install(a) {
+  const path = a.filter((x) => !x.startsWith('-')).at(-1);
+  if (!path || !existsSync(path)) {
+    process.stderr.write(`adb: failed to stat ${path}: No such file or directory\n`);
+    process.exit(1);
+  }
+  out('Performing Streamed Install\n');
+  const pkg = /^fake-apk package=([\w.]+)/.exec(readFileSync(path, 'utf8'))?.[1];
+  if (!pkg || !APPS[pkg]) {
+    out(fixture('install-failed-not-apk.txt').replaceAll('PATH', path));
+    process.exit(1);
+  }
+  updateState(dir, (s) => void (s.installed = [...new Set([...(s.installed ?? []), pkg])]));
+  out('Success\n');
+}
+
+function pm([sub, pkg, perm, ...flags]) {
   if (sub === 'path') {
-    if (!APPS[pkg]) return 1;
+    if (!isInstalled(readState(dir), pkg)) return 1;
     out(`package:/system/priv-app/${pkg}/${pkg}.apk\n`);
     return 0;
   }
   if (sub === 'clear') {
-    if (!APPS[pkg]) {
+    if (!isInstalled(readState(dir), pkg)) {
       out('Failed\n');
       return 1;
     }
     updateState(dir, (s) => {
       s.data[pkg] = 'clean';
+      // Clearing an app's data resets its runtime permissions too (PackageManagerService).
+      if (s.permissions) delete s.permissions[pkg];
       if (s.foreground === pkg) goHome(s);
     });
     out('Success\n');
     return 0;
   }
+  if (sub === 'grant' || sub === 'revoke') return permission(sub, pkg, perm);
+  if (sub === 'clear-permission-flags') {
+    if (!isInstalled(readState(dir), pkg)) return pmRefuses(sub, `java.lang.IllegalArgumentException: Unknown package: ${pkg}`);
+    updateState(dir, (s) => {
+      const p = (s.permissions ??= {})[pkg]?.[perm];
+      if (p && flags.includes('user-set')) p.userSet = false;
+    });
+    return 0;
+  }
   return unknown(`pm ${sub}`);
+}
+
+/** `pm grant|revoke PKG PERM`: the pretend device's permission state, refusals in pm's words. */
+function permission(verb, pkg, perm) {
+  const now = readState(dir);
+  if (!isInstalled(now, pkg)) return pmRefuses(verb, `java.lang.IllegalArgumentException: Unknown package: ${pkg}`);
+  if (!RUNTIME.has(perm)) return pmRefuses(verb, `java.lang.IllegalArgumentException: Unknown permission: ${perm}`);
+  if (!(APPS[pkg].requested ?? []).includes(perm)) {
+    process.stderr.write(fixture('pm-grant-not-requested.txt').replaceAll('com.example.app', pkg).replaceAll('android.permission.CAMERA', perm).replaceAll("'grant'", `'${verb}'`));
+    return 255;
+  }
+  updateState(dir, (s) => void (((s.permissions ??= {})[pkg] ??= {})[perm] = { granted: verb === 'grant', userSet: true }));
+  // Revoking a permission the app held stops it, as Android does.
+  if (verb === 'revoke' && now.foreground === pkg) updateState(dir, goHome);
+  return 0;
+}
+
+function pmRefuses(verb, line) {
+  process.stderr.write(`\nException occurred while executing '${verb}':\n${line}\n`);
+  return 255;
 }
 
 function monkey(a) {
   const pkg = a[a.indexOf('-p') + 1];
-  if (!APPS[pkg]?.activity) {
+  if (!isInstalled(readState(dir), pkg) || !APPS[pkg]?.activity) {
     process.stderr.write(fixture('monkey-no-activities.txt'));
     return 1;
   }

@@ -41,7 +41,7 @@ async function closedPort(): Promise<number> {
 }
 
 /** Each fake adb call starts a Node process (~0.1 s of CPU): the rig reads `adb devices -l` seldom unless asked. */
-export async function androidRig(opts: { console: boolean; reset?: ResetPolicy; pollMs?: number; discoverMs?: number }): Promise<Rig> {
+export async function androidRig(opts: { console: boolean; reset?: ResetPolicy; pollMs?: number; discoverMs?: number; apkDir?: string }): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'simfleet-android-rig-'));
   const tokenFile = join(dir, 'emulator_console_auth_token');
   writeFileSync(tokenFile, TOKEN);
@@ -55,6 +55,7 @@ export async function androidRig(opts: { console: boolean; reset?: ResetPolicy; 
     adb: adbPath,
     consoleTokenFile: tokenFile,
     reset: opts.reset ?? 'clear',
+    ...(opts.apkDir ? { apkDir: opts.apkDir } : {}),
     pollMs: opts.pollMs ?? 150,
     discoverMs: opts.discoverMs ?? 3000,
     logger: pino({ level: 'silent' }),

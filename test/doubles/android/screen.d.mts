@@ -18,6 +18,10 @@ export interface FakeState {
   screen: string;
   data: Record<string, 'clean' | 'dirty'>;
   snapshots: string[];
+  /** Apps installed by `adb install` (those the device does not ship). */
+  installed?: string[];
+  /** Runtime permissions set by `pm grant|revoke`, per package; userSet until `pm clear-permission-flags`. */
+  permissions?: Record<string, Record<string, { granted: boolean; userSet: boolean }>>;
 }
 export interface Touch {
   via: 'adb' | 'console';

@@ -1,10 +1,10 @@
 // What the Android doubles share: the pretend emulator's state (a JSON file in the state folder,
 // so the fake adb processes, the console double and the test all see one device), the screens it
 // can show (real uiautomator/Appium dumps from /work/shared/corpus), and the pixels of each screen
-// (a grey PNG that differs per screen, encoded here with node:zlib: no image library needed).
+// (drawn from its dump's layout by ../layout-png.mjs: no recorded screenshots of these screens exist).
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodePng } from '../png.mjs';
+import { layoutPng, xmlBoxes } from '../layout-png.mjs';
 
 export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 export const FIXTURES = new URL('./fixtures/', import.meta.url);
@@ -22,11 +22,20 @@ export const SCREENS = {
 
 /** The apps installed on the pretend emulator: their screens in the order changeScreen() walks them. */
 export const APPS = {
-  'com.android.settings': { versionName: '14', activity: '.Settings', screens: ['settings', 'network', 'connected', 'security'] },
+  // `requested`: the runtime permissions its manifest asks for (pm grant refuses any other).
+  'com.android.settings': { versionName: '14', activity: '.Settings', screens: ['settings', 'network', 'connected', 'security'], requested: ['android.permission.ACCESS_FINE_LOCATION', 'android.permission.ACCESS_COARSE_LOCATION', 'android.permission.POST_NOTIFICATIONS', 'android.permission.READ_CONTACTS'] },
   'com.google.android.deskclock': { versionName: '7.7.1', activity: 'com.android.deskclock.DeskClock', screens: ['alarm'] },
   // Installed, with no launcher activity: monkey finds nothing to start.
   'com.android.providers.contacts': { versionName: '14', activity: null, screens: [] },
+  // Not on the device until `adb install` of an APK that names it (see adb.mjs).
+  'org.example.notes': { versionName: '1.2', activity: '.NotesActivity', screens: ['alarm'], preinstalled: false },
 };
+
+/** On the device now: shipped with it, or installed since. */
+export function isInstalled(state, pkg) {
+  const app = APPS[pkg];
+  return Boolean(app) && (app.preinstalled !== false || (state.installed ?? []).includes(pkg));
+}
 
 export function defaultState({ serial = 'emulator-5554' } = {}) {
   return {
@@ -157,18 +166,13 @@ export function nextScreen(state) {
 export function screenPng(dir, screen, { width, height }) {
   const file = join(dir, `screen-${screen}-${width}x${height}.png`);
   if (existsSync(file)) return readFileSync(file);
-  const png = encodePng(width, height, 1, (y) => Buffer.alloc(width, shade(screen, y, height)));
+  // The dump's boxes are in the pixels of the device it was recorded on: scaled to this one's.
+  const { boxes, screen: recorded } = xmlBoxes(dumpOf(screen));
+  const sx = width / (recorded?.width || width);
+  const sy = height / (recorded?.height || height);
+  const png = layoutPng(width, height, boxes.map((b) => ({ ...b, x: b.x * sx, y: b.y * sy, width: b.width * sx, height: b.height * sy })));
   writeFileSync(file, png);
   return png;
-}
-
-/** Bands whose greys and widths depend on the screen's name: each screen looks different. */
-function shade(screen, y, height) {
-  let h = 2166136261;
-  for (const c of screen) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
-  const bands = 5 + (h % 7);
-  const band = Math.floor((y / height) * bands);
-  return (h >>> (band % 24)) & 0xff;
 }
 
 /** What `input text` makes of its argument: "%s" is a space (InputShellCommand.sendText). */

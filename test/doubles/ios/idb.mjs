@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // A fake idb (fb-idb's CLI) with its real command lines (idb/cli/commands/hid.py, accessibility.py):
 // `ui describe-all --json [--nested] --udid U` replays the recorded describe JSON of the screen the
-// simulated app shows (flattened without --nested, as idb's default flat format is); `ui tap X Y
-// [--duration S]`, `ui swipe X1 Y1 X2 Y2`, `ui text`, `ui key`, `ui button` are recorded in
-// touches.jsonl (nothing arrives with the flag file `input-detached`). Like fb-idb, it has no
-// `--version` (argparse refuses it); `--help` text is composed from the argparse definitions.
+// simulated app shows (flattened without --nested, as idb's default flat format is); `ui
+// describe-point --json X Y` prints the deepest element of that dump holding the point, one
+// element's object without its children, or {} when nothing holds it (COMPOSED: no recorded
+// describe-point output was found; its fields are describe-all's, as idb builds both from the same
+// accessibility element); `ui tap X Y [--duration S]`, `ui swipe X1 Y1 X2 Y2`, `ui text`, `ui key`,
+// `ui button` are recorded in touches.jsonl (nothing arrives with the flag file `input-detached`).
+// Like fb-idb, it has no `--version` (argparse refuses it); `--help` text is composed from the
+// argparse definitions.
 import { currentScreen, dumpText, flag, record, save, world } from './lib/world.mjs';
 
 const args = process.argv.slice(2);
@@ -62,6 +66,22 @@ switch (command) {
   case 'describe-all': {
     const dump = dumpText(currentScreen());
     process.stdout.write(args.includes('--nested') ? dump : JSON.stringify(flatten(JSON.parse(dump))));
+    break;
+  }
+  case 'describe-point': {
+    const x = int(positional[0], 'x');
+    const y = int(positional[1], 'y');
+    const holds = (el) => el.frame && x >= el.frame.x && x < el.frame.x + el.frame.width && y >= el.frame.y && y < el.frame.y + el.frame.height;
+    const deepest = (elements) => {
+      for (const el of [...elements].reverse()) {
+        if (!holds(el)) continue;
+        return deepest(el.children ?? []) ?? el;
+      }
+      return undefined;
+    };
+    const hit = deepest(JSON.parse(dumpText(currentScreen())));
+    const { children, ...element } = hit ?? {};
+    process.stdout.write(JSON.stringify(hit ? element : {}));
     break;
   }
   case 'tap': {

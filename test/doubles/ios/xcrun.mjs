@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { FIXTURES, SCREEN, currentScreen, dataDir, erase, flag, install, record, save, screenPng, uninstall, world } from './lib/world.mjs';
 
 const ERR = JSON.parse(readFileSync(join(FIXTURES, 'simctl-errors.json'), 'utf8'));
+const PRIVACY_SERVICES = ['all', 'calendar', 'contacts-limited', 'contacts', 'location', 'location-always', 'photos-add', 'photos', 'media-library', 'microphone', 'motion', 'reminders', 'siri'];
 const LIST = join(FIXTURES, process.env.FAKE_XCRUN_LIST ?? 'simctl-list-devices.xcode15.json');
 
 const args = process.argv.slice(2);
@@ -112,7 +113,22 @@ switch (sub) {
     break;
   }
   case 'privacy': {
+    // simctl privacy <udid> grant|revoke|reset <service> [<bundle>]; the services are simctl's
+    // own help list. Composed: an unknown service (camera, notifications) fails with exit 1 and
+    // "Operation not permitted", as public notes on Xcode 15–26 report; the exact line is not recorded.
     booted(rest[0]);
+    const [, action, service, bundleId] = rest;
+    if (!PRIVACY_SERVICES.includes(service) || !['grant', 'revoke', 'reset'].includes(action)) fail(`Failed to ${action} access: Operation not permitted\n`, 1);
+    const apps = (w.privacy ??= {});
+    const of = (apps[bundleId ?? '*'] ??= {});
+    const services = service === 'all' ? PRIVACY_SERVICES.filter((x) => x !== 'all') : [service];
+    for (const x of services) {
+      if (action === 'reset') delete of[x];
+      else of[x] = action === 'grant' ? 'granted' : 'denied';
+    }
+    // "Some permission changes will terminate the application if running" (simctl's help).
+    if (action !== 'grant' && w.running === bundleId) w.running = null;
+    save(w);
     break;
   }
   case 'io': {

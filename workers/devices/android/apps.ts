@@ -7,10 +7,15 @@
 // a session names only its package. `--pct-syskeys 0` because monkey refuses to start on a device
 // without physical system keys otherwise ("SYS_KEYS has no physical keys but with factor 2.0%"),
 // which is how emulators without a hardware-key skin are built.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { DeviceError } from '../backend.js';
 import { type Adb, firstLine, shellQuote } from './adb.js';
 import type { EmulatorConsole } from './console.js';
-import { amStartFailure, monkeyFailure } from './shell-output.js';
+import { amStartFailure, installFailure, monkeyFailure } from './shell-output.js';
+
+/** An Android package name (also what keeps a session's package from naming a path). */
+const PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
 export type ResetPolicy = 'clear' | `snapshot:${string}`;
 
@@ -25,6 +30,8 @@ export class AppControl {
     private readonly consoleAccess: () => ConsoleAccess,
     /** After a snapshot load the device may have another screen size; it is read again. */
     private readonly afterSnapshot: () => Promise<void>,
+    /** The host's APK folder: a session's app missing from the device is installed from `<package>.apk` there. */
+    private readonly apkDir: string | null = null,
   ) {}
 
   /**
@@ -32,17 +39,37 @@ export class AppControl {
    * app, the home screen. One shell round trip under the 'clear' policy: each costs an adb call.
    */
   async forSession(pkg: string | null, signal: AbortSignal): Promise<void> {
+    if (pkg && !PACKAGE.test(pkg)) throw new DeviceError('APP_UNREACHABLE', `${JSON.stringify(pkg)} is not an Android package name`, 'name the app by its package, as in com.example.app');
     if (this.snapshot) {
       await this.loadSnapshot(signal);
-      if (pkg) this.checkInstalled(pkg, (await this.adb.shellResult(this.serial, `pm path ${shellQuote(pkg)}`, { signal })).out);
-      else await this.home();
-      return;
+      if (!pkg) return this.home();
+      const path = `pm path ${shellQuote(pkg)}`;
+      let { out } = await this.adb.shellResult(this.serial, path, { signal });
+      if (!installedIn(out) && (await this.install(pkg, signal))) ({ out } = await this.adb.shellResult(this.serial, path, { signal }));
+      return this.checkInstalled(pkg, out);
     }
     if (!pkg) return this.home();
     const q = shellQuote(pkg);
-    const { out } = await this.adb.shellResult(this.serial, `pm path ${q} && am force-stop ${q} && pm clear ${q}`, { signal, timeoutMs: 30_000 });
+    const script = `pm path ${q} && am force-stop ${q} && pm clear ${q}`;
+    let { out } = await this.adb.shellResult(this.serial, script, { signal, timeoutMs: 30_000 });
+    if (!installedIn(out) && (await this.install(pkg, signal))) ({ out } = await this.adb.shellResult(this.serial, script, { signal, timeoutMs: 30_000 }));
     this.checkInstalled(pkg, out);
     this.checkCleared([pkg], out);
+  }
+
+  /**
+   * `adb install -r` of `<apkDir>/<pkg>.apk`, when the host keeps one; false when it does not. A
+   * refusal is an error naming adb's reason (INSTALL_FAILED_…), never a session on a device
+   * without its app.
+   */
+  private async install(pkg: string, signal: AbortSignal): Promise<boolean> {
+    if (!this.apkDir) return false;
+    const apk = join(this.apkDir, `${pkg}.apk`);
+    if (!existsSync(apk)) return false;
+    const r = await this.adb.run(['install', '-r', apk], { serial: this.serial, signal, timeoutMs: 180_000, allowExit: true });
+    const failure = installFailure(`${r.stdout.toString('utf8')}\n${r.stderr}`);
+    if (failure) throw new DeviceError('APP_UNREACHABLE', `could not install ${pkg} on ${this.serial} from ${apk}: ${failure}`, `try it by hand: adb -s ${this.serial} install -r ${apk}`, { apk, reason: failure });
+    return true;
   }
 
   /** Nothing left of the given apps' sessions, the home screen showing; by snapshot, the whole device as saved. */
@@ -90,8 +117,9 @@ export class AppControl {
   }
 
   private checkInstalled(pkg: string, out: string): void {
-    if (!/^package:/m.test(out)) {
-      throw new DeviceError('APP_UNREACHABLE', `${pkg} is not installed on ${this.serial}`, `install it first (adb -s ${this.serial} install app.apk), or bake it into the emulator image or snapshot`);
+    if (!installedIn(out)) {
+      const where = this.apkDir ? `put ${pkg}.apk in this host's APK folder (${this.apkDir})` : "give the worker an APK folder holding it (SIMFLEET_ANDROID_APK_DIR)";
+      throw new DeviceError('APP_UNREACHABLE', `${pkg} is not installed on ${this.serial}`, `${where}, install it by hand (adb -s ${this.serial} install app.apk), or bake it into the emulator image or snapshot`);
     }
   }
 
@@ -104,3 +132,6 @@ export class AppControl {
     }
   }
 }
+
+/** `pm path` printed the package's APK: it is installed. */
+const installedIn = (out: string) => /^package:/m.test(out);

@@ -15,6 +15,8 @@ import { AppControl, type ConsoleAccess, type ResetPolicy } from './apps.js';
 import type { EmulatorConsole } from './console.js';
 import { type Png, ScreenSource } from './capture.js';
 import { ForegroundWatch } from './foreground.js';
+import { setAndroidPermission } from './permissions.js';
+import type { PermissionOutcome, PermissionRequest } from '../permissions.js';
 import { keyCommand, textCommands } from './keys-text.js';
 import { parseWmDensity, parseWmSize, type PixelSize } from './shell-output.js';
 import { readTree } from './tree.js';
@@ -31,6 +33,8 @@ export interface AndroidDeviceOptions {
   /** The emulator's console client (null: no console, everything through adb). */
   console: EmulatorConsole | null;
   reset: ResetPolicy;
+  /** The host's APK folder: a session's missing app is installed from `<package>.apk` there. */
+  apkDir?: string;
   /** Time between captures while the screen moves. */
   pollMs: number;
   logger: Logger;
@@ -57,7 +61,7 @@ export class AndroidDevice implements DeviceBackend {
   constructor(private readonly opts: AndroidDeviceOptions) {
     this.source = new ScreenSource(opts.adb, opts.serial, opts.console, { why: () => this.consoleWhy, lost: (why) => (this.consoleWhy = why) }, opts.logger);
     this.foregroundWatch = new ForegroundWatch(opts.adb, opts.serial, opts.logger);
-    this.apps = new AppControl(opts.adb, opts.serial, opts.reset, () => this.consoleAccess(), () => this.readScreen());
+    this.apps = new AppControl(opts.adb, opts.serial, opts.reset, () => this.consoleAccess(), () => this.readScreen(), opts.apkDir ?? null);
     this.frames = new PolledFrames({
       capture: async () => this.asCapture(await this.source.take()),
       fastMs: opts.pollMs,
@@ -171,6 +175,13 @@ export class AndroidDevice implements DeviceBackend {
 
   appVersion(): string | null {
     return this.foregroundWatch.version;
+  }
+
+  async setPermission(req: PermissionRequest): Promise<PermissionOutcome> {
+    const out = await setAndroidPermission(this.opts.adb, this.opts.serial, this.app, req);
+    // A revoke stops the app: what is in front may have changed.
+    if (req.action !== 'grant') this.afterInput();
+    return out;
   }
 
   /** Settles the foreground reading (for callers that must see an action's effect on it). */

@@ -20,6 +20,8 @@ export interface AndroidOptions {
   consoleTokenFile?: string;
   /** What a reset does: wipe the session app's data, or load a named emulator snapshot. */
   reset: ResetPolicy;
+  /** The host's APK folder: a session's app missing from a device is installed from `<package>.apk` there. */
+  apkDir?: string;
   /** Time between screen captures while the screen moves (default 250 ms). */
   pollMs?: number;
   /** How often `adb devices -l` is read (default 5000 ms). */
@@ -136,7 +138,7 @@ export class AndroidProvider implements BackendProvider {
     let device = this.devices.get(entry.serial);
     if (!device) {
       const console = new EmulatorConsole({ port: entry.emulatorPort!, ...(this.opts.consoleTokenFile ? { tokenFile: this.opts.consoleTokenFile } : {}) });
-      device = new AndroidDevice({ serial: entry.serial, adb: this.adb, console, reset: this.opts.reset, pollMs: this.opts.pollMs ?? 250, logger: this.opts.logger.child({ localId: entry.serial }) });
+      device = new AndroidDevice({ serial: entry.serial, adb: this.adb, console, reset: this.opts.reset, ...(this.opts.apkDir ? { apkDir: this.opts.apkDir } : {}), pollMs: this.opts.pollMs ?? 250, logger: this.opts.logger.child({ localId: entry.serial }) });
       this.devices.set(entry.serial, device);
     }
     const state = stateHealth(entry);

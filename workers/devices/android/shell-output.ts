@@ -13,6 +13,15 @@
 //  - monkey: "Events injected: 1" when it launched; "** No activities found to run, monkey
 //    aborted." when the package has no launcher activity (or is not installed);
 //  - `am start`: "Error: Activity not started, unable to resolve Intent …" and "Error type N".
+//  - `adb install`: "Performing Streamed Install" then "Success"; a refusal is
+//    "adb: failed to install PATH: Failure [INSTALL_FAILED_…: …]" (exit 1; adb before API 20 exits 0
+//    and prints "Failure […]" alone), a missing file "adb: failed to stat PATH: No such file or
+//    directory" (public reports quoted in test/doubles/android/fixtures/README.md).
+//  - `pm grant` / `pm revoke`: nothing on success; a refusal is the exception's line, after
+//    "Exception occurred while executing 'grant':" (exit 255, recent releases) or after "Operation
+//    not allowed: " (older ones, exit 0): "java.lang.SecurityException: Package P has not requested
+//    permission X", "java.lang.IllegalArgumentException: Unknown permission: X", "… Unknown package:
+//    P", "… Permission X requested by P is not a changeable permission type".
 import { DeviceError } from '../backend.js';
 import { firstLine } from './adb.js';
 
@@ -108,3 +117,28 @@ export function pngSize(png: Buffer): PixelSize | null {
   if (png.length < 24 || png.readUInt32BE(0) !== 0x89504e47 || png.toString('ascii', 12, 16) !== 'IHDR') return null;
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
+
+/** Why `adb install` did not install, from what it printed; null when it says Success. */
+export function installFailure(out: string): string | null {
+  if (/^Success\s*$/m.test(out)) return null;
+  const failure = /Failure \[([^\]]*)\]/.exec(out);
+  if (failure) return failure[1]!;
+  const adbSaid = /^adb: (.*)$/m.exec(out);
+  return adbSaid ? adbSaid[1]!.trim() : firstLine(out) || 'adb printed neither Success nor a failure';
+}
+
+/** Why `pm grant` / `pm revoke` refused a permission, or null when it printed no refusal. */
+export type PmRefusal = { kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'other'; said: string };
+
+export function pmPermissionRefusal(out: string, code: number): PmRefusal | null {
+  const said = out.split('\n').map((l) => l.trim()).find((l) => /Exception|Operation not allowed|^Error/.test(l) && !l.startsWith('Exception occurred while executing'));
+  if (!said && code === 0) return null;
+  const line = said ?? (firstLineOf(out) || `exit code ${code}`);
+  if (/has not requested permission/.test(line)) return { kind: 'not-requested', said: line };
+  if (/Unknown permission/.test(line)) return { kind: 'unknown-permission', said: line };
+  if (/not a changeable permission type/.test(line)) return { kind: 'not-changeable', said: line };
+  if (/Unknown package/.test(line)) return { kind: 'unknown-package', said: line };
+  return { kind: 'other', said: line };
+}
+
+const firstLineOf = (text: string) => text.split('\n').map((l) => l.trim()).find(Boolean) ?? '';

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import {
   DeviceError,
   type AppTarget,
@@ -23,6 +24,8 @@ export interface FakeOptions {
   platform?: BackendStatus['platform'];
   /** Time a prepare or reset takes. */
   operationMs?: number;
+  /** Labels every device of this provider reports (default: just `fake`). */
+  labels?: readonly string[];
 }
 
 export class FakeDevice implements DeviceBackend {
@@ -129,8 +132,10 @@ export class FakeDevice implements DeviceBackend {
     return this.frameOf(this.current);
   }
 
+  /** The current screen's frame as a PNG, one pixel per point: `look` works on a fake farm too. */
   async screenshot(): Promise<Screenshot> {
-    throw new DeviceError('DEVICE_FAILED', 'the fake backend has no pixels to encode', 'use raw frames from onFrame');
+    const png = await sharp(fakeFrame(this.current), { raw: { width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, channels: 4 } }).png().toBuffer();
+    return { png, width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, scale: 1 };
   }
 
   /** Test hook: shows one of the fake app's screens, as if the app had moved there by itself. */
@@ -157,9 +162,11 @@ export class FakeProvider implements BackendProvider {
   private readonly broken = new Map<string, string>();
   private readonly devices: FakeDevice[];
   private readonly platform: BackendStatus['platform'];
+  private readonly labels: readonly string[];
 
   constructor(count: number, opts: FakeOptions = {}) {
     this.platform = opts.platform ?? 'web';
+    this.labels = opts.labels ?? ['fake'];
     this.devices = Array.from({ length: count }, (_, i) => new FakeDevice(`fake-${i + 1}`, opts.operationMs ?? 5));
   }
 
@@ -179,7 +186,7 @@ export class FakeProvider implements BackendProvider {
         model: 'Fake Phone',
         os: 'fake 1.0',
         name: `Fake device ${i + 1}`,
-        labels: ['fake'],
+        labels: [...this.labels],
         health: reason ? 'broken' : 'ready',
         ...(reason ? { reason } : {}),
       };

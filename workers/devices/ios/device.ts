@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DumpError, parseDump } from '../../understanding/sources/index.js';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
 import { readAppVersion } from './app-version.js';
 import type { SimDevice } from './devices-list.js';
 import { IosFrames } from './frames.js';
@@ -12,6 +12,7 @@ import type { HelperTimeouts } from './frame-helper.js';
 import { resetSimulator, type ResetPolicy } from './reset.js';
 import { measureScreen, pngSize, type MeasuredScreen } from './screen-size.js';
 import type { Simctl } from './simctl.js';
+import { IOS_SERVICES, unsupported, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
 import { planTouches } from './touch-plan.js';
 import { HID_KEYS, untypeable } from './ui-commands.js';
 import { UI_TOOL_HINT, type UiTool } from './ui-tool.js';
@@ -142,6 +143,39 @@ export class IosDevice implements DeviceBackend {
     return { ...snapshot, screen: { widthPt: snapshot.screen.widthPt, heightPt: snapshot.screen.heightPt, scale: this.measured?.scale ?? 0 } };
   }
 
+  /**
+   * The platform's hit test, where the UI tool has one (idb's `ui describe-point`; AXe has none, and
+   * then the device offers no hit test at all rather than one that always misses). One tool process
+   * per point, two at a time: probing spends at most 64 of them on a screen.
+   */
+  get hitTest(): ((points: Point[]) => Promise<(HitElement | null)[]>) | undefined {
+    const ui = this.deps.ui();
+    if (!ui?.canDescribePoint) return undefined;
+    return async (points) => {
+      const out: (HitElement | null)[] = [];
+      for (let i = 0; i < points.length; i += 2) out.push(...(await Promise.all(points.slice(i, i + 2).map((p) => this.elementAt(ui, p)))));
+      return out;
+    };
+  }
+
+  private async elementAt(ui: UiTool, p: Point): Promise<HitElement | null> {
+    const text = (await ui.describePoint(this.udid, p)).trim();
+    if (!text || text === '{}' || text === '[]' || text === 'null') return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new DeviceError('DEVICE_FAILED', `${ui.kind} described the element at ${p.x},${p.y} in a form simfleet cannot read`, 'run the same describe-point command by hand to see what it prints');
+    }
+    // One element's object (as idb prints it), or a list holding it.
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    const nodes = parseDump(JSON.stringify(list), { format: ui.format }).snapshot.nodes;
+    // The deepest node that holds the point is what a touch there reaches.
+    const holding = nodes.filter((n) => p.x >= n.frame.x && p.x < n.frame.x + n.frame.width && p.y >= n.frame.y && p.y < n.frame.y + n.frame.height);
+    const hit = holding.at(-1) ?? nodes.at(-1);
+    return hit ? { role: hit.role, label: hit.label, frame: hit.frame, id: hit.id, interactive: hit.interactive } : null;
+  }
+
   /** The bundle this session launched: simctl has no dependable way to ask which app is in front. */
   foreground(): string | null {
     return this.bundleId;
@@ -149,6 +183,18 @@ export class IosDevice implements DeviceBackend {
 
   appVersion(): string | null {
     return this.version;
+  }
+
+  /**
+   * `simctl privacy <udid> grant|revoke|reset <service> <bundle>`: the app's TCC entries, set with
+   * no prompt shown. simctl warns that some changes terminate the app if it is running.
+   */
+  async setPermission({ action, permission }: PermissionRequest): Promise<PermissionOutcome> {
+    const service = IOS_SERVICES[permission];
+    if (!service) throw unsupported('ios', permission, '`simctl privacy` has no such service');
+    if (!this.bundleId) throw unsupported('ios', permission, 'the session has no app to set it for (start it with app.bundleId)');
+    await this.deps.simctl.privacy(this.udid, action, service, this.bundleId);
+    return { app: this.bundleId, applied: [service], note: 'simctl may terminate the app when a permission changes; launch it again if it is gone' };
   }
 
   async touch(frames: TouchFrame[]): Promise<void> {

@@ -3,13 +3,15 @@
 //    `touch -x X -y Y --down --up --delay S`, `swipe --start-x … --end-y … --duration S --delta D`,
 //    `type --stdin`, `key <HID code>`, `button home`; coordinates in points, as Doubles.
 //  idb (facebook/idb, idb/cli/commands/hid.py and accessibility.py): `ui describe-all --json
-//    [--nested]`, `ui tap X Y [--duration S]`, `ui swipe X1 Y1 X2 Y2 --duration S --delta D`,
+//    [--nested]`, `ui describe-point --json X Y` (the element at a point: the hit test), `ui tap X Y [--duration S]`, `ui swipe X1 Y1 X2 Y2 --duration S --delta D`,
 //    `ui text TEXT`, `ui key CODE`, `ui button HOME`; argparse reads coordinates as ints (points).
 // Neither has a touch-move primitive or several fingers: see touch-plan.ts for what that allows.
 import type { Point } from '../backend.js';
 
 export interface ToolArgv {
   describe(udid: string, nested: boolean): string[];
+  /** The element at a point (a hit test); AXe has no such command, so it has none. */
+  describePoint?(udid: string, p: Point): string[];
   tap(udid: string, p: Point): string[];
   /** A touch held for `seconds` at one point (a long press). */
   press(udid: string, p: Point, seconds: number): string[];
@@ -38,6 +40,7 @@ export const AXE: ToolArgv = {
 
 export const IDB: ToolArgv = {
   describe: (udid, nested) => ['ui', 'describe-all', '--json', ...(nested ? ['--nested'] : []), '--udid', udid],
+  describePoint: (udid, p) => ['ui', 'describe-point', '--json', int(p.x), int(p.y), '--udid', udid],
   tap: (udid, p) => ['ui', 'tap', int(p.x), int(p.y), '--udid', udid],
   press: (udid, p, s) => ['ui', 'tap', int(p.x), int(p.y), '--duration', secs(s), '--udid', udid],
   swipe: (udid, a, b, s, d) => ['ui', 'swipe', int(a.x), int(a.y), int(b.x), int(b.y), '--duration', secs(s), '--delta', String(Math.max(1, Math.round(d))), '--udid', udid],

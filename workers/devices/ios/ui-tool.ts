@@ -127,6 +127,18 @@ export class UiTool {
     return stdout;
   }
 
+  /** Whether this tool can tell what element is at a point (idb can; AXe cannot). */
+  get canDescribePoint(): boolean {
+    return this.argv.describePoint !== undefined;
+  }
+
+  /** The element at a point, as the tool prints it (one element's JSON), for the hit test. */
+  async describePoint(udid: string, p: Point): Promise<string> {
+    if (!this.argv.describePoint) throw new DeviceError('DEVICE_FAILED', `${this.kind} cannot describe the element at a point`, 'install idb for hit tests');
+    const { stdout } = await this.exec('describe the element at a point', this.argv.describePoint(udid, p), 15_000);
+    return stdout;
+  }
+
   async tap(udid: string, p: Point): Promise<void> {
     await this.exec('tap', this.argv.tap(udid, p), 15_000);
   }

@@ -12,6 +12,7 @@ import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import type { WebProfile } from './profiles.js';
 import type { SampleServer } from './sample-server.js';
 import { guardEgress } from './egress.js';
+import { unsupported, WEB_PERMISSIONS, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
 import { jpegSize, playTouches } from './touch.js';
 
 export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
@@ -118,6 +119,26 @@ export class WebDevice implements DeviceBackend {
     return (await this.currentPage().evaluate(hitTestScript(points))) as (HitElement | null)[];
   }
 
+  /**
+   * Chromium's permission setting for the page's origin (`Browser.setPermission` for the page's own
+   * browser context, which each session gets afresh: nothing carries over to the next session).
+   * Reset is "prompt": the page's next request asks again.
+   */
+  async setPermission({ action, permission }: PermissionRequest): Promise<PermissionOutcome> {
+    const names = WEB_PERMISSIONS[permission];
+    if (!names) throw unsupported('web', permission, 'browsers have no such permission');
+    const url = this.currentPage().url();
+    if (!/^https?:/.test(url)) throw unsupported('web', permission, `the page (${url}) has no web origin to set it for`);
+    const origin = new URL(url).origin;
+    const cdp = this.session();
+    const { targetInfo } = await cdp.send('Target.getTargetInfo');
+    const setting = action === 'grant' ? 'granted' : action === 'revoke' ? 'denied' : 'prompt';
+    for (const name of names) {
+      await cdp.send('Browser.setPermission', { permission: { name }, setting, origin, ...(targetInfo.browserContextId ? { browserContextId: targetInfo.browserContextId } : {}) });
+    }
+    return { app: origin, applied: names };
+  }
+
   async inputsReceived(): Promise<number> {
     return Number(await this.currentPage().evaluate(INPUTS_RECEIVED));
   }
@@ -202,6 +223,10 @@ export class WebDevice implements DeviceBackend {
     page.on('crash', () => this.onCrash(generation));
     await this.startScreencast(cdp, generation);
     await this.navigate(page, url);
+    // The new page's first entry is about:blank: without this, back at the app's first screen
+    // leaves the app for a blank page that has nothing to tap and nowhere further back (soak agents
+    // were stranded there). The app is launched, as on a phone: back at its root goes nowhere.
+    await cdp.send('Page.resetNavigationHistory');
   }
 
   private async navigate(page: Page, url: string): Promise<void> {

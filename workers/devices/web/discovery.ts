@@ -41,19 +41,32 @@ async function versionOf(path: string): Promise<string> {
   }
 }
 
+/** Where to look after SIMFLEET_CHROMIUM; tests give their own. */
+export interface BrowserPlaces {
+  /** A Playwright-installed Chromium's path (it may not exist), or undefined. */
+  playwright(): string | undefined;
+  system: readonly (readonly [string, string])[];
+}
+
+const PLACES: BrowserPlaces = {
+  playwright: () => {
+    try {
+      return chromium.executablePath();
+    } catch {
+      return undefined;
+    }
+  },
+  system: SYSTEM_PATHS,
+};
+
 /** The browser to use, or why there is none. */
-export async function findChromium(configured: string | undefined): Promise<BrowserFound | { missing: string }> {
+export async function findChromium(configured: string | undefined, places: BrowserPlaces = PLACES): Promise<BrowserFound | { missing: string }> {
   if (configured) {
     if (await executable(configured)) return { path: configured, source: 'SIMFLEET_CHROMIUM', version: await versionOf(configured) };
     return { missing: `SIMFLEET_CHROMIUM is ${configured}, which is not an executable file` };
   }
-  let playwrightPath: string | undefined;
-  try {
-    playwrightPath = chromium.executablePath();
-  } catch {
-    playwrightPath = undefined;
-  }
-  const candidates: [string, string][] = [...(playwrightPath ? [[playwrightPath, 'Playwright-installed Chromium'] as [string, string]] : []), ...SYSTEM_PATHS];
+  const playwrightPath = places.playwright();
+  const candidates: (readonly [string, string])[] = [...(playwrightPath ? [[playwrightPath, 'Playwright-installed Chromium'] as const] : []), ...places.system];
   for (const [path, source] of candidates) {
     if (await executable(path)) return { path, source, version: await versionOf(path) };
   }

@@ -11,8 +11,11 @@ const TIMEOUT_MS = 8000;
 export interface TextRecogniser {
   /** Whether the engine can run here; `detail` says why not. */
   status(): Promise<{ available: boolean; detail: string }>;
-  /** The lines of text in a PNG, boxes in its pixels; `line` reads it as a single line of text. */
-  recognise(png: Buffer, layout?: 'page' | 'line'): Promise<OcrLine[]>;
+  /**
+   * The lines of text in a PNG, boxes in its pixels; `line` reads it as a single line of text.
+   * A run longer than `timeoutMs` is stopped and rejected.
+   */
+  recognise(png: Buffer, layout?: 'page' | 'line', timeoutMs?: number): Promise<OcrLine[]>;
 }
 
 export class Tesseract implements TextRecogniser {
@@ -24,7 +27,7 @@ export class Tesseract implements TextRecogniser {
   ) {}
 
   status(): Promise<{ available: boolean; detail: string }> {
-    return (this.checked ??= run(this.binary, ['--version'], undefined).then(
+    return (this.checked ??= run(this.binary, ['--version'], undefined, TIMEOUT_MS).then(
       (out) => ({ available: true, detail: out.split('\n')[0]!.trim() }),
       (err: Error) => {
         const detail = `${this.binary} cannot run (${err.message}); install it with apt-get install tesseract-ocr tesseract-ocr-eng, or set SIMFLEET_TESSERACT`;
@@ -34,23 +37,23 @@ export class Tesseract implements TextRecogniser {
     ));
   }
 
-  async recognise(png: Buffer, layout: 'page' | 'line' = 'page'): Promise<OcrLine[]> {
+  async recognise(png: Buffer, layout: 'page' | 'line' = 'page', timeoutMs = TIMEOUT_MS): Promise<OcrLine[]> {
     // Automatic page segmentation (psm 3) for an area; sparse-text mode (11) sounds made for
     // screens but missed a word drawn on a button that psm 3 read at 96 %. A lone letter or a
     // short label needs single-line mode (7): psm 3 finds no text in it.
-    return parseTsv(await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png));
+    return parseTsv(await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png, Math.min(timeoutMs, TIMEOUT_MS)));
   }
 }
 
-function run(binary: string, args: string[], input: Buffer | undefined): Promise<string> {
+function run(binary: string, args: string[], input: Buffer | undefined, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no answer within ${TIMEOUT_MS} ms`));
-    }, TIMEOUT_MS);
+      reject(new Error(`no answer within ${Math.round(timeoutMs)} ms`));
+    }, timeoutMs);
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', (e) => {

@@ -10,14 +10,33 @@ import type { OcrArea } from './where.js';
 /** Pixels per point text is read at: small type needs about 2× on a phone; more costs time, not words. */
 const READ_SCALE = 2;
 
+/**
+ * How long one read may spend recognising text: a screen read answers within the gateway's 10 s
+ * call timeout even when the pixels contradict the tree everywhere (each area may take four
+ * recogniser runs, and a thin stripe of a pattern once took 7 s of them). Areas not begun by then
+ * are left unread and counted; a run still going is cut at the budget.
+ */
+export const PIXEL_BUDGET_MS = 4000;
+
+/**
+ * Node's timers count whole milliseconds, performance.now() does not: a run stopped exactly at the
+ * time it was given can fail a fraction of a millisecond before the deadline as measured here.
+ * A failure that close to the deadline is the cut, not a fault of the engine.
+ */
+const TIMER_SLACK_MS = 5;
+
 export interface PixelReading {
   nodes: TreeNode[];
   areas: OcrArea[];
   ms: number;
+  /** Areas the budget ran out before (not read at all, or not to the end of their ladder). */
+  unread: number;
 }
 
-export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogniser: TextRecogniser, firstIndex: number): Promise<PixelReading> {
+export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogniser: TextRecogniser, firstIndex: number, budgetMs = PIXEL_BUDGET_MS): Promise<PixelReading> {
   const t0 = performance.now();
+  const deadline = t0 + budgetMs;
+  let unread = 0;
   const shot = await device.screenshot();
   const pxPerPt = shot.width / device.screen().widthPt;
   const scale = Math.min(1, READ_SCALE / pxPerPt);
@@ -30,7 +49,13 @@ export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogn
       width: Math.max(1, Math.min(shot.width - Math.round(area.box.x * pxPerPt), Math.round(area.box.width * pxPerPt))),
       height: Math.max(1, Math.min(shot.height - Math.round(area.box.y * pxPerPt), Math.round(area.box.height * pxPerPt))),
     };
-    return { area, lines: await readArea(recogniser, await grayCrops(shot.png, region, scale), area.box.height) };
+    if (performance.now() >= deadline) {
+      unread++;
+      return { area, lines: [] };
+    }
+    const read = await readArea(recogniser, await grayCrops(shot.png, region, scale), area.box.height, deadline);
+    if (!read.finished) unread++;
+    return { area, lines: read.lines };
   });
   const nodes: TreeNode[] = [];
   for (const { area, lines } of perArea) {
@@ -52,7 +77,7 @@ export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogn
       });
     }
   }
-  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10 };
+  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10, unread };
 }
 
 /** A line of text is at most this tall (points): an area no taller is read as one line if need be. */
@@ -62,17 +87,23 @@ const LINE_PT = 60;
  * The ladder for one area: as a page in the likely polarity, then the other, then — for an area
  * no taller than a line — as a single line. The first rung that finds text answers.
  */
-async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; other: Buffer }, heightPt: number): Promise<OcrLine[]> {
+async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; other: Buffer }, heightPt: number, deadline: number): Promise<{ lines: OcrLine[]; finished: boolean }> {
   const rungs: [Buffer, 'page' | 'line'][] = [
     [crops.likely, 'page'],
     [crops.other, 'page'],
     ...(heightPt <= LINE_PT ? ([[crops.likely, 'line'], [crops.other, 'line']] as [Buffer, 'line'][]) : []),
   ];
   for (const [png, layout] of rungs) {
-    const lines = await recogniser.recognise(png, layout);
-    if (lines.length) return lines;
+    const left = deadline - performance.now();
+    if (left <= 0) return { lines: [], finished: false };
+    const lines = await recogniser.recognise(png, layout, left).catch((err: Error) => {
+      if (performance.now() >= deadline - TIMER_SLACK_MS) return null; // cut at the budget, not a failure of the engine
+      throw err;
+    });
+    if (lines === null) return { lines: [], finished: false };
+    if (lines.length) return { lines, finished: true };
   }
-  return [];
+  return { lines: [], finished: true };
 }
 
 /** Maps two at a time, keeping the order of the input. */

@@ -1,5 +1,5 @@
-// The iOS doubles' screens: horizontal bands of two colours, so every screen has its own pixels and
-// a still screen encodes to the same bytes every time.
+// The iOS doubles' never-recorded home screen: horizontal bands of two colours, so it has its own
+// pixels and encodes to the same bytes every time (recorded screens are drawn by ../../layout-png.mjs).
 import { encodePng } from '../../png.mjs';
 
 /** Bands `band` pixels tall alternating colours a and b ([r, g, b] each). */

@@ -6,6 +6,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bandsPng } from './png.mjs';
+import { jsonBoxes, layoutPng } from '../../layout-png.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = join(HERE, '..', 'fixtures');
@@ -88,6 +89,7 @@ export function erase(w) {
   w.apps = {};
   w.running = null;
   w.screen = 'account-settings';
+  w.privacy = {};
 }
 
 /** What the screen shows: the running app's current screen, or the home screen. */
@@ -97,8 +99,13 @@ export const currentScreen = (w = world()) => (w.running ? w.screen : 'home');
 export function screenPng(name, scale) {
   const cache = at('png-cache', `${name}@${scale}.png`);
   if (existsSync(cache)) return readFileSync(cache);
-  const { colours } = SCREENS[name];
-  const png = bandsPng(Math.round(SCREEN.widthPt * scale), Math.round(SCREEN.heightPt * scale), (name === 'friends' ? 14 : 22) * scale, colours[0], colours[1]);
+  const { colours, dump } = SCREENS[name];
+  const width = Math.round(SCREEN.widthPt * scale);
+  const height = Math.round(SCREEN.heightPt * scale);
+  // A recorded screen is drawn from its dump's layout; the home screen, never recorded, is bands.
+  const png = dump
+    ? layoutPng(width, height, jsonBoxes(readFileSync(dump, 'utf8')).map((b) => ({ ...b, x: b.x * scale, y: b.y * scale, width: b.width * scale, height: b.height * scale })))
+    : bandsPng(width, height, 22 * scale, colours[0], colours[1]);
   mkdirSync(dirname(cache), { recursive: true });
   writeAtomic(cache, png);
   return png;

@@ -1,0 +1,128 @@
+// The queue and the lease through the REST API, on an in-process farm with two kinds of device (real
+// Postgres, real HTTP, the worker protocol over memory): one device type never blocks another, the
+// lease's defaults, activity that keeps a lease, and what a team may list.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFarm, type Farm } from '../helpers/farm.js';
+import type { api } from '../helpers/api.js';
+import { sleep } from '../helpers/wait.js';
+
+type Client = ReturnType<typeof api>;
+let farm: Farm;
+let alpha: Client;
+let beta: Client;
+
+beforeAll(async () => {
+  farm = await startFarm({ SIMFLEET_CREATE_WAIT_MS: '3000' });
+  await farm.addWorker(1, { labels: ['fake', 'gpu'] });
+  await farm.addWorker(1);
+  alpha = await farm.token('agent', 'alpha');
+  beta = await farm.token('agent', 'beta');
+});
+afterAll(() => farm?.stop());
+
+const create = (client: Client, body: Record<string, unknown> = {}) => client.call('createSession', { body: { platform: 'web', ...body } });
+const release = (client: Client, id: string) => client.call('releaseSession', { params: { sessionId: id } });
+const labelsOf = async (deviceId: string): Promise<string[]> => (await farm.admin.call('getDevice', { params: { deviceId } })).body.labels;
+const stateOf = async (id: string) => (await farm.db.query<{ state: string; end_reason: string | null }>(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id]))[0]!;
+
+describe('the queue', () => {
+  // A placement run looks at each team's oldest requests only, as many as there are free devices.
+  // It used to pick them before asking whether any free device fitted them, so a team's older
+  // request for a busy kind of device hid its newer one that the free device fitted.
+  it("never lets a team's request for a busy kind of device hold up its next request, which a free device fits", async () => {
+    const gpu = await create(alpha, { device: { labels: ['gpu'] } });
+    expect(gpu.status).toBe(201);
+    expect(gpu.body.host).toBe(gpu.body.device.hostId);
+    expect(await labelsOf(gpu.body.device.id)).toContain('gpu');
+    const waiting = await create(alpha, { device: { labels: ['gpu'] }, waitSeconds: 60 });
+    expect(waiting.status).toBe(202);
+    expect(waiting.body).toMatchObject({ host: null, device: null, queue: { position: 1 } });
+    // One placement in the last 10 minutes: no interval to estimate from, so no estimate.
+    expect(waiting.body.queue.etaSeconds).toBeNull();
+    const any = await create(alpha, { waitSeconds: 60 });
+    expect(any.status).toBe(201);
+    expect(await labelsOf(any.body.device.id)).not.toContain('gpu');
+    expect((await stateOf(waiting.body.id)).state).toBe('queued');
+    // Two placements now: the estimate is their interval times the position.
+    const [span] = await farm.db.query<{ s: number }>(`SELECT extract(epoch FROM max(placed_at) - min(placed_at))::float8 AS s FROM sessions WHERE placed_at IS NOT NULL`);
+    const place = (await alpha.call('getSession', { params: { sessionId: waiting.body.id } })).body.queue;
+    expect(place.position).toBe(1);
+    expect(place.etaSeconds).toBeCloseTo(span!.s, 0); // rounded to 0.1 s
+    // The queued one still gets the gpu device the moment it is free.
+    await release(alpha, gpu.body.id);
+    const moved = (await alpha.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '10', ifState: 'queued' } })).body;
+    expect(['preparing', 'ready']).toContain(moved.state);
+    expect(moved.device.id).toBe(gpu.body.device.id);
+    await release(alpha, waiting.body.id);
+    await release(alpha, any.body.id);
+  });
+});
+
+describe('a placement run that considers fewer free devices than the farm has', () => {
+  // Placement locks a batch of free devices per run (200 by default). It used to take the first
+  // free devices by id whatever the queue wanted, so past a batch of free devices a request for the
+  // one beyond them waited forever. Here the batch is 1 and the gpu device sorts last.
+  it('offers a queued request the free device it fits, wherever that device sorts', async () => {
+    const small = await startFarm({ SIMFLEET_CREATE_WAIT_MS: '3000', SIMFLEET_PLACEMENT_BATCH: '1' });
+    try {
+      await small.addWorker(2, { env: { SIMFLEET_HOST_ID: 'aaa-plain' } });
+      await small.addWorker(1, { labels: ['fake', 'gpu'], env: { SIMFLEET_HOST_ID: 'zzz-gpu' } });
+      const client = await small.token('agent', 'gamma');
+      const s = await client.call('createSession', { body: { platform: 'web', device: { labels: ['gpu'] }, waitSeconds: 5 } });
+      expect(s.status).toBe(201);
+      expect(s.body.device.id).toBe('zzz-gpu.fake-1');
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe('the lease', () => {
+  it('defaults to a 15-minute TTL and a 300 s idle timeout; a long poll past 60 s is refused', async () => {
+    const s = await create(beta);
+    expect(s.status).toBe(201);
+    expect(s.body).toMatchObject({ ttlSeconds: 900, idleTimeoutSeconds: 300 });
+    expect(Date.parse(s.body.expiresAt) - Date.parse(s.body.readyAt)).toBeGreaterThanOrEqual(899_000);
+    expect(Date.parse(s.body.expiresAt) - Date.parse(s.body.readyAt)).toBeLessThanOrEqual(901_000);
+    const tooLong = await beta.call('getSession', { params: { sessionId: s.body.id }, query: { wait: '61' } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.code).toBe('VALIDATION_FAILED');
+    await release(beta, s.body.id);
+  });
+
+  it("idles out a session only a viewer keeps reading: a viewer's GETs are not the agent's activity", async () => {
+    const s = (await create(beta, { idleTimeoutSeconds: 5 })).body;
+    const viewer = await farm.token('viewer', 'beta');
+    const ended = (async () => {
+      for (let i = 0; i < 20; i++) {
+        const now = (await viewer.call('getSession', { params: { sessionId: s.id } })).body;
+        if (now.state === 'ended') return now;
+        await sleep(1000);
+      }
+      return undefined;
+    })();
+    expect(await ended).toMatchObject({ state: 'ended', endReason: 'idle' });
+    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string }>(`SELECT actor, actor_role, team FROM audit_log WHERE action = 'session.end' AND subject = $1`, [s.id]);
+    expect(audit).toMatchObject({ team: 'beta' });
+  }, 30_000);
+
+  it("counts an agent's REST calls on the session as activity, and lists only the caller's team's sessions", async () => {
+    const s = (await create(beta, { idleTimeoutSeconds: 5 })).body;
+    expect(s.state).toBe('ready');
+    // 8 s of a GET every second: past the 5 s idle timeout, yet the lease holds.
+    for (let i = 0; i < 8; i++) {
+      expect((await beta.call('getSession', { params: { sessionId: s.id } })).status).toBe(200);
+      await sleep(1000);
+    }
+    expect(await stateOf(s.id)).toMatchObject({ state: 'ready', end_reason: null });
+    const mine = (await beta.call('listSessions')).body.sessions.map((x: { id: string }) => x.id);
+    expect(mine).toContain(s.id);
+    const theirs = (await alpha.call('listSessions')).body.sessions.map((x: { id: string }) => x.id);
+    expect(theirs).not.toContain(s.id);
+    await release(beta, s.id);
+    // Who did it is on record: the agent's own token, by id, with its role and team.
+    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string; detail: { reason?: string } }>(`SELECT actor, actor_role, team, detail FROM audit_log WHERE action = 'session.end' AND subject = $1`, [s.id]);
+    expect(audit).toMatchObject({ actor_role: 'agent', team: 'beta', detail: { reason: 'released' } });
+    expect(audit!.actor).toMatch(/^tok_/);
+  }, 30_000);
+});
