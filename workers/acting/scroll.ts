@@ -57,15 +57,40 @@ export interface ScrollOutcome {
 }
 
 /**
- * Scrolls by `distance` and measures what moved. `settleRead` waits for the screen to settle and
+ * How far from the distance asked a scroll may land before it is corrected (points, or a share of
+ * the distance). A drag lands within a few points when the device keeps up; one made while the
+ * renderer is starved of CPU lost 20 of 300 points in CI (its first moves spent as touch slop).
+ */
+const LANDING_TOLERANCE = { pt: 8, share: 0.03 };
+
+const OPPOSITE: Record<Direction, Direction> = { up: 'down', down: 'up', left: 'right', right: 'left' };
+
+/** How far the content moved between two readings, positive the way `direction` scrolls. */
+function movedBetween(a: Read, b: Read, direction: Direction): number | null {
+  const m = movement(a.reading, b.reading, direction === 'up' || direction === 'down' ? 'y' : 'x');
+  return m.movedPt === null ? null : direction === 'up' || direction === 'left' ? -m.movedPt : m.movedPt;
+}
+
+/**
+ * Scrolls by `distance` and measures what moved. A scroll that lands measurably short or long is
+ * corrected once by the difference, measured again, and reported as the sum. A correction forward
+ * that moves nothing means the content ended there. `settleRead` waits for the screen to settle and
  * reads it; the caller owns both (they are the action's own wait and read).
  */
 export async function scrollBy(device: DeviceBackend, before: Read, direction: Direction, distance: number, settleRead: () => Promise<Read>, within?: Point): Promise<ScrollOutcome> {
   for (const drag of scrollDrags(contentBand(before), direction, distance, device.touchSlopPt, within)) await device.touch(drag);
   const after = await settleRead();
-  const m = movement(before.reading, after.reading, direction === 'up' || direction === 'down' ? 'y' : 'x');
-  const movedPt = m.movedPt === null ? null : direction === 'up' || direction === 'left' ? -m.movedPt : m.movedPt;
-  return { movedPt, atEnd: movedPt !== null && Math.abs(movedPt) < STALL_PT, after };
+  const movedPt = movedBetween(before, after, direction);
+  if (movedPt === null || Math.abs(movedPt) < STALL_PT) return { movedPt, atEnd: movedPt !== null, after };
+  const off = distance - movedPt;
+  if (Math.abs(off) <= Math.max(LANDING_TOLERANCE.pt, distance * LANDING_TOLERANCE.share)) return { movedPt, atEnd: false, after };
+  const way = off > 0 ? direction : OPPOSITE[direction];
+  for (const drag of scrollDrags(contentBand(after), way, Math.abs(off), device.touchSlopPt, within)) await device.touch(drag);
+  const corrected = await settleRead();
+  const more = movedBetween(after, corrected, direction);
+  // Unmeasured after the correction: what moved in all is not known, and is not guessed.
+  if (more === null) return { movedPt: null, atEnd: false, after: corrected };
+  return { movedPt: movedPt + more, atEnd: way === direction && Math.abs(more) < STALL_PT, after: corrected };
 }
 
 /** How far a viewport-sized scroll goes: most of the content band, leaving some overlap to read across. */

@@ -1,0 +1,74 @@
+// Scrolling by a distance on a simulated scroll view: each drag moves the content by what the
+// finger travelled, less what the device "loses" (a starved renderer spending the first moves as
+// touch slop), and stops at the content's end. The scroll is measured from the readings alone.
+import { describe, expect, it } from 'vitest';
+import { scrollBy } from '../../workers/acting/scroll.js';
+import type { DeviceBackend, TouchFrame } from '../../workers/devices/backend.js';
+import type { Read } from '../../workers/understanding/service.js';
+
+const SCREEN = { widthPt: 390, heightPt: 844 };
+const ROWS = 60;
+const ROW_PT = 50;
+
+/** A list of 60 rows; `offset` is how far it has been scrolled (0 … maxOffset). */
+function simulated(lossPt: number[]) {
+  let offset = 0;
+  const maxOffset = ROWS * ROW_PT - SCREEN.heightPt;
+  const drags: number[] = [];
+  const device = {
+    touchSlopPt: 8,
+    async touch(frames: TouchFrame[]) {
+      const ys = frames.flatMap((f) => f.touches.map((t) => t.y));
+      const travelled = ys[0]! - ys.at(-1)!; // finger up: content down
+      const lost = lossPt[drags.length] ?? 0;
+      drags.push(travelled);
+      const moved = Math.sign(travelled) * Math.max(0, Math.abs(travelled) - 8 - lost); // slop, then the loss
+      offset = Math.min(maxOffset, Math.max(0, offset + moved));
+    },
+  } as unknown as DeviceBackend;
+  const read = (): Read => {
+    const elements = Array.from({ length: ROWS }, (_, i) => ({ role: 'text', label: `Row ${i}`, detail: null, frame: { x: 0, y: i * ROW_PT - offset, width: 390, height: ROW_PT } }));
+    return { reading: { screen: SCREEN, elements, regionOf: elements.map(() => 'content'), regions: {} } } as unknown as Read;
+  };
+  return { device, read, drags, offset: () => offset, maxOffset };
+}
+
+describe('scrolling by a distance', () => {
+  it('lands where it was told in one drag when the device keeps up', async () => {
+    const sim = simulated([]);
+    const out = await scrollBy(sim.device, sim.read(), 'down', 300, async () => sim.read());
+    expect(sim.drags).toHaveLength(1);
+    expect(sim.offset()).toBe(300);
+    expect(out).toMatchObject({ movedPt: 300, atEnd: false });
+  });
+
+  it('corrects a drag that lost 20 points, once, and reports what moved in all', async () => {
+    const sim = simulated([20]);
+    const out = await scrollBy(sim.device, sim.read(), 'down', 300, async () => sim.read());
+    expect(sim.drags).toHaveLength(2);
+    expect(sim.offset()).toBe(300);
+    expect(out).toMatchObject({ movedPt: 300, atEnd: false });
+    // Up as well: the correction goes the way asked, and the sum is counted that way.
+    const up = await scrollBy(sim.device, sim.read(), 'up', 150, async () => sim.read());
+    expect(sim.offset()).toBe(150);
+    expect(up.movedPt).toBe(150);
+  });
+
+  it('leaves a landing within a few points alone, and never corrects twice', async () => {
+    const close = simulated([5]);
+    expect((await scrollBy(close.device, close.read(), 'down', 300, async () => close.read())).movedPt).toBe(295);
+    expect(close.drags).toHaveLength(1);
+    const bad = simulated([100, 100]);
+    const out = await scrollBy(bad.device, bad.read(), 'down', 300, async () => bad.read());
+    expect(bad.drags).toHaveLength(2);
+    expect(out.movedPt).toBe(bad.offset()); // what really moved, short as it is
+  });
+
+  it('says the end when the correction forward finds the content stopped', async () => {
+    const sim = simulated([]);
+    await scrollBy(sim.device, sim.read(), 'down', sim.maxOffset - 100, async () => sim.read());
+    const out = await scrollBy(sim.device, sim.read(), 'down', 300, async () => sim.read());
+    expect(sim.offset()).toBe(sim.maxOffset);
+    expect(out).toMatchObject({ movedPt: 100, atEnd: true });
+  });
+});
