@@ -126,7 +126,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         hostTimeoutMs: config.hostTimeoutMs,
         helloTimeoutMs: config.helloTimeoutMs,
         onProtocolError: (code) => metrics.protocolErrors.inc({ code }),
-        onWorkerMemory: (hostId, m) => metrics.setWorkerMemory(hostId, m),
+        onWorkerReport: (hostId, report) => metrics.setWorkerReport(hostId, report),
         memory: {
           write: async (hostId, msg) => {
             try {

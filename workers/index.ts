@@ -123,6 +123,13 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),
     logger,
+    held: () => ({
+      ...perception.held(),
+      ...understanding.memories.held(),
+      memoryBatchesPending: sync.pending,
+      ocrCacheEntries: recogniser?.size ?? 0,
+      eventLogEvents: feeds.held(),
+    }),
   });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());

@@ -7717,6 +7717,105 @@ const document: Record<string, unknown> = {
           },
           "process": {
             "$ref": "#/components/schemas/WorkerProcessMemory"
+          },
+          "held": {
+            "$ref": "#/components/schemas/WorkerHoldings"
+          }
+        }
+      },
+      "WorkerHoldings": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what the worker's bounded stores hold when it sent the heartbeat, summed over its devices, so a process that grows can be told which part grows; the gateway holding the connection exports each as simfleet_worker_held{host,kind}",
+        "required": [
+          "frames",
+          "frameBytes",
+          "marks",
+          "markedFrameBytes",
+          "fineProfilesPending",
+          "appMemories",
+          "screens",
+          "faces",
+          "edges",
+          "escalations",
+          "memoryBatchesPending",
+          "ocrCacheEntries",
+          "eventLogEvents"
+        ],
+        "properties": {
+          "frames": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "analysed frames kept in the frame stores (the last minute of each device)"
+          },
+          "frameBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "what the frame stores count against their budget, with each device's newest encoded frame"
+          },
+          "marks": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "observers' marks held"
+          },
+          "markedFrameBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "analysed frames that only a mark still refers to (gone from the frame store)"
+          },
+          "fineProfilesPending": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "fine profiles being computed for scroll measurement"
+          },
+          "appMemories": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "screen memories cached in this worker (one per team, platform, app and version band)"
+          },
+          "screens": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "faces": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "remembered looks of those screens (pixel fingerprints kept for warm reads)"
+          },
+          "edges": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "escalations": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "memoryBatchesPending": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "memory writes not yet acknowledged by the farm"
+          },
+          "ocrCacheEntries": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776
+          },
+          "eventLogEvents": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "events kept in the devices' event logs for resuming watchers"
           }
         }
       },

@@ -2272,6 +2272,32 @@ export type components = {
             /** Format: date-time */
             sentAt: string;
             process?: components["schemas"]["WorkerProcessMemory"];
+            held?: components["schemas"]["WorkerHoldings"];
+        };
+        /** @description what the worker's bounded stores hold when it sent the heartbeat, summed over its devices, so a process that grows can be told which part grows; the gateway holding the connection exports each as simfleet_worker_held{host,kind} */
+        WorkerHoldings: {
+            /** @description analysed frames kept in the frame stores (the last minute of each device) */
+            frames: number;
+            /** @description what the frame stores count against their budget, with each device's newest encoded frame */
+            frameBytes: number;
+            /** @description observers' marks held */
+            marks: number;
+            /** @description analysed frames that only a mark still refers to (gone from the frame store) */
+            markedFrameBytes: number;
+            /** @description fine profiles being computed for scroll measurement */
+            fineProfilesPending: number;
+            /** @description screen memories cached in this worker (one per team, platform, app and version band) */
+            appMemories: number;
+            screens: number;
+            /** @description remembered looks of those screens (pixel fingerprints kept for warm reads) */
+            faces: number;
+            edges: number;
+            escalations: number;
+            /** @description memory writes not yet acknowledged by the farm */
+            memoryBatchesPending: number;
+            ocrCacheEntries: number;
+            /** @description events kept in the devices' event logs for resuming watchers */
+            eventLogEvents: number;
         };
         /** @description the worker process's memory when it sent the heartbeat (Node's process.memoryUsage()); the gateway holding the connection exports it as simfleet_worker_memory_bytes{host,kind} */
         WorkerProcessMemory: {

@@ -8,12 +8,13 @@ import { countDevicesByState, countQuarantined } from '../db/repositories/device
 import { countHostsByState } from '../db/repositories/hosts.js';
 import { countByState, queueDepthByPriority } from '../db/repositories/sessions.js';
 import type { Schemas } from '../../openapi/contract.js';
+import type { WorkerReport } from '../hub/worker-link.js';
 
 export interface GatewayMetrics {
   registry: Registry;
   protocolErrors: Counter<'code'>;
-  /** A worker's process memory as its heartbeats report it, for the hosts this gateway holds. */
-  setWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void;
+  /** A worker's process memory and what its stores hold, as its heartbeats report them, for the hosts this gateway holds. */
+  setWorkerReport(hostId: string, report: WorkerReport | undefined): void;
   placements: Counter;
   queueWait: Histogram;
   sessionsEnded: Counter<'reason'>;
@@ -30,6 +31,12 @@ export interface GatewayMetrics {
 
 const SESSION_STATES = ['queued', 'preparing', 'ready', 'ended'];
 const PRIORITIES = ['interactive', 'ci', 'background'];
+type HeldKind = keyof Schemas['WorkerHoldings'];
+// Every kind the contract names, checked by the compiler: a kind added there cannot be left out here.
+const HELD_KINDS = Object.keys({
+  frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1,
+} satisfies Record<HeldKind, 1>) as HeldKind[];
+const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A gauge read from Postgres at scrape time; left out (not zero) when the read fails. */
 function dbGauge(registry: Registry, logger: Logger, name: string, help: string, labelNames: string[], read: (g: Gauge) => Promise<void>): void {
@@ -102,11 +109,23 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['host', 'kind'],
     registers: [registry],
   });
-  const setWorkerMemory = (host: string, m: Schemas['WorkerProcessMemory'] | undefined) => {
+  const workerHeld = new Gauge({
+    name: 'simfleet_worker_held',
+    help: "What each worker's bounded stores hold (frames, marks, screen memory, caches, event logs), from its heartbeats: a growing worker shows here which part grows",
+    labelNames: ['host', 'kind'],
+    registers: [registry],
+  });
+  const setWorkerReport = (host: string, report: WorkerReport | undefined) => {
+    const m = report?.process;
     const kinds = { rss: m?.rssBytes, heap_used: m?.heapUsedBytes, external: m?.externalBytes, array_buffers: m?.arrayBuffersBytes };
     for (const [kind, value] of Object.entries(kinds)) {
       if (value === undefined) workerMemory.remove({ host, kind });
       else workerMemory.set({ host, kind }, value);
+    }
+    for (const kind of HELD_KINDS) {
+      const value = report?.held?.[kind];
+      if (value === undefined) workerHeld.remove({ host, kind: snake(kind) });
+      else workerHeld.set({ host, kind: snake(kind) }, value);
     }
   };
   const protocolErrors = new Counter({
@@ -168,7 +187,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     registers: [registry],
   });
   const streamCoalesced = new Counter({ name: 'simfleet_stream_coalesced_total', help: "Frame-changes merged into a later one for a subscriber that fell behind", registers: [registry] });
-  return { registry, protocolErrors, setWorkerMemory, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
+  return { registry, protocolErrors, setWorkerReport, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

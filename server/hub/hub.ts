@@ -6,12 +6,13 @@ import type { ErrorCode, Schemas } from '../../openapi/contract.js';
 import type { HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
 import type { WorkerSocket } from './socket.js';
-import { WorkerLink, type LinkOwner, type LinkTimings, type MemoryHandler } from './worker-link.js';
+import { WorkerLink, type LinkOwner, type LinkTimings, type MemoryHandler, type WorkerReport } from './worker-link.js';
 
 export interface HubOptions extends LinkTimings {
   gatewayId: string;
   onProtocolError?: (code: ErrorCode) => void;
-  onWorkerMemory?: (hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined) => void;
+  /** A worker's heartbeat report (its memory, what its stores hold); undefined when it is gone. */
+  onWorkerReport?: (hostId: string, report: WorkerReport | undefined) => void;
   /** Where workers' memory writes and loads go (Postgres, through the gateway). */
   memory?: MemoryHandler;
 }
@@ -59,7 +60,7 @@ export class WorkerHub implements LinkOwner {
   release(link: WorkerLink): void {
     if (link.hostId && this.byHost.get(link.hostId) === link) {
       this.byHost.delete(link.hostId);
-      this.opts.onWorkerMemory?.(link.hostId, undefined);
+      this.opts.onWorkerReport?.(link.hostId, undefined);
     }
   }
 
@@ -77,8 +78,8 @@ export class WorkerHub implements LinkOwner {
     this.opts.onProtocolError?.(code);
   }
 
-  onWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void {
-    this.opts.onWorkerMemory?.(hostId, memory);
+  onWorkerReport(hostId: string, report: WorkerReport | undefined): void {
+    this.opts.onWorkerReport?.(hostId, report);
   }
 
   get connectionCount(): number {

@@ -59,10 +59,13 @@ export interface LinkOwner {
   owns(link: WorkerLink): boolean;
   onProtocolError(code: ErrorCode): void;
   /** A registered worker's process memory, from its heartbeat; undefined when its connection ends. */
-  onWorkerMemory(hostId: string, memory: Schemas['WorkerProcessMemory'] | undefined): void;
+  onWorkerReport(hostId: string, report: WorkerReport | undefined): void;
 }
 
 /** A command for the worker, before the link gives it an id. */
+/** What a worker's heartbeat says about the process: its memory, and what its stores hold. */
+export type WorkerReport = Partial<Pick<Schemas['WorkerHeartbeat'], 'process' | 'held'>>;
+
 export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'> | Omit<Schemas['GatewayCall'], 'id'>;
 
 /** What a command answers: nothing for prepare and reset, the call's value for a call. */
@@ -193,7 +196,7 @@ export class WorkerLink {
       case 'heartbeat':
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
         if (!(await this.registry.heartbeat(this.conn))) return this.lostOwnership();
-        if (msg.process) this.owner.onWorkerMemory(this.conn.hostId, msg.process);
+        if (msg.process || msg.held) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
       case 'devices':

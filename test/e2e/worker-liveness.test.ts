@@ -72,8 +72,19 @@ describe('a worker process registering with a gateway process', () => {
     expect(Number(rss)).toBeGreaterThan(20 * 2 ** 20);
     const text = (await client.call('getMetrics')).text;
     for (const kind of ['heap_used', 'external', 'array_buffers']) expect(Number(memoryLine(kind).exec(text)?.[1])).toBeGreaterThan(0);
+    // What its stores hold, kind by kind, so a growing worker shows which part grows: marks taken
+    // through the API are counted on the next heartbeat.
+    const heldLine = (kind: string) => new RegExp(`^simfleet_worker_held\\{host="${hostId}",kind="${kind}"\\} (\\d+)$`, 'm');
+    const kinds = ['frames', 'frame_bytes', 'marks', 'marked_frame_bytes', 'fine_profiles_pending', 'app_memories', 'screens', 'faces', 'edges', 'escalations', 'memory_batches_pending', 'ocr_cache_entries', 'event_log_events'];
+    for (const kind of kinds) expect(heldLine(kind).test(text), kind).toBe(true);
+    expect(Number(heldLine('marks').exec(text)![1])).toBe(0);
+    const session = await client.call('createSession', { body: { platform: 'web' } });
+    expect(session.status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await client.call('createMark', { params: { sessionId: session.body.id } })).status).toBe(201);
+    await waitFor('three marks counted in /metrics', async () => (Number(heldLine('marks').exec((await client.call('getMetrics')).text)?.[1]) === 3 ? true : undefined));
     worker.kill('SIGKILL');
     await waitFor('worker memory gone from /metrics', async () => (memoryLine('rss').test((await client.call('getMetrics')).text) ? undefined : true));
+    expect(heldLine('marks').test((await client.call('getMetrics')).text)).toBe(false);
   });
 
   it('stays online across several host timeouts while heartbeats arrive', async () => {

@@ -50,6 +50,8 @@ export interface SoakReport {
   processes: ProcessTrend[];
   /** Descriptors of the gateway before the subscribers came and after they left. */
   gatewayFds: { before: number; after: number };
+  /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
+  held: { kind: string; start: number; end: number; max: number; slopePerMin: number }[];
 }
 
 /** What an agent may be told no for while it explores at random: each a typed, expected answer. */
@@ -135,16 +137,18 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     say(`${opts.subscribers} subscribers connected`);
 
     const errors: string[] = [];
-    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number; heap: number; native: number }[] = [];
+    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number; heap: number; native: number; held: Record<string, number> }[] = [];
     const t0 = Date.now();
     // The worker's JS heap and the native memory bound to JS objects (frame buffers, sharp's
     // images), as its heartbeats report them: RSS alone cannot tell a leak from an allocator that
     // keeps what it once needed.
-    let workerMemory = { heap: 0, native: 0 };
+    // What the worker's stores hold comes the same way: the part that grows, when one does.
+    let workerMemory = { heap: 0, native: 0, held: {} as Record<string, number> };
     const readWorkerMemory = async () => {
       const text = (await admin.call('getMetrics')).text as string;
       const kind = (k: string) => Number(new RegExp(`^simfleet_worker_memory_bytes\\{host="[^"]+",kind="${k}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
-      workerMemory = { heap: kind('heap_used'), native: kind('external') + kind('array_buffers') };
+      const held = Object.fromEntries([...text.matchAll(/^simfleet_worker_held\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+      workerMemory = { heap: kind('heap_used'), native: kind('external') + kind('array_buffers'), held };
     };
     const sample = () => {
       try {
@@ -254,6 +258,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       events,
       processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
+      held: Object.keys(samples.at(-1)!.held).map((kind) => {
+        const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
+        return { kind, start: v(samples[0]!), end: v(samples.at(-1)!), max: Math.max(...samples.map(v)), slopePerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: v(s) }))) };
+      }),
     };
   } finally {
     await killAll();
@@ -278,6 +286,12 @@ export function soakMarkdown(r: SoakReport): string {
     '| route | calls | p50 ms | p99 ms |',
     '|---|---|---|---|',
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
+    '',
+    "What the worker's stores held (from its heartbeats; bytes as named, the rest counts):",
+    '',
+    '| held | start | end | max | trend per min (after warm-up) |',
+    '|---|---|---|---|---|',
+    ...r.held.map((h) => `| ${h.kind} | ${h.start} | ${h.end} | ${h.max} | ${h.slopePerMin} |`),
     '',
     `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),

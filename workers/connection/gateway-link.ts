@@ -24,6 +24,8 @@ export interface GatewayLinkOptions {
   inventory: Inventory;
   backoff: Backoff;
   logger: Logger;
+  /** What the worker's stores hold now, sent with every heartbeat. */
+  held?: () => Schemas['WorkerHoldings'];
 }
 
 export interface GatewayLinkEvents {
@@ -176,11 +178,18 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       return;
     }
     const m = process.memoryUsage();
+    let held: Schemas['WorkerHoldings'] | undefined;
+    try {
+      held = this.opts.held?.();
+    } catch (err) {
+      this.logger.warn({ err }, 'could not count what the stores hold; the heartbeat goes without it');
+    }
     this.send({
       type: 'heartbeat',
       seq: this.seq++,
       sentAt: new Date().toISOString(),
       process: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external, arrayBuffersBytes: m.arrayBuffers },
+      ...(held ? { held } : {}),
     });
   }
 

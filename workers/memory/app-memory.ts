@@ -54,6 +54,13 @@ export class AppMemory {
   /** Modal layers seen on each screen (by role and name): a new one is unfamiliar. */
   private readonly modals = new Set<string>();
 
+  /** How much this copy holds, for the worker's heartbeat. */
+  held(): { screens: number; faces: number; edges: number; escalations: number } {
+    let faces = 0;
+    for (const f of this.seen.values()) faces += f.length;
+    return { screens: this.book.size, faces, edges: this.graph.size, escalations: this.escalations.length };
+  }
+
   remember(node: string, reading: ScreenReading, settled: FrameAnalysis): void {
     // A face keeps the grid the pixel check compares, not the fine profile a settled frame may carry
     // for measuring scrolls (twice the grid's bytes, on up to eight faces of every screen).
@@ -154,6 +161,19 @@ export class Memories {
         }
       };
     }
+  }
+
+  /** What the cached memories hold, summed, for the worker's heartbeat. */
+  held(): { appMemories: number; screens: number; faces: number; edges: number; escalations: number } {
+    const sum = { appMemories: this.apps.size, screens: 0, faces: 0, edges: 0, escalations: 0 };
+    for (const m of this.apps.values()) {
+      const h = m.held();
+      sum.screens += h.screens;
+      sum.faces += h.faces;
+      sum.edges += h.edges;
+      sum.escalations += h.escalations;
+    }
+    return sum;
   }
 
   of(team: string, platform: 'web' | 'android' | 'ios', app: string): AppMemory {

@@ -53,6 +53,10 @@ export class TransitionGraph {
     return [...this.edges.values()].filter((e) => e.from === from).sort((a, b) => b.verified - a.verified || b.count - a.count);
   }
 
+  get size(): number {
+    return this.edges.size;
+  }
+
   all(): Edge[] {
     return [...this.edges.values()];
   }

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { DeviceBackend, Frame } from '../devices/backend.js';
 import { analyse, FINE_W, fineHeight, GRID_W, gridHeight, toPoints, type Box, type FrameAnalysis } from './analysis.js';
-import { FrameStore } from './frame-store.js';
+import { analysisBytes, FrameStore } from './frame-store.js';
 import { grayGrid } from './image.js';
 import { MarkBook, type Mark } from './marks.js';
 import type { Transition } from './motion.js';
@@ -49,6 +49,15 @@ export interface WaitAnswer {
   frame: FrameRef | null;
   movingRegion?: MovingRegion;
   transition?: Transition;
+}
+
+export interface EyesHoldings {
+  frames: number;
+  frameBytes: number;
+  marks: number;
+  /** Analysed frames that only a mark still refers to (the store has let them go). */
+  markedFrameBytes: number;
+  fineProfilesPending: number;
 }
 
 /** How long each step of taking a frame in took, for the benchmarks (last 500 frames). */
@@ -160,6 +169,14 @@ export class Eyes {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.activity.stop();
+  }
+
+  /** What these eyes hold, for the worker's heartbeat. */
+  held(): EyesHoldings {
+    const { frames, bytes } = this.store.stats();
+    let markedFrameBytes = 0;
+    for (const f of this.marks.frames()) if (!this.store.keeps(f)) markedFrameBytes += analysisBytes(f);
+    return { frames, frameBytes: bytes, marks: this.marks.size, markedFrameBytes, fineProfilesPending: this.profiling.size };
   }
 
   /** Resolves when every frame received so far has been analysed. */

@@ -9,7 +9,8 @@ export interface FrameStoreOptions {
 }
 
 const OVERHEAD_BYTES = 200;
-const sizeOf = (f: FrameAnalysis) => f.gray.byteLength + f.cells.byteLength + (f.fine?.gray.byteLength ?? 0) + OVERHEAD_BYTES;
+/** What one analysed frame costs in memory, as the budget counts it. */
+export const analysisBytes = (f: FrameAnalysis) => f.gray.byteLength + f.cells.byteLength + (f.fine?.gray.byteLength ?? 0) + OVERHEAD_BYTES;
 
 export class FrameStore {
   private frames: FrameAnalysis[] = [];
@@ -22,13 +23,13 @@ export class FrameStore {
 
   add(analysis: FrameAnalysis, frame: Frame): void {
     this.frames.push(analysis);
-    this.bytes += sizeOf(analysis);
+    this.bytes += analysisBytes(analysis);
     this.encoded = frame;
     this.encodedAt = analysis.wallAt;
     this.encodedSeq = analysis.seq;
     const oldest = analysis.at - this.opts.retentionMs;
     while (this.frames.length > 1 && (this.frames[0]!.at < oldest || this.bytes > this.opts.budgetBytes)) {
-      this.bytes -= sizeOf(this.frames.shift()!);
+      this.bytes -= analysisBytes(this.frames.shift()!);
     }
   }
 
@@ -61,6 +62,12 @@ export class FrameStore {
   /** Frames with seq in [from, to], oldest first (those still kept). */
   range(from: number, to: number): FrameAnalysis[] {
     return this.frames.filter((f) => f.seq >= from && f.seq <= to);
+  }
+
+  /** Whether this analysis is one the store still keeps (frames leave oldest first, in seq order). */
+  keeps(f: FrameAnalysis): boolean {
+    const first = this.frames[0];
+    return first !== undefined && f.seq >= first.seq && f.seq <= this.frames.at(-1)!.seq;
   }
 
   stats(): { frames: number; bytes: number; spanMs: number } {

@@ -36,6 +36,17 @@ export class MarkBook {
     return this.latest.get(epoch);
   }
 
+  get size(): number {
+    return this.marks.size;
+  }
+
+  /** The analysed frames the marks refer to, each once. */
+  frames(): Set<FrameAnalysis> {
+    const out = new Set<FrameAnalysis>();
+    for (const m of [...this.marks.values(), ...this.latest.values()]) if (m.frame) out.add(m.frame);
+    return out;
+  }
+
   /** A new lease: the previous one's marks mean nothing on this device any more. */
   forgetExcept(epoch: number): void {
     for (const [id, m] of this.marks) if (m.epoch !== epoch) this.marks.delete(id);

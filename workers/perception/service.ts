@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend } from '../devices/backend.js';
-import { Eyes, type EyesOptions, type FrameRef } from './eyes.js';
+import { Eyes, type EyesHoldings, type EyesOptions, type FrameRef } from './eyes.js';
 import type { Transition } from './motion.js';
 
 type Schemas = components['schemas'];
@@ -92,6 +92,16 @@ export class Perception {
         } satisfies Schemas['WaitResult'];
       }
     }
+  }
+
+  /** What every device's eyes hold, summed. */
+  held(): EyesHoldings {
+    const sum: EyesHoldings = { frames: 0, frameBytes: 0, marks: 0, markedFrameBytes: 0, fineProfilesPending: 0 };
+    for (const e of this.eyes.values()) {
+      const h = e.held();
+      for (const k of Object.keys(sum) as (keyof EyesHoldings)[]) sum[k] += h[k];
+    }
+    return sum;
   }
 
   close(): void {

@@ -47,6 +47,11 @@ export class DeviceFeed {
   private lastSettledSeq: number | undefined;
   private readonly off: (() => void)[] = [];
 
+  /** Events kept for watchers that resume. */
+  get size(): number {
+    return this.kept.length;
+  }
+
   constructor(
     private readonly eyes: Eyes,
     private readonly leaseOf: LeaseOf,

@@ -70,6 +70,13 @@ export class Feeds {
     this.feeds.get(localId)?.feed.noteEscalation(epoch, e);
   }
 
+  /** Events kept in every device's log, for the worker's heartbeat. */
+  held(): number {
+    let n = 0;
+    for (const w of this.feeds.values()) n += w.feed.size;
+    return n;
+  }
+
   close(): void {
     for (const w of this.feeds.values()) w.feed.close();
     this.feeds.clear();

@@ -16,6 +16,10 @@ export class RecognitionCache implements TextRecogniser {
     private readonly capacity = 512,
   ) {}
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   status(): ReturnType<TextRecogniser['status']> {
     return this.engine.status();
   }
