@@ -1,7 +1,8 @@
 // The soak's short variant (`npm run soak` runs the long one): 3 agents exploring the sample app at
 // random on real Chromium through a real gateway and worker, with 30 event-stream subscribers, for
 // 40 s. Every answer must be a success or a typed refusal, every session must still be ready at the
-// end, and the gateway must give back the descriptors its subscribers held.
+// end, the gateway must give back the descriptors its subscribers held, and what the worker's stores
+// hold must be reported.
 import { expect, it } from 'vitest';
 import { runSoak, soakMarkdown } from '../soak/soak.js';
 
@@ -12,4 +13,11 @@ it('three agents and thirty subscribers for 40 s: no error, sessions alive, desc
   expect(r.actions).toBeGreaterThan(15);
   expect(r.events).toBeGreaterThan(0);
   expect(r.gatewayFds.after).toBeLessThanOrEqual(r.gatewayFds.before + 10);
+  // What the worker held is reported kind by kind (from its heartbeats, through /metrics).
+  const held = Object.fromEntries(r.held.map((h) => [h.kind, h]));
+  expect(held.frames?.end).toBeGreaterThan(0);
+  expect(held.screens?.end).toBeGreaterThan(0);
+  // The agents take no marks of their own; the actions' marks are not kept (they held up to 500
+  // analysed frames per device, which no one could ask for).
+  expect(held.marks?.max).toBe(0);
 }, 180_000);

@@ -65,3 +65,29 @@ describe('the frame store', () => {
     expect(store.stats().bytes).toBe(weigh(kept) + 1005);
   });
 });
+
+describe('marks and the frames they hold', () => {
+  it("keeps by id only the marks whose ids are handed out; the lease's newest answers by id whoever took it", async () => {
+    const { MarkBook } = await import('../../workers/perception/marks.js');
+    const book = new MarkBook();
+    const given = book.take(1, frameAt(1, 0));
+    for (let i = 2; i <= 600; i++) book.take(1, frameAt(i, i * 16), { byId: false }); // an action's own "before"
+    expect(book.size).toBe(1); // 599 actions' marks left nothing behind
+    expect(book.get(given.id, 1)).toBe(given);
+    const newest = book.latestOf(1)!;
+    expect(newest.frame!.seq).toBe(600);
+    expect(book.get(newest.id, 1)).toBe(newest); // /changes names it; /wait can then ask for it
+    expect(book.get(newest.id, 2)).toBeUndefined(); // another lease's
+    expect([...book.frames()].map((f) => f.seq).sort((a, b) => a - b)).toEqual([1, 600]);
+  });
+
+  it('tells a frame it still keeps from one only a mark holds now', () => {
+    const store = new FrameStore({ retentionMs: 1000, budgetBytes: 64 << 20 });
+    const old = frameAt(1, 0);
+    store.add(old, encoded(1));
+    expect(store.keeps(old)).toBe(true);
+    for (let i = 2; i <= 30; i++) store.add(frameAt(i, i * 100), encoded(i));
+    expect(store.keeps(old)).toBe(false);
+    expect(store.keeps(store.newest()!)).toBe(true);
+  });
+});

@@ -113,7 +113,7 @@ export class Actor {
     const t1 = performance.now();
 
     await eyes.idle();
-    const mark = eyes.mark(epoch);
+    const mark = eyes.mark(epoch, { byId: false });
     const inputsBefore = INPUT.has(kind) ? await inputCount(device) : undefined;
     const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const quietMs = req.quietMs ?? this.quietMs;

@@ -241,7 +241,7 @@ export class StepRunner {
     const t0 = performance.now();
     const deadline = t0 + timeoutMs;
     for (;;) {
-      const mark = eyes.mark(ctx.epoch);
+      const mark = eyes.mark(ctx.epoch, { byId: false });
       const read = await this.read(ctx);
       if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target!, step.role).visible === want) return { ok: true, ms: Math.round(performance.now() - t0), read };
       const left = deadline - performance.now();

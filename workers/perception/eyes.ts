@@ -184,12 +184,13 @@ export class Eyes {
     return this.queue;
   }
 
-  mark(epoch: number): Mark {
+  /** A mark on the newest frame; `byId: false` when the caller keeps it and never gives its id out. */
+  mark(epoch: number, opts: { byId?: boolean } = {}): Mark {
     this.marks.forgetExcept(epoch);
     const newest = this.store.newest();
     // A mark is where a later "what happened" is measured from.
     if (newest) void this.profile(newest);
-    return this.marks.take(epoch, newest);
+    return this.marks.take(epoch, newest, opts);
   }
 
   changes(mark: Mark): ChangesAnswer {

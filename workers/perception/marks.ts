@@ -18,9 +18,14 @@ export class MarkBook {
   private readonly marks = new Map<string, Mark>();
   private readonly latest = new Map<number, Mark>();
 
-  take(epoch: number, frame: FrameAnalysis | undefined): Mark {
+  /**
+   * A new mark, the lease's newest. `byId: false` is for a mark its taker holds itself (an action's
+   * own "before"): its id is never handed out, so the book does not keep it by id — kept, the marks
+   * of a long lease's actions held up to 500 analysed frames per device that nobody could ask for.
+   */
+  take(epoch: number, frame: FrameAnalysis | undefined, opts: { byId?: boolean } = {}): Mark {
     const mark: Mark = { id: `mk_${randomBytes(6).toString('hex')}`, epoch, frame, takenWallAt: Date.now() };
-    this.marks.set(mark.id, mark);
+    if (opts.byId !== false) this.marks.set(mark.id, mark);
     this.latest.set(epoch, mark);
     if (this.marks.size > LIMIT) this.marks.delete(this.marks.keys().next().value!);
     return mark;
@@ -28,7 +33,9 @@ export class MarkBook {
 
   /** The mark, if it exists under this epoch. */
   get(id: string, epoch: number): Mark | undefined {
-    const mark = this.marks.get(id);
+    // The lease's newest mark answers by id whoever took it: /changes names it when asked without one.
+    const newest = this.latest.get(epoch);
+    const mark = this.marks.get(id) ?? (newest?.id === id ? newest : undefined);
     return mark?.epoch === epoch ? mark : undefined;
   }
 
