@@ -1,0 +1,34 @@
+// One input-bearing call at a time per device; other devices never wait.
+import { describe, expect, it } from 'vitest';
+import { DeviceLanes } from '../../workers/acting/lanes.js';
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('device lanes', () => {
+  it('runs calls on one device one after another, in order, and those on others alongside', async () => {
+    const lanes = new DeviceLanes();
+    const log: string[] = [];
+    const call = (id: string, name: string, ms: number) => lanes.run(id, async () => {
+      log.push(`${name} start`);
+      await tick(ms);
+      log.push(`${name} end`);
+      return name;
+    });
+    const results = await Promise.all([call('a', 'a1', 40), call('a', 'a2', 5), call('b', 'b1', 10)]);
+    expect(results).toEqual(['a1', 'a2', 'b1']);
+    expect(log.indexOf('a1 end')).toBeLessThan(log.indexOf('a2 start')); // never interleaved
+    expect(log.indexOf('b1 end')).toBeLessThan(log.indexOf('a1 end')); // b did not wait for a
+    expect(lanes.busy).toBe(0);
+  });
+
+  it('goes on after a call that failed, and gives its caller the failure', async () => {
+    const lanes = new DeviceLanes();
+    const failed = lanes.run('a', async () => {
+      await tick(5);
+      throw new Error('the drag was refused');
+    });
+    const next = lanes.run('a', async () => 'ran');
+    await expect(failed).rejects.toThrow('the drag was refused');
+    await expect(next).resolves.toBe('ran');
+  });
+});
