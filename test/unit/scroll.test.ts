@@ -11,7 +11,7 @@ const ROWS = 60;
 const ROW_PT = 50;
 
 /** A list of 60 rows; `offset` is how far it has been scrolled (0 … maxOffset). */
-function simulated(lossPt: number[]) {
+function simulated(lossPt: number[], touchMs = 0) {
   let offset = 0;
   const maxOffset = ROWS * ROW_PT - SCREEN.heightPt;
   const drags: number[] = [];
@@ -20,6 +20,7 @@ function simulated(lossPt: number[]) {
     async touch(frames: TouchFrame[]) {
       const ys = frames.flatMap((f) => f.touches.map((t) => t.y));
       const travelled = ys[0]! - ys.at(-1)!; // finger up: content down
+      if (touchMs) await new Promise((r) => setTimeout(r, touchMs));
       const lost = lossPt[drags.length] ?? 0;
       drags.push(travelled);
       const moved = Math.sign(travelled) * Math.max(0, Math.abs(travelled) - 8 - lost); // slop, then the loss
@@ -62,6 +63,13 @@ describe('scrolling by a distance', () => {
     const out = await scrollBy(bad.device, bad.read(), 'down', 300, async () => bad.read());
     expect(bad.drags).toHaveLength(2);
     expect(out.movedPt).toBe(bad.offset()); // what really moved, short as it is
+  });
+
+  it('does not correct a drag the device took far longer than its schedule to play: it reports what moved', async () => {
+    const starved = simulated([20], 2600); // a 300 pt drag is scheduled for under 0.8 s
+    const out = await scrollBy(starved.device, starved.read(), 'down', 300, async () => starved.read());
+    expect(starved.drags).toHaveLength(1);
+    expect(out).toMatchObject({ movedPt: 280, atEnd: false });
   });
 
   it('says the end when the correction forward finds the content stopped', async () => {
