@@ -58,14 +58,14 @@ export interface LinkOwner {
   release(link: WorkerLink): void;
   owns(link: WorkerLink): boolean;
   onProtocolError(code: ErrorCode): void;
-  /** A registered worker's process memory, from its heartbeat; undefined when its connection ends. */
+  /** A registered worker's heartbeat report (memory, what its stores hold); undefined when its connection ends. */
   onWorkerReport(hostId: string, report: WorkerReport | undefined): void;
 }
 
-/** A command for the worker, before the link gives it an id. */
 /** What a worker's heartbeat says about the process: its memory, and what its stores hold. */
 export type WorkerReport = Partial<Pick<Schemas['WorkerHeartbeat'], 'process' | 'held'>>;
 
+/** A command for the worker, before the link gives it an id. */
 export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'> | Omit<Schemas['GatewayCall'], 'id'>;
 
 /** What a command answers: nothing for prepare and reset, the call's value for a call. */
