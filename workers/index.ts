@@ -111,7 +111,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
-      if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]));
+      if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
       if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
       if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
@@ -120,7 +120,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
         logger.info({ localId: cmd.localId, action: result.action, permission: result.permission, applied: result.applied, skipped: result.skipped ?? [] }, 'permission changed');
         return result;
       }
-      if (cmd.method === 'steps.run') return lanes.run(cmd.localId, () => runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]));
+      if (cmd.method === 'steps.run') return lanes.run(cmd.localId, () => runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]), cmd.budgetMs);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),

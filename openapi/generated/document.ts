@@ -7518,7 +7518,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 8,
+        "const": 9,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -8548,6 +8548,12 @@ const document: Record<string, unknown> = {
           "team": {
             "type": "string",
             "description": "the session's team: memory is per team and app"
+          },
+          "budgetMs": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 86400000,
+            "description": "how long the gateway waits for the answer from when it sent the call; after that the worker begins no more input for it (another scroll, a scroll's correction, the next step of a run), as its caller has been told COMMAND_TIMEOUT"
           },
           "params": {
             "type": "object",

@@ -2211,7 +2211,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 8;
+        ProtocolVersion: 9;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -2533,6 +2533,8 @@ export type components = {
             method: "perception.mark" | "perception.changes" | "perception.wait" | "screen.read" | "screen.locate" | "screen.look" | "action.run" | "steps.run" | "events.read" | "screen.live" | "device.permission";
             /** @description the session's team: memory is per team and app */
             team?: string;
+            /** @description how long the gateway waits for the answer from when it sent the call; after that the worker begins no more input for it (another scroll, a scroll's correction, the next step of a run), as its caller has been told COMMAND_TIMEOUT */
+            budgetMs?: number;
             params: {
                 [key: string]: unknown;
             };

@@ -159,7 +159,8 @@ export class WorkerLink {
         reject(new ApiError('COMMAND_TIMEOUT', { message: `host ${this.hostId} did not answer ${what} within ${timeoutMs} ms` }));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      this.send({ ...command, id } as GatewayMessage);
+      // A call says how long it is waited for, so the worker begins no input for a caller who has gone.
+      this.send({ ...command, id, ...(command.type === 'call' ? { budgetMs: Math.max(1, Math.round(timeoutMs)) } : {}) } as GatewayMessage);
     });
   }
 

@@ -21,6 +21,20 @@ describe('device lanes', () => {
     expect(lanes.busy).toBe(0);
   });
 
+  it("does not begin a call whose caller's time ran out while it waited its turn", async () => {
+    const lanes = new DeviceLanes();
+    let ran = false;
+    const slow = lanes.run('a', () => tick(60).then(() => 'slow'), 1000);
+    const late = lanes.run('a', async () => {
+      ran = true;
+    }, 20);
+    await expect(late).rejects.toMatchObject({ name: 'DeviceError', code: 'COMMAND_TIMEOUT', message: expect.stringContaining('was not begun') });
+    expect(ran).toBe(false);
+    await expect(slow).resolves.toBe('slow');
+    // With time enough, the next call runs as usual.
+    await expect(lanes.run('a', async () => 'next', 1000)).resolves.toBe('next');
+  });
+
   it('goes on after a call that failed, and gives its caller the failure', async () => {
     const lanes = new DeviceLanes();
     const failed = lanes.run('a', async () => {

@@ -2,7 +2,8 @@
 // finger travelled, less what the device "loses" (a starved renderer spending the first moves as
 // touch slop), and stops at the content's end. The scroll is measured from the readings alone.
 import { describe, expect, it } from 'vitest';
-import { scrollBy } from '../../workers/acting/scroll.js';
+import { withDeadline } from '../../workers/acting/deadline.js';
+import { scrollBy, scrollTo } from '../../workers/acting/scroll.js';
 import type { DeviceBackend, TouchFrame } from '../../workers/devices/backend.js';
 import type { Read } from '../../workers/understanding/service.js';
 
@@ -70,6 +71,18 @@ describe('scrolling by a distance', () => {
     const out = await scrollBy(starved.device, starved.read(), 'down', 300, async () => starved.read());
     expect(starved.drags).toHaveLength(1);
     expect(out).toMatchObject({ movedPt: 280, atEnd: false });
+  });
+
+  it("begins no further scroll of a hunt once the caller's time is up, and no correction", async () => {
+    const sim = simulated([20, 20, 20, 20], 150);
+    const never = () => null; // the target never shows
+    const hunt = withDeadline(400, () => scrollTo(sim.device, sim.read(), never, 'down', 10, async () => sim.read()));
+    await expect(hunt).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('of the hunt for the target was not begun') });
+    const made = sim.drags.length;
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThan(5); // not the 10 scrolls (and their corrections) asked for
+    await new Promise((r) => setTimeout(r, 400));
+    expect(sim.drags).toHaveLength(made); // nothing touched the device after the answer
   });
 
   it('says the end when the correction forward finds the content stopped', async () => {

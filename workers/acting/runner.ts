@@ -9,6 +9,7 @@ import { identity, type Read } from '../understanding/service.js';
 import type { Actor } from './act.js';
 import { pointScaled } from '../perception/image.js';
 import { checkBinding } from './binding.js';
+import { checkDeadline } from './deadline.js';
 import { presence } from './checks.js';
 import { planDigest } from '../../openapi/plan-digest.js';
 import { fill } from './fill.js';
@@ -65,6 +66,7 @@ export class StepRunner {
     const steps: StepResult[] = req.steps.slice(0, from).map((s, index) => ({ index, action: s.action, status: 'skipped', verdict: null, detail: 'before the resume point', triage: [], ms: 0, ...(s.source ? { source: s.source } : {}) }));
     let divergence: Schemas['Divergence'] | null = null;
     for (let index = from; index < req.steps.length; index++) {
+      checkDeadline(`step ${index} of the run`);
       const step = req.steps[index]!;
       const { result, failed } = await this.step(ctx, step, index);
       steps.push(result);

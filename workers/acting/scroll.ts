@@ -6,6 +6,7 @@ import type { Point } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { DeviceBackend } from '../devices/backend.js';
 import type { Read } from '../understanding/service.js';
+import { checkDeadline, pastDeadline } from './deadline.js';
 import { movement, STALL_PT } from './scroll-sensor.js';
 
 export type Direction = 'up' | 'down' | 'left' | 'right';
@@ -96,7 +97,7 @@ export async function scrollBy(device: DeviceBackend, before: Read, direction: D
   if (movedPt === null || Math.abs(movedPt) < STALL_PT) return { movedPt, atEnd: movedPt !== null, after };
   const off = distance - movedPt;
   if (Math.abs(off) <= Math.max(LANDING_TOLERANCE.pt, distance * LANDING_TOLERANCE.share)) return { movedPt, atEnd: false, after };
-  if (playedMs > Math.max(STARVED.minMs, STARVED.ratio * scheduledMs)) return { movedPt, atEnd: false, after };
+  if (playedMs > Math.max(STARVED.minMs, STARVED.ratio * scheduledMs) || pastDeadline()) return { movedPt, atEnd: false, after };
   const way = off > 0 ? direction : OPPOSITE[direction];
   for (const drag of scrollDrags(contentBand(after), way, Math.abs(off), device.touchSlopPt, within)) await device.touch(drag);
   const corrected = await settleRead();
@@ -133,6 +134,7 @@ export async function scrollTo(device: DeviceBackend, before: Read, find: (r: Re
     const at = find(current);
     if (at !== null && current.reading.elements[at]!.tap) return { found: at, after: current, scrolls, movedPt: moved, atEnd: false };
     if (scrolls >= maxScrolls || stalls >= 2) return { found: null, after: current, scrolls, movedPt: moved, atEnd: stalls >= 2 };
+    checkDeadline(`scroll ${scrolls + 1} of the hunt for the target`);
     let dir = direction ?? 'down';
     let distance = viewportStep(current);
     if (at !== null) {

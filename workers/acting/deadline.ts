@@ -1,0 +1,26 @@
+// The time the gateway waits for a call's answer, as a deadline the call's own work can see. Once it
+// has passed, the caller has been told COMMAND_TIMEOUT and may already be sending its next action:
+// work that would touch the device again (another scroll, a correction, the next step of a run) is
+// not begun. Carried in async context so that the layers in between need not pass it along.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DeviceError } from '../devices/backend.js';
+
+const current = new AsyncLocalStorage<{ at: number; budgetMs: number }>();
+
+/** Runs `fn` with a deadline `budgetMs` from now (performance.now()); none when not given. */
+export function withDeadline<T>(budgetMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  return budgetMs === undefined ? fn() : current.run({ at: performance.now() + budgetMs, budgetMs }, fn);
+}
+
+export function pastDeadline(): boolean {
+  const d = current.getStore();
+  return d !== undefined && performance.now() >= d.at;
+}
+
+/** Throws when the caller's time is up, saying what was not begun. */
+export function checkDeadline(what: string): void {
+  const d = current.getStore();
+  if (d && performance.now() >= d.at) {
+    throw new DeviceError('COMMAND_TIMEOUT', `the gateway stopped waiting for this call after ${d.budgetMs} ms; ${what} was not begun`, 'the device is free for the next call; retry with a longer timeoutMs or fewer steps if it keeps happening');
+  }
+}
