@@ -35,6 +35,23 @@ describe('device lanes', () => {
     await expect(lanes.run('a', async () => 'next', 1000)).resolves.toBe('next');
   });
 
+  it('gives up waiting at the caller\'s deadline, and a call that gave up never lets the next one in beside the one running', async () => {
+    const lanes = new DeviceLanes();
+    const log: string[] = [];
+    const t0 = performance.now();
+    const first = lanes.run('a', async () => {
+      log.push('first start');
+      await tick(200);
+      log.push('first end');
+    }, 5000);
+    const gaveUp = lanes.run('a', async () => log.push('second ran'), 50);
+    await expect(gaveUp).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT' });
+    expect(performance.now() - t0).toBeLessThan(190); // answered at its own deadline, not the first's end
+    const third = lanes.run('a', async () => log.push('third start'), 5000);
+    await Promise.all([first, third]);
+    expect(log).toEqual(['first start', 'first end', 'third start']);
+  });
+
   it('goes on after a call that failed, and gives its caller the failure', async () => {
     const lanes = new DeviceLanes();
     const failed = lanes.run('a', async () => {

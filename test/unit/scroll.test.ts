@@ -66,11 +66,17 @@ describe('scrolling by a distance', () => {
     expect(out.movedPt).toBe(bad.offset()); // what really moved, short as it is
   });
 
-  it('does not correct a drag the device took far longer than its schedule to play: it reports what moved', async () => {
-    const starved = simulated([20], 2600); // a 300 pt drag is scheduled for under 0.8 s
-    const out = await scrollBy(starved.device, starved.read(), 'down', 300, async () => starved.read());
-    expect(starved.drags).toHaveLength(1);
+  it("does not begin a correction that would not finish within the caller's time: it reports what moved", async () => {
+    // The drag takes 300 ms; a correction would take as long again, and only 200 ms are left.
+    const slow = simulated([20], 300);
+    const out = await withDeadline(500, () => scrollBy(slow.device, slow.read(), 'down', 300, async () => slow.read()));
+    expect(slow.drags).toHaveLength(1);
     expect(out).toMatchObject({ movedPt: 280, atEnd: false });
+    // With time enough, the same slow device is corrected.
+    const roomy = simulated([20], 300);
+    const corrected = await withDeadline(5000, () => scrollBy(roomy.device, roomy.read(), 'down', 300, async () => roomy.read()));
+    expect(roomy.drags).toHaveLength(2);
+    expect(corrected.movedPt).toBe(300);
   });
 
   it("begins no further scroll of a hunt once the caller's time is up, and no correction", async () => {

@@ -12,9 +12,10 @@ export function withDeadline<T>(budgetMs: number | undefined, fn: () => Promise<
   return budgetMs === undefined ? fn() : current.run({ at: performance.now() + budgetMs, budgetMs }, fn);
 }
 
-export function pastDeadline(): boolean {
+/** Milliseconds left before the caller stops waiting; Infinity when no one said. */
+export function timeLeft(): number {
   const d = current.getStore();
-  return d !== undefined && performance.now() >= d.at;
+  return d === undefined ? Infinity : d.at - performance.now();
 }
 
 /** Throws when the caller's time is up, saying what was not begun. */

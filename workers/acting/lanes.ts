@@ -1,8 +1,11 @@
 // One input-bearing call at a time per device. Two touch sequences played into one device at once
 // corrupt each other: a soak saw Chromium refuse the second's moves ("Must send a TouchStart first")
 // after the gateway had given up on a slow scroll whose drag was still playing, and the agent had
-// sent its next action. Calls on different devices never wait for each other. A call whose caller's
-// time ran out while it waited its turn is not begun (deadline.ts).
+// sent its next action. Calls on different devices never wait for each other.
+//
+// A call waits its turn only as long as its caller waits for it (deadline.ts): past that it is
+// answered COMMAND_TIMEOUT, not begun. The device stays held by the call that is running, however
+// long that runs, so a call that gave up never lets the next one in beside it.
 import { checkDeadline, withDeadline } from './deadline.js';
 
 export class DeviceLanes {
@@ -11,15 +14,18 @@ export class DeviceLanes {
   /** Runs `fn` once every earlier call on this device has finished (failed or not), within `budgetMs` of now. */
   run<T>(localId: string, fn: () => Promise<T>, budgetMs?: number): Promise<T> {
     const previous = this.tails.get(localId) ?? Promise.resolve();
-    const result = withDeadline(budgetMs, () =>
-      previous.then(() => {
-        checkDeadline('the call, which waited for the one before it on this device,');
-        return fn();
-      }),
-    );
+    let began = false;
+    const result = withDeadline(budgetMs, async () => {
+      if (budgetMs === undefined) await previous;
+      else await Promise.race([previous, new Promise<void>((resolve) => setTimeout(resolve, budgetMs).unref())]);
+      checkDeadline('the call, which waited for the one before it on this device,');
+      began = true;
+      return fn();
+    });
+    // The lane frees when this call has finished, or — had it never begun — when the one before it has.
     const tail = result.then(
       () => undefined,
-      () => undefined,
+      () => (began ? undefined : previous),
     );
     this.tails.set(localId, tail);
     void tail.then(() => {

@@ -6,7 +6,7 @@ import type { Point } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { DeviceBackend } from '../devices/backend.js';
 import type { Read } from '../understanding/service.js';
-import { checkDeadline, pastDeadline } from './deadline.js';
+import { checkDeadline, timeLeft } from './deadline.js';
 import { movement, STALL_PT } from './scroll-sensor.js';
 
 export type Direction = 'up' | 'down' | 'left' | 'right';
@@ -62,15 +62,7 @@ export interface ScrollOutcome {
  * the distance). A drag lands within a few points when the device keeps up; one made while the
  * renderer is starved of CPU lost 20 of 300 points in CI (its first moves spent as touch slop).
  */
-const LANDING_TOLERANCE = { pt: 8, share: 0.03 };
-
-/**
- * A drag that took this many times longer to play than its own schedule (and over 2 s) means the
- * device is not keeping up: a correction would be as lossy and double an already slow action (a soak
- * of 20 devices on 2 cores saw scrolls pass the gateway's time for them once corrections were made).
- * What moved is then reported as measured, uncorrected.
- */
-const STARVED = { ratio: 3, minMs: 2000 };
+const LANDING_TOLERANCE = { pt: 5, share: 0.03 };
 
 const OPPOSITE: Record<Direction, Direction> = { up: 'down', down: 'up', left: 'right', right: 'left' };
 
@@ -87,17 +79,19 @@ function movedBetween(a: Read, b: Read, direction: Direction): number | null {
  * reads it; the caller owns both (they are the action's own wait and read).
  */
 export async function scrollBy(device: DeviceBackend, before: Read, direction: Direction, distance: number, settleRead: () => Promise<Read>, within?: Point): Promise<ScrollOutcome> {
-  const drags = scrollDrags(contentBand(before), direction, distance, device.touchSlopPt, within);
   const t0 = performance.now();
-  for (const drag of drags) await device.touch(drag);
-  const playedMs = performance.now() - t0;
-  const scheduledMs = drags.reduce((sum, d) => sum + (d.at(-1)?.atMs ?? 0), 0);
+  for (const drag of scrollDrags(contentBand(before), direction, distance, device.touchSlopPt, within)) await device.touch(drag);
   const after = await settleRead();
+  const tookMs = performance.now() - t0;
   const movedPt = movedBetween(before, after, direction);
   if (movedPt === null || Math.abs(movedPt) < STALL_PT) return { movedPt, atEnd: movedPt !== null, after };
   const off = distance - movedPt;
   if (Math.abs(off) <= Math.max(LANDING_TOLERANCE.pt, distance * LANDING_TOLERANCE.share)) return { movedPt, atEnd: false, after };
-  if (playedMs > Math.max(STARVED.minMs, STARVED.ratio * scheduledMs) || pastDeadline()) return { movedPt, atEnd: false, after };
+  // A correction costs about what the scroll did (a drag and a settle). One that would not finish
+  // within the caller's time is not begun: on a starved device (a soak of 20 devices on 2 cores,
+  // drags of a minute) corrections doubled scrolls past the gateway's time for them. What moved is
+  // then reported as measured.
+  if (timeLeft() < 2 * tookMs) return { movedPt, atEnd: false, after };
   const way = off > 0 ? direction : OPPOSITE[direction];
   for (const drag of scrollDrags(contentBand(after), way, Math.abs(off), device.touchSlopPt, within)) await device.touch(drag);
   const corrected = await settleRead();
