@@ -17,7 +17,11 @@ export class DeviceLanes {
     let began = false;
     const result = withDeadline(budgetMs, async () => {
       if (budgetMs === undefined) await previous;
-      else await Promise.race([previous, new Promise<void>((resolve) => setTimeout(resolve, budgetMs).unref())]);
+      else {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([previous, new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)))]);
+        clearTimeout(timer); // a minute-long timer per action otherwise outlives the turn it waited for
+      }
       checkDeadline('the call, which waited for the one before it on this device,');
       began = true;
       return fn();
