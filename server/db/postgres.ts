@@ -33,6 +33,11 @@ export function openPostgres(opts: PostgresOptions): Database {
   // An idle client losing its server emits here; without a listener it would crash the process.
   // pg attaches the whole client to this error; its message is what a reader needs.
   pool.on('error', (err) => opts.logger.warn({ err: err.message }, 'idle postgres connection failed'));
+  // Every client of the pool is always heard. pg-pool takes its own listener off a client as it hands
+  // it out, and `pool.connect()` resolves a tick later: a release and a server's FATAL read from one
+  // TCP chunk (a restart under load) emitted the error in that gap, unheard, and ended the gateway.
+  // The client is dead either way; its next statement fails and is treated as an outage.
+  pool.on('connect', (client) => client.on('error', (err) => opts.logger.debug({ err: err.message }, 'postgres connection failed')));
 
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>> {

@@ -129,7 +129,8 @@ export class CommandBus implements DeviceCommands {
   private async send(hostId: string, command: WorkerCommand, timeoutMs: number): Promise<CommandValue> {
     const link = this.hub?.linkFor(hostId);
     if (link) return link.request(command, timeoutMs);
-    const host = await hosts.getHost(this.db, hostId);
+    // Which gateway holds the host is read through an outage: a restart of Postgres delays the command, it does not fail it.
+    const host = await throughOutage('finding the gateway of a host', () => hosts.getHost(this.db, hostId), { withinMs: timeoutMs, logger: this.logger });
     if (!host || host.state !== 'online' || !host.gateway_id || host.gateway_id === this.gatewayId) {
       throw new ApiError('HOST_UNREACHABLE', { message: `host ${hostId} is not connected to any gateway`, details: { hostId, state: host?.state ?? 'unknown' } });
     }

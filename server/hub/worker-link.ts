@@ -12,6 +12,7 @@ import {
   type Schemas,
   type WorkerMessage,
 } from '../../openapi/contract.js';
+import { isOutage, throughOutage } from '../db/outage.js';
 import type { Connection, HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
 import { ApiError, ERRORS } from '../errors.js';
@@ -196,14 +197,19 @@ export class WorkerLink {
         return this.onHello(msg);
       case 'heartbeat':
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
-        if (!(await this.registry.heartbeat(this.conn))) return this.lostOwnership();
+        if (!(await this.recordHeartbeat(this.conn))) return this.lostOwnership();
         if (msg.process || msg.held) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
-      case 'devices':
+      case 'devices': {
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'devices before hello');
-        if (!(await this.registry.reportDevices(this.conn, msg.backends, msg.devices))) return this.lostOwnership();
+        const conn = this.conn;
+        // What the host reports is true whether or not Postgres is up to hear it: it is recorded once
+        // the database is back, within the time the host would be given to speak again.
+        const owned = await throughOutage('a device report', () => this.registry.reportDevices(conn, msg.backends, msg.devices), { withinMs: this.timings.hostTimeoutMs, logger: this.logger });
+        if (!owned) return this.lostOwnership();
         return;
+      }
       case 'result':
         return this.onResult(msg);
       case 'memory-write':
@@ -267,6 +273,22 @@ export class WorkerLink {
       hostTimeoutMs: this.timings.hostTimeoutMs,
     });
     this.registry.runReclaims(resets);
+  }
+
+  /**
+   * Whether this connection still owns its host. A heartbeat that cannot be recorded because the
+   * database is away is skipped, not held against the worker: the next one records it. Closing
+   * here sent every healthy host into a redial on each Postgres restart, and a session placed on a
+   * host in that window failed its prepare as unreachable (seen in chaos runs under load).
+   */
+  private async recordHeartbeat(conn: Connection): Promise<boolean> {
+    try {
+      return await this.registry.heartbeat(conn);
+    } catch (err) {
+      if (!isOutage(err)) throw err;
+      this.logger.warn({ err: (err as Error).message }, 'heartbeat not recorded: the database is unavailable; the next one will be');
+      return true;
+    }
   }
 
   /** The database says this connection no longer owns its host: replaced, or swept offline. */

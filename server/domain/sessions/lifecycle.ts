@@ -4,7 +4,7 @@
 // cannot be asked leaves the device offline and marked for reset when the host returns.
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../db/database.js';
-import { throughOutage } from '../../db/outage.js';
+import { isOutage, throughOutage } from '../../db/outage.js';
 import { recordAudit } from '../../db/repositories/audit.js';
 import * as devices from '../../db/repositories/devices.js';
 import * as sessions from '../../db/repositories/sessions.js';
@@ -116,8 +116,8 @@ export class DeviceLifecycle {
 
   private async prepareFailed(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
     if (REQUEST_FAULT_CODES.has(err.code ?? '')) return this.requestRefused(job, err);
-    const unreachable = UNREACHABLE_CODES.has(err.code ?? '');
-    const reason = `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
+    const unreachable = unreachableFailure(err);
+    const reason = isOutage(err) ? `prepare not confirmed: the database was unavailable (${err.message})` : `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
     this.logger.warn({ sessionId: job.sessionId, deviceId: job.deviceId, code: err.code, err: err.message }, 'device prepare failed');
     await this.record('a failed prepare', async (tx) => {
       const session = await sessions.getSession(tx, job.sessionId, true);
@@ -142,9 +142,9 @@ export class DeviceLifecycle {
       await this.commands.reset(job.hostId, { localId: job.localId, epoch: job.epoch }, this.opts.resetTimeoutMs);
     } catch (err) {
       const e = err as Error & { code?: string };
-      const reason = `reset failed: ${e.code ?? 'ERROR'}: ${e.message}`;
+      const reason = isOutage(e) ? `reset not confirmed: the database was unavailable (${e.message})` : `reset failed: ${e.code ?? 'ERROR'}: ${e.message}`;
       this.logger.warn({ deviceId: job.deviceId, code: e.code, err: e.message }, 'device reset failed');
-      if (UNREACHABLE_CODES.has(e.code ?? '')) {
+      if (unreachableFailure(e)) {
         await this.record('an unreachable device', (tx) => devices.setDeviceUnreachable(tx, job.deviceId, job.epoch, reason));
       } else {
         await this.record('a failed reset', (tx) => this.quarantineTx(tx, job.deviceId, job.epoch, reason));
@@ -171,4 +171,14 @@ export class DeviceLifecycle {
       await recordAudit(tx, { actor: null, actorRole: null, team: null, action: 'device.quarantine', subject: deviceId, detail: { reason, epoch } });
     }
   }
+}
+
+/**
+ * A failure that says nothing about the device: its host could not be asked, or the database the
+ * command travels through was away (a Postgres restart mid-prepare). The device is left offline and
+ * marked for reset, which the host's next report recovers; quarantining it would take a healthy
+ * device out of the farm until an admin noticed (seen: both devices of a host, in a chaos run).
+ */
+function unreachableFailure(err: Error & { code?: string }): boolean {
+  return UNREACHABLE_CODES.has(err.code ?? '') || isOutage(err);
 }
