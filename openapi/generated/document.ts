@@ -6928,7 +6928,7 @@ const document: Record<string, unknown> = {
                   "unread": {
                     "type": "integer",
                     "minimum": 1,
-                    "description": "areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time"
+                    "description": "areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again"
                   }
                 }
               },

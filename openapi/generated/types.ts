@@ -2051,7 +2051,7 @@ export type components = {
                     why?: "empty-tree" | "uncovered" | "contradicted";
                     /** @description why no text could be read (no recogniser installed, or it failed) */
                     unavailable?: string;
-                    /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time */
+                    /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again */
                     unread?: number;
                 };
                 /** @description hit-test probing: containers the tree reported empty though something is drawn in them, the probes spent and the controls found (null: none needed) */

@@ -7,7 +7,8 @@ import { pino } from 'pino';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { DeviceBackend, TreeNode } from '../../workers/devices/backend.js';
-import { Tesseract, type TextRecogniser } from '../../workers/understanding/ocr/engine.js';
+import { RecogniserBusyError, Tesseract, type TextRecogniser } from '../../workers/understanding/ocr/engine.js';
+import { RecognitionCache } from '../../workers/understanding/ocr/cache.js';
 import { readPixels } from '../../workers/understanding/ocr/read.js';
 import { parseTsv } from '../../workers/understanding/ocr/tsv.js';
 import { areasToRead } from '../../workers/understanding/ocr/where.js';
@@ -155,34 +156,49 @@ describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
 });
 
 describe("the pixel tier's time budget", () => {
-  it('reads what it can within the budget, cuts the run in progress, and counts the areas left unread', async () => {
+  it('answers at the budget with what it read, counts the areas left, and the next read goes on from there', async () => {
     const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } }).png().toBuffer();
     const device = { screenshot: async () => ({ png, width: 800, height: 1600, scale: 2 }), screen: () => SCREEN } as unknown as DeviceBackend;
-    const asked: number[] = [];
-    // A recogniser that finds text in the first area at once, and thinks for 300 ms about the rest
-    // (honouring the time it is given, as the Tesseract engine does by killing its process — and,
-    // like any Node timer, in whole milliseconds, so its refusal can come a hair before the deadline:
-    // CI once failed on exactly that).
+    let runs = 0;
+    // A recogniser that finds text in the first area at once and thinks for 300 ms about the rest,
+    // honouring a time limit as the Tesseract engine does (by killing its process). A read that
+    // handed its runs only the time it had left never got past the first slow run, read after read.
     const slow: TextRecogniser = {
       status: async () => ({ available: true, detail: 'fake' }),
       recognise: (_png, _layout, timeoutMs = 8000) => {
-        asked.push(timeoutMs);
-        if (asked.length === 1) return Promise.resolve([{ text: 'Ready', conf: 90, words: [], left: 4, top: 4, width: 60, height: 20 }]);
-        return new Promise((resolve, reject) => setTimeout(() => (timeoutMs < 300 ? reject(new Error(`no answer within ${timeoutMs} ms`)) : resolve([])), Math.min(300, Math.floor(timeoutMs) - 1)));
+        runs++;
+        if (runs === 1) return Promise.resolve([{ text: 'Ready', conf: 90, words: [], left: 4, top: 4, width: 60, height: 20 }]);
+        return new Promise((resolve, reject) => setTimeout(() => (timeoutMs < 300 ? reject(new Error(`no answer within ${timeoutMs} ms`)) : resolve([])), Math.min(300, timeoutMs)));
       },
     };
-    const area = (y: number) => ({ box: { x: 0, y, width: 400, height: 40 }, why: 'uncovered' as const });
-    const areas = [area(0), area(100), area(200), area(300), area(400), area(500)];
+    const cached = new RecognitionCache(slow);
+    // Widths differ so that no two areas' crops are the same pixels (which the cache would rightly share).
+    const area = (i: number) => ({ box: { x: 0, y: i * 100, width: 400 - i * 20, height: 40 }, why: 'uncovered' as const });
+    const areas = [0, 1, 2, 3, 4, 5].map(area);
     const t0 = performance.now();
-    const r = await readPixels(device, areas, slow, 10, 500);
+    const first = await readPixels(device, areas, cached, 10, 500);
     const took = performance.now() - t0;
-    expect(r.nodes.map((n) => n.label)).toEqual(['Ready']);
-    expect(r.unread).toBeGreaterThanOrEqual(4); // the second area's ladder was cut; the rest never began
-    expect(took).toBeLessThan(1500); // well short of six areas × four rungs × 300 ms
-    expect(Math.min(...asked.slice(1))).toBeLessThan(500); // later runs were given only what was left
-    // With time enough, every area is read to the end of its ladder.
-    const all = await readPixels(device, areas.slice(0, 2), { ...slow, recognise: async () => [] }, 10, 10_000);
-    expect(all.unread).toBe(0);
+    expect(first.nodes.map((n) => n.label)).toEqual(['Ready']);
+    expect(first.unread).toBeGreaterThanOrEqual(4); // the second area's ladder was cut; the rest never began
+    expect(took).toBeLessThan(1500); // it answered at its budget, well short of six areas × four rungs × 300 ms
+    // Reading the same screen again goes on where the last read stopped: the run cut at the budget
+    // finished into the cache, and no rung is ever run twice. Within a few reads all is read.
+    const unread = [first.unread];
+    while (unread.at(-1)! > 0 && unread.length < 20) unread.push((await readPixels(device, areas, cached, 10, 500)).unread);
+    expect(unread.at(-1)).toBe(0);
+    for (let i = 1; i < unread.length; i++) expect(unread[i]).toBeLessThanOrEqual(unread[i - 1]!);
+    expect(runs).toBeLessThanOrEqual(1 + 5 * 4); // the first area's one rung, four rungs for each of the others
+    expect(cached.counts.hits).toBeGreaterThan(0);
+  });
+
+  it('a recogniser too busy to take a run leaves the area for the next read, not a failed read', async () => {
+    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } }).png().toBuffer();
+    const device = { screenshot: async () => ({ png, width: 800, height: 1600, scale: 2 }), screen: () => SCREEN } as unknown as DeviceBackend;
+    const busy: TextRecogniser = { status: async () => ({ available: true, detail: 'fake' }), recognise: () => Promise.reject(new RecogniserBusyError('32 runs waiting')) };
+    const r = await readPixels(device, [{ box: { x: 0, y: 0, width: 400, height: 40 }, why: 'uncovered' }], busy, 10, 500);
+    expect(r).toMatchObject({ nodes: [], unread: 1 });
+    const broken: TextRecogniser = { ...busy, recognise: () => Promise.reject(new Error('exit 1: no eng.traineddata')) };
+    await expect(readPixels(device, [{ box: { x: 0, y: 0, width: 400, height: 40 }, why: 'uncovered' }], broken, 10, 500)).rejects.toThrow(/traineddata/);
   });
 });
 

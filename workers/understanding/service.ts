@@ -116,7 +116,9 @@ export class Understanding {
     const unmoved = d.last?.frameAt !== undefined && (lastMotion === undefined || lastMotion <= d.last.frameAt);
     // A read made with a memory the farm has since forgotten is not served again: its screen and graph
     // are gone, and serving it would carry them into the next action (a prediction, a "known" screen).
-    if (!opts.live && d.last && !d.last.memory.forgotten && seq !== undefined && (d.last.seq === seq || unmoved)) {
+    // A read whose text recognition stopped at its budget is not served again either: the next read
+    // goes on where it stopped (the areas it finished come back from the recognition cache).
+    if (!opts.live && d.last && !d.last.memory.forgotten && !d.last.ocr?.unread && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
@@ -152,7 +154,14 @@ export class Understanding {
   }
 
   locate(localId: string, epoch: number, read: Read, target: string, role?: string, index?: number): Found {
-    return locate(parseTarget(target, role, index), numberedOf(read), this.device(localId).numbered.get(epoch));
+    try {
+      return locate(parseTarget(target, role, index), numberedOf(read), this.device(localId).numbered.get(epoch));
+    } catch (err) {
+      // "Nothing matches" from a read that left drawn text unread is not the screen's answer yet.
+      const unread = read.ocr?.unread;
+      if (!(err instanceof DeviceError) || err.code !== 'NO_MATCH' || !unread) throw err;
+      throw new DeviceError('NO_MATCH', `${err.message} (text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet)`, 'ask again: each read goes on where the last stopped', { ...err.details, ocrUnread: unread });
+    }
   }
 
   treeReads(localId: string, epoch: number): number {
@@ -202,7 +211,8 @@ export class Understanding {
     const newest = eyes.store.newest();
     const lastMotion = eyes.activity.lastMotion;
     const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
-    if (newest && sameScreen && eyes.activity.isSettled()) memory.remember(identified.node.id, reading, newest);
+    // Nor from a read whose text recognition was cut short: memory would serve its missing words as the screen's.
+    if (newest && sameScreen && eyes.activity.isSettled() && !pixels.ocr?.unread) memory.remember(identified.node.id, reading, newest);
     const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
     d.last = read;
     return read;
@@ -269,6 +279,19 @@ export class Understanding {
   header(localId: string, read: Read): OutlineHeader {
     const d = this.device(localId);
     const s = this.settle(localId);
+    // Every note that applies, in this order: one used to overwrite another (a budget cut hid that
+    // the tree contradicts the pixels).
+    const notes = [
+      read.ocr?.why === 'contradicted'
+        ? `the tree does not match the pixels (most of its labelled elements show nothing where it puts them): ${read.ocr.lines ? `~ text read from the whole screen (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'})` : 'nothing could be read from them either'}`
+        : read.ocr?.lines
+          ? `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)`
+          : null,
+      read.ocr?.unavailable ? `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` : null,
+      read.ocr?.unread ? `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
+      read.source === 'memory' ? 'from memory (pixels agree)' : null,
+      read.disagreement,
+    ].filter((n): n is string => !!n);
     return {
       device: `${d.backend.platform} ${d.backend.model}`,
       screenId: read.identified.node.id,
@@ -276,15 +299,7 @@ export class Understanding {
       known: read.identified.known,
       settle: s.settled ? `settled${s.forMs === null ? '' : ` ${s.forMs}ms`}` : `not settled${s.forMs === null ? '' : ` (moving ${s.forMs}ms)`}`,
       ...this.hints(read),
-      ...(read.ocr?.why === 'contradicted'
-        ? { note: `the tree does not match the pixels (most of its labelled elements show nothing where it puts them): ${read.ocr.lines ? `~ text read from the whole screen (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'})` : 'nothing could be read from them either'}` }
-        : read.ocr?.lines
-          ? { note: `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)` }
-          : {}),
-      ...(read.ocr?.unavailable ? { note: `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` } : {}),
-      ...(read.ocr?.unread ? { note: `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read` } : {}),
-      ...(read.source === 'memory' ? { note: 'from memory (pixels agree)' } : {}),
-      ...(read.disagreement ? { note: read.disagreement } : {}),
+      ...(notes.length ? { note: notes.join('; ') } : {}),
     };
   }
 

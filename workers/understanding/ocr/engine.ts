@@ -3,6 +3,7 @@
 // as a child process per image, reading a PNG on stdin; a missing binary makes the tier
 // unavailable (said once, with how to install it), never an error on the read that wanted it.
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { parseTsv, type OcrLine } from './tsv.js';
 
@@ -18,8 +19,20 @@ export interface TextRecogniser {
   recognise(png: Buffer, layout?: 'page' | 'line', timeoutMs?: number): Promise<OcrLine[]>;
 }
 
+/** Runs waiting for a free process beyond this are refused at once: recognition is behind, not broken. */
+const MAX_WAITING = 32;
+
+export class RecogniserBusyError extends Error {}
+
 export class Tesseract implements TextRecogniser {
   private checked: Promise<{ available: boolean; detail: string }> | undefined;
+  /**
+   * A process per core at most. A read no longer stops a run at its budget (the run finishes for the
+   * next read), so runs can outlive the read that began them; this keeps them from piling up.
+   */
+  private readonly maxRunning = Math.max(1, availableParallelism());
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     private readonly binary: string,
@@ -41,7 +54,25 @@ export class Tesseract implements TextRecogniser {
     // Automatic page segmentation (psm 3) for an area; sparse-text mode (11) sounds made for
     // screens but missed a word drawn on a button that psm 3 read at 96 %. A lone letter or a
     // short label needs single-line mode (7): psm 3 finds no text in it.
-    return parseTsv(await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png, Math.min(timeoutMs, TIMEOUT_MS)));
+    await this.turn();
+    try {
+      return parseTsv(await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png, Math.min(timeoutMs, TIMEOUT_MS)));
+    } finally {
+      // The process slot passes straight to the next waiting run, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  /** Resolves when a process may start; the caller then holds one of the `running` slots. */
+  private async turn(): Promise<void> {
+    if (this.running < this.maxRunning) {
+      this.running++;
+      return;
+    }
+    if (this.waiting.length >= MAX_WAITING) throw new RecogniserBusyError(`${this.waiting.length} text recognition runs are already waiting for a process`);
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 }
 

@@ -3,7 +3,7 @@
 // confidence and its box in points — ready to merge with the tree by containment (merge.ts).
 import type { DeviceBackend, TreeNode } from '../../devices/backend.js';
 import { grayCrops } from '../../perception/image.js';
-import type { TextRecogniser } from './engine.js';
+import { RecogniserBusyError, type TextRecogniser } from './engine.js';
 import type { OcrLine } from './tsv.js';
 import type { OcrArea } from './where.js';
 
@@ -14,16 +14,9 @@ const READ_SCALE = 2;
  * How long one read may spend recognising text: a screen read answers within the gateway's 10 s
  * call timeout even when the pixels contradict the tree everywhere (each area may take four
  * recogniser runs, and a thin stripe of a pattern once took 7 s of them). Areas not begun by then
- * are left unread and counted; a run still going is cut at the budget.
+ * are left unread and counted; a run still going finishes in the background for the next read.
  */
 export const PIXEL_BUDGET_MS = 4000;
-
-/**
- * Node's timers count whole milliseconds, performance.now() does not: a run stopped exactly at the
- * time it was given can fail a fraction of a millisecond before the deadline as measured here.
- * A failure that close to the deadline is the cut, not a fault of the engine.
- */
-const TIMER_SLACK_MS = 5;
 
 export interface PixelReading {
   nodes: TreeNode[];
@@ -86,6 +79,11 @@ const LINE_PT = 60;
 /**
  * The ladder for one area: as a page in the likely polarity, then the other, then — for an area
  * no taller than a line — as a single line. The first rung that finds text answers.
+ *
+ * A run still going at the deadline is not stopped: the read answers without it, and the run
+ * finishes in the background (within the engine's own timeout) into the recognition cache, so the
+ * next read of the same screen goes on from there. Stopping it made every read under load start
+ * over and stop at the same place, and the words past it were never read.
  */
 async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; other: Buffer }, heightPt: number, deadline: number): Promise<{ lines: OcrLine[]; finished: boolean }> {
   const rungs: [Buffer, 'page' | 'line'][] = [
@@ -96,14 +94,25 @@ async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; oth
   for (const [png, layout] of rungs) {
     const left = deadline - performance.now();
     if (left <= 0) return { lines: [], finished: false };
-    const lines = await recogniser.recognise(png, layout, left).catch((err: Error) => {
-      if (performance.now() >= deadline - TIMER_SLACK_MS) return null; // cut at the budget, not a failure of the engine
-      throw err;
-    });
-    if (lines === null) return { lines: [], finished: false };
+    // A recogniser too far behind to take the run leaves the area for the next read, like the budget.
+    const run = recogniser.recognise(png, layout).catch((err: Error) => (err instanceof RecogniserBusyError ? CUT : Promise.reject(err)));
+    const lines = await beforeDeadline(run, left);
+    if (lines === CUT) return { lines: [], finished: false };
     if (lines.length) return { lines, finished: true };
   }
   return { lines: [], finished: true };
+}
+
+const CUT = Symbol('cut at the budget');
+
+/** The run's answer, or CUT if it has none within `ms`; the run itself goes on. */
+async function beforeDeadline<T>(run: Promise<T>, ms: number): Promise<T | typeof CUT> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([run, new Promise<typeof CUT>((resolve) => (timer = setTimeout(() => resolve(CUT), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Maps two at a time, keeping the order of the input. */
