@@ -18,7 +18,7 @@ beforeAll(async () => {
   provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
   await farm.addWorkerWith([provider]);
   await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
-}, 60_000);
+}, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {
   await farm?.stop();
   await provider?.close();

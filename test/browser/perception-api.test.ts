@@ -99,12 +99,15 @@ describe('the screen through the session API', () => {
       // since what is asserted below is the reading of a settled screen. "no-change" (nothing began
       // to move within 500 ms) is a still screen too: a page that finished loading before the first
       // wait answers only that, and waiting for "settled" alone then never ended (CI, 2026-12-01).
-      await waitFor('the page settled', async () => {
+      // The header speaks of the screen now: under load a late burst of screencast frames once made it
+      // say "not settled (moving 2001ms)" just after the wait answered. Read until it says settled.
+      const text = await waitFor('the page settled, and read as settled', async () => {
         const status = (await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } })).body.status as string;
-        if (status === 'settled' || status === 'no-change') return true;
-        throw new Error(`the wait answered ${status}`);
+        if (status !== 'settled' && status !== 'no-change') throw new Error(`the wait answered ${status}`);
+        const read = await agentA.call('getScreen', at(id));
+        if (!/^[^\n]* · settled/.test(read.text)) throw new Error(`the header said ${read.text.split('\n')[0]}`);
+        return read;
       }, 30_000);
-      const text = await agentA.call('getScreen', at(id));
       expect(text.status).toBe(200);
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toMatch(/^web iPhone 15 \(web\) · 393x852pt · screen [0-9a-f]{8} "Contacts" \((new|known)\) · settled/);

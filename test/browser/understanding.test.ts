@@ -22,7 +22,7 @@ beforeAll(async () => {
   device = provider.device('web-1')!;
   sample = provider.sampleUrl!;
   await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
-}, 60_000);
+}, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {
   await provider?.close();
 });

@@ -46,7 +46,7 @@ beforeAll(async () => {
     SIMFLEET_EMULATOR_TOKEN_FILE: join(dir, 'token'),
     SIMFLEET_ANDROID_RESET: 'snapshot:clean',
   });
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => {
   await killAll();
   await double?.close();

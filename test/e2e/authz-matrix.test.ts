@@ -69,7 +69,7 @@ beforeAll(async () => {
   params.hostId = devices[0].hostId;
   params.tokenId = (await farm.admin.call('createToken', { body: { name: 'to revoke', role: 'viewer', team: 'alpha' } })).body.token.id;
   params.team = 'alpha';
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => farm?.stop());
 
 interface Outcome {

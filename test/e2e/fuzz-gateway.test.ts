@@ -59,7 +59,7 @@ beforeAll(async () => {
     SIMFLEET_RECONNECT_MAX_MS: '40',
   });
   await waitFor('the worker says hello', () => hostId !== '' || undefined, 20_000);
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => {
   await killAll();
   await new Promise((r) => server.close(r));

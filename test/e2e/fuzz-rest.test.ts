@@ -58,7 +58,7 @@ beforeAll(async () => {
   params.appId = 'bm8tc3VjaC1hcHA';
   params.team = 'fuzz';
   token = agent.token!; // the agent acts on its own session; the admin's routes are fuzzed as admin below
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => farm?.stop());
 
 interface Case {

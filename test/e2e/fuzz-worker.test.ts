@@ -29,7 +29,7 @@ beforeAll(async () => {
   goodDevice = s.device.id;
   // Alpha's memory exists: its session read the screen once.
   expect((await alpha.call('getScreen', { params: { sessionId } })).status).toBe(200);
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => farm?.stop());
 
 const hello = (id: string) => ({ type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id, name: id, os: 'evil', arch: 'x64', version: '0.0.0' }, backends: [], devices: [] });

@@ -34,7 +34,7 @@ beforeAll(async () => {
   farm = await startFarm(BROWSER_FARM_ENV);
   await farm.addWorkerWith([provider]);
   agent = await farm.token('agent', 'ios');
-}, 60_000);
+}, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => {
   await farm?.stop();
   await provider?.close();
