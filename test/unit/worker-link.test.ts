@@ -1,0 +1,88 @@
+// The gateway's end of one worker connection, over an in-memory socket pair, with the registry and
+// the hub stood in for: what a command carries to the worker, and what a database outage does (and
+// does not do) to a healthy worker's connection.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../openapi/contract.js';
+import { DatabaseUnavailableError } from '../../server/db/database.js';
+import type { HostRegistry } from '../../server/domain/hosts.js';
+import { LOCAL_WORKER } from '../../server/domain/tokens.js';
+import { createSocketPair } from '../../server/hub/memory-socket.js';
+import { WorkerLink, type LinkOwner } from '../../server/hub/worker-link.js';
+import { waitFor } from '../helpers/wait.js';
+
+const owner: LinkOwner = { claim: async () => 'ok', release: () => undefined, owns: () => true, onProtocolError: () => undefined, onWorkerReport: () => undefined };
+const hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' }, backends: [], devices: [] };
+
+/** A registered link, the worker's end of its socket, and everything the worker received. */
+async function linked(registry: Partial<HostRegistry>) {
+  const [gatewayEnd, workerEnd] = createSocketPair();
+  const full = { register: async () => [], runReclaims: () => undefined, heartbeat: async () => true, reportDevices: async () => true, disconnect: async () => undefined, ...registry } as unknown as HostRegistry;
+  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, owner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000 }, pino({ level: 'silent' }));
+  const received: Record<string, unknown>[] = [];
+  let closedWith: number | undefined;
+  workerEnd.on('message', (d: Buffer) => received.push(JSON.parse(d.toString()) as Record<string, unknown>));
+  workerEnd.on('close', (code: number) => (closedWith = code));
+  workerEnd.send(JSON.stringify(hello));
+  await waitFor('registered', () => link.registered || undefined, 2000, 5).catch((err: Error) => {
+    throw new Error(`${err.message}; the worker got ${JSON.stringify(received)}`);
+  });
+  return { link, workerEnd, received, closed: () => closedWith };
+}
+
+describe('a command sent to a worker', () => {
+  it('a call carries the time the gateway waits for it (budgetMs); prepare and reset do not', async () => {
+    const { link, received } = await linked({});
+    void link.request({ type: 'call', localId: 'web-1', epoch: 1, method: 'action.run', params: {} }, 9876.4).catch(() => undefined);
+    void link.request({ type: 'prepare', localId: 'web-1', epoch: 1, sessionId: 's', app: null, origins: { allow: [], deny: [] } } as never, 5000).catch(() => undefined);
+    await waitFor('both sent', () => (received.filter((m) => m.type !== 'welcome').length === 2 ? true : undefined), 2000, 5);
+    const [call, prepare] = received.filter((m) => m.type !== 'welcome');
+    expect(call).toMatchObject({ type: 'call', method: 'action.run', budgetMs: 9876 });
+    expect(prepare).toMatchObject({ type: 'prepare' });
+    expect(prepare).not.toHaveProperty('budgetMs');
+    link.fail('SHUTTING_DOWN');
+  });
+});
+
+describe('a database outage under a healthy worker', () => {
+  it('skips a heartbeat it cannot record and keeps the connection; the next one is recorded', async () => {
+    let beats = 0;
+    const { workerEnd, received, closed, link } = await linked({
+      heartbeat: async () => {
+        beats++;
+        if (beats === 1) throw new DatabaseUnavailableError('no database connection: connect ECONNREFUSED');
+        return true;
+      },
+    });
+    workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
+    workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 2, sentAt: new Date().toISOString() }));
+    await waitFor('both acknowledged', () => (received.filter((m) => m.type === 'heartbeat-ack').length === 2 ? true : undefined), 2000, 5);
+    expect(beats).toBe(2);
+    expect(closed()).toBeUndefined();
+    expect(link.registered).toBe(true);
+    link.fail('SHUTTING_DOWN');
+  });
+
+  it('records a device report once the database is back, without closing', async () => {
+    let tries = 0;
+    const { workerEnd, closed, link } = await linked({
+      reportDevices: async () => {
+        tries++;
+        if (tries < 3) throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+        return true;
+      },
+    });
+    workerEnd.send(JSON.stringify({ type: 'devices', backends: [], devices: [] }));
+    await waitFor('recorded on the third try', () => (tries === 3 ? true : undefined), 5000, 10);
+    expect(closed()).toBeUndefined();
+    expect(link.registered).toBe(true);
+    link.fail('SHUTTING_DOWN');
+  });
+
+  it('still closes with 1011 on a failure that is not an outage', async () => {
+    const { workerEnd, closed } = await linked({ heartbeat: async () => Promise.reject(Object.assign(new Error('value too long for type character varying(64)'), { code: '22001' })) });
+    workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
+    await waitFor('closed', () => closed(), 2000, 5);
+    expect(closed()).toBe(1011);
+  });
+});
