@@ -17,8 +17,18 @@ export interface Edge {
 
 const KEEP_DURATIONS = 16;
 
+/**
+ * Edges a worker keeps per app, the least recently travelled dropped first. An app whose targets
+ * carry content (a message list, a feed) makes new edges for as long as it is driven, and every
+ * prediction scans them; Postgres keeps what a worker drops.
+ */
+export const MAX_EDGES = 5000;
+
 export class TransitionGraph {
+  /** In order of last use: the first is the least recently travelled. */
   private readonly edges = new Map<string, Edge>();
+
+  constructor(private readonly maxEdges = MAX_EDGES) {}
 
   /** The most travelled destination of this action from this screen, when there is one. */
   predict(from: string, action: string): { to: string; count: number; verified: number } | null {
@@ -36,8 +46,14 @@ export class TransitionGraph {
     if (e.durations.length > KEEP_DURATIONS) e.durations.shift();
     if (o.kind) e.kinds[o.kind] = (e.kinds[o.kind] ?? 0) + 1;
     e.lastAt = o.at ?? Date.now();
-    this.edges.set(key, e);
+    this.keep(key, e);
     return e;
+  }
+
+  private keep(key: string, e: Edge): void {
+    this.edges.delete(key);
+    this.edges.set(key, e);
+    while (this.edges.size > this.maxEdges) this.edges.delete(this.edges.keys().next().value!);
   }
 
   /** An edge the farm remembers, with its absolute counts (loaded from Postgres). */
@@ -45,7 +61,7 @@ export class TransitionGraph {
     const key = `${e.from}\u0000${e.action}\u0000${e.to}`;
     const have = this.edges.get(key);
     if (have && have.count >= e.count) return;
-    this.edges.set(key, { ...e, durations: [...e.durations], kinds: { ...e.kinds }, lastAt: Date.now() });
+    this.keep(key, { ...e, durations: [...e.durations], kinds: { ...e.kinds }, lastAt: Date.now() });
   }
 
   /** Edges leaving a screen, most travelled first. */
