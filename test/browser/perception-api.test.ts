@@ -86,7 +86,14 @@ async function session(path: string) {
 }
 const release = async (id: string) => {
   await agentA.call('releaseSession', { params: { sessionId: id } });
-  await waitFor('device available again', async () => ((await agentA.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+  let device: { state?: string; stateReason?: string } | undefined;
+  await waitFor('device available again', async () => {
+    device = (await agentA.call('listDevices')).body.devices[0];
+    return device?.state === 'available' ? true : undefined;
+  }, 20_000).catch((err: Error) => {
+    const said = [gwA, gwB, worker].flatMap((p) => p.logs.filter((l) => (l.level as number) >= 40).slice(-15).map((l) => JSON.stringify({ msg: l.msg, err: l.err, reason: l.reason, code: l.code }).slice(0, 400)));
+    throw new Error(`${err.message}: the device is ${JSON.stringify(device)}; warnings: ${said.join('\n')}`);
+  });
 };
 const at = (id: string) => ({ params: { sessionId: id } });
 

@@ -271,6 +271,21 @@ describe('quarantine', () => {
     await release(alpha, others[0].id);
   });
 
+  it('tries a failed reset once more before quarantining: a device whose reset fails once comes back available', async () => {
+    await settled();
+    const s = await createReady(alpha);
+    const fake = farm.workers[0]!.provider.device(s.device.id.split('.').pop()!)!;
+    const before = fake.resets;
+    const quarantines = async () => (await farm.db.query(`SELECT 1 FROM audit_log WHERE action = 'device.quarantine' AND subject = $1`, [s.device.id])).length;
+    const quarantinedBefore = await quarantines();
+    fake.failResets = 1;
+    await release(alpha, s.id);
+    await waitForDevice(s.device.id, 'available');
+    expect(fake.resets).toBe(before + 1);
+    expect(fake.failResets).toBe(0);
+    expect(await quarantines()).toBe(quarantinedBefore);
+  });
+
   it('moves a session whose device fails to prepare onto another device, and quarantines the first', async () => {
     const host = farm.workers[0]!.worker.identity.id;
     await settled();

@@ -1,18 +1,21 @@
 // npm run soak [-- --minutes N --sessions N --subscribers N --frame-budget-mb N
-//                  --worker-node-options=S]: the long soak (30 minutes, 20 agent sessions, 100
-// subscribers by default; the worker's frame store budget per device is its default unless given).
-// --worker-node-options is for diagnosing the worker: "=--heapsnapshot-signal=SIGUSR2
+//                  --worker-node-options=S --worker-preload=LIB]: the long soak (30 minutes, 20
+// agent sessions, 100 subscribers by default; the worker's frame store budget per device is its
+// default unless given). --worker-node-options is for diagnosing the worker: "=--heapsnapshot-signal=SIGUSR2
 // --diagnostic-dir=/tmp/snaps" lets `kill -USR2` take heap snapshots (each one stops the worker
-// for tens of seconds: --host-timeout-ms 180000 keeps the gateway from calling its host lost). Writes
-// bench/results/soak.{json,md} and exits 1 on any error or a gateway that kept descriptors its
-// clients had given back. Interrupted, it takes its gateway, worker and browsers down with it.
+// for tens of seconds: --host-timeout-ms 180000 keeps the gateway from calling its host lost).
+// --worker-preload runs the worker (and what it starts) with LD_PRELOAD=LIB, to compare allocators
+// (glibc's malloc is known to fragment under image churn like sharp's; Debian's libjemalloc2 gives
+// /usr/lib/x86_64-linux-gnu/libjemalloc.so.2). Writes bench/results/soak.{json,md} and exits 1 on
+// any error or a gateway that kept descriptors its clients had given back. Interrupted, it takes
+// its gateway, worker and browsers down with it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAll } from '../helpers/processes.js';
 import { runSoak, soakMarkdown } from './soak.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'host-timeout-ms': { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' } } });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 const subscribers = Number(values.subscribers);
@@ -28,6 +31,7 @@ if (budgetMB !== undefined && !(budgetMB >= 1)) {
 const workerEnv: Record<string, string> = {
   ...(budgetMB === undefined ? {} : { SIMFLEET_FRAME_BUDGET_BYTES: String(Math.round(budgetMB * 2 ** 20)) }),
   ...(values['worker-node-options'] ? { NODE_OPTIONS: values['worker-node-options'] } : {}),
+  ...(values['worker-preload'] ? { LD_PRELOAD: values['worker-preload'] } : {}),
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void killAll().finally(() => process.exit(130)));

@@ -1,7 +1,8 @@
 // A device's way through a lease: prepare it for a session (then the session is ready), reset it
-// afterwards (then it is available again). A failed reset or prepare quarantines the device: it
+// afterwards (then it is available again). A failed prepare, or a reset failed twice, quarantines the device: it
 // stays broken, visible to admins and never handed out, until an admin resets it. A host that
 // cannot be asked leaves the device offline and marked for reset when the host returns.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../../db/database.js';
 import { isOutage, throughOutage } from '../../db/outage.js';
@@ -11,6 +12,10 @@ import * as sessions from '../../db/repositories/sessions.js';
 import type { Schemas } from '../../../openapi/contract.js';
 import { REQUEST_FAULT_CODES, UNREACHABLE_CODES, type DeviceCommands } from './commands.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
+
+/** Resets tried before a device is quarantined, and the pause between them. */
+const RESET_ATTEMPTS = 2;
+const RESET_RETRY_MS = 1000;
 
 export interface PrepareJob {
   sessionId: string;
@@ -139,7 +144,7 @@ export class DeviceLifecycle {
 
   private async doReclaim(job: ReclaimJob): Promise<void> {
     try {
-      await this.commands.reset(job.hostId, { localId: job.localId, epoch: job.epoch }, this.opts.resetTimeoutMs);
+      await this.resetWithRetry(job);
     } catch (err) {
       const e = err as Error & { code?: string };
       const reason = isOutage(e) ? `reset not confirmed: the database was unavailable (${e.message})` : `reset failed: ${e.code ?? 'ERROR'}: ${e.message}`;
@@ -158,6 +163,25 @@ export class DeviceLifecycle {
       return ok;
     });
     if (freed) this.hooks.onDeviceFreed();
+  }
+
+  /**
+   * A reset the device itself failed is tried once more before the device is quarantined: a browser
+   * slow to open a context under load is not a broken device, and quarantine takes it out of the
+   * farm until an admin notices. A host that cannot be asked is not retried here: recovery resets
+   * the device when the host is back.
+   */
+  private async resetWithRetry(job: ReclaimJob): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.commands.reset(job.hostId, { localId: job.localId, epoch: job.epoch }, this.opts.resetTimeoutMs);
+      } catch (err) {
+        const e = err as Error & { code?: string };
+        if (attempt >= RESET_ATTEMPTS || unreachableFailure(e)) throw err;
+        this.logger.warn({ deviceId: job.deviceId, attempt, code: e.code, err: e.message }, 'device reset failed; trying once more');
+        await sleep(RESET_RETRY_MS);
+      }
+    }
   }
 
   /** Starts a reset of a device outside any session (host reconcile, admin). */

@@ -33,6 +33,8 @@ export class FakeDevice implements DeviceBackend {
   readonly platform = 'web';
   readonly model = 'fake phone';
   failReset: string | undefined;
+  /** Fails only the next this many resets (a transient fault), with `failReset` or a default reason. */
+  failResets = 0;
   failPrepare: string | undefined;
   app: AppTarget | null = null;
   prepares = 0;
@@ -65,6 +67,10 @@ export class FakeDevice implements DeviceBackend {
 
   async reset(signal: AbortSignal): Promise<void> {
     await sleep(this.operationMs, undefined, { signal });
+    if (this.failResets > 0) {
+      this.failResets--;
+      throw new DeviceError('DEVICE_FAILED', this.failReset ?? 'a transient reset failure');
+    }
     if (this.failReset) throw new DeviceError('DEVICE_FAILED', this.failReset);
     this.app = null;
     this.typed = '';
