@@ -44,4 +44,19 @@ describe('the worker lease fence', () => {
     device.failReset = 'profile locked';
     await expect(keeper.handle(reset(1))).rejects.toMatchObject({ code: 'DEVICE_FAILED', message: 'profile locked' });
   });
+
+  it('gives up on an operation that ignores its time limit, and the device’s next command still runs', async () => {
+    const provider = new FakeProvider(1, { operationMs: 1 });
+    const device = provider.device('fake-1')!;
+    const keeper = new LeaseKeeper((id) => provider.device(id), 200, pino({ level: 'silent' }));
+    // A reset that never returns and does not listen to its signal (a wedged browser call).
+    const realReset = device.reset.bind(device);
+    device.reset = () => new Promise<void>(() => undefined);
+    const t0 = Date.now();
+    await expect(keeper.handle(reset(1))).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT' });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    device.reset = realReset;
+    await keeper.handle(reset(2));
+    expect(device.resets).toBe(1);
+  });
 });

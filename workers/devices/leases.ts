@@ -1,6 +1,7 @@
 // The leases this worker holds its devices under, and the fence that keeps a stale session off a
 // device: every prepare carries a new, higher epoch; a command under an older epoch than the
-// device's is refused with STALE_LEASE. Commands for one device run one at a time.
+// device's is refused with STALE_LEASE. Commands for one device run one at a time, each for at most
+// the operation timeout, whether or not the backend heeds it.
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend } from './backend.js';
@@ -54,8 +55,8 @@ export class LeaseKeeper {
     const signal = AbortSignal.timeout(this.opTimeoutMs);
     const started = Date.now();
     try {
-      if (cmd.type === 'prepare') await device.prepare(cmd.app, { signal, origins: cmd.origins });
-      else await device.reset(signal);
+      const op = cmd.type === 'prepare' ? device.prepare(cmd.app, { signal, origins: cmd.origins }) : device.reset(signal);
+      await untilAborted(op, signal);
     } catch (err) {
       if (err instanceof DeviceError) throw err;
       const timedOut = signal.aborted;
@@ -63,4 +64,17 @@ export class LeaseKeeper {
     }
     log.info({ ms: Date.now() - started }, `device ${cmd.type} done`);
   }
+}
+
+/**
+ * The operation, or a rejection once the signal aborts, whichever comes first. A backend that does
+ * not heed the signal (a browser call that never returns) must not hold the device's queue forever:
+ * every later prepare and reset waits behind it, and the device never comes back.
+ */
+function untilAborted(op: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason as Error)), { once: true }));
+  op.catch(() => undefined); // a late failure of an abandoned operation is not unhandled
+  return Promise.race([op, aborted]).finally(() => signal.removeEventListener('abort', onAbort!));
 }
