@@ -44,7 +44,11 @@ let token: string;
 const params: Record<string, string> = {};
 
 beforeAll(async () => {
-  farm = await startFarm();
+  // The farm helper's 1 s host timeout is for the liveness tests. Here the gateway, its worker and
+  // the fuzzer share one process, and 10,000 requests (bodies of megabytes, deep nesting) on a busy
+  // CI machine once stalled it past that second: the gateway dropped its healthy worker and nine
+  // requests answered 503 HOST_UNREACHABLE. The defaults are 5 s and 30 s; 1 s and 10 s keep it quick.
+  farm = await startFarm({ SIMFLEET_HEARTBEAT_INTERVAL_MS: '1000', SIMFLEET_HOST_TIMEOUT_MS: '10000' });
   await farm.addWorker(2);
   token = farm.admin.token!;
   const agent = await farm.token('agent', 'fuzz');
