@@ -21,7 +21,11 @@ export function timeLeft(): number {
 /** Throws when the caller's time is up, saying what was not begun. */
 export function checkDeadline(what: string): void {
   const d = current.getStore();
-  if (d && performance.now() >= d.at) {
-    throw new DeviceError('COMMAND_TIMEOUT', `the gateway stopped waiting for this call after ${d.budgetMs} ms; ${what} was not begun`, 'the device is free for the next call; retry with a longer timeoutMs or fewer steps if it keeps happening');
-  }
+  if (d && performance.now() >= d.at) throw notBegun(what);
+}
+
+/** The refusal for work not begun because the caller's time is up (the deadline in context, if any). */
+export function notBegun(what: string): DeviceError {
+  const budgetMs = current.getStore()?.budgetMs;
+  return new DeviceError('COMMAND_TIMEOUT', `the gateway stopped waiting for this call${budgetMs === undefined ? '' : ` after ${budgetMs} ms`}; ${what} was not begun`, 'the device is free for the next call; retry with a longer timeoutMs or fewer steps if it keeps happening');
 }
