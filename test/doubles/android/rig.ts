@@ -80,7 +80,7 @@ export async function androidRig(opts: { console: boolean; reset?: ResetPolicy; 
     close: async () => {
       await provider.close();
       await double?.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }); // the double may still be writing into it as it exits (ENOTEMPTY seen)
     },
   };
 }
