@@ -6,7 +6,10 @@
 // A call waits its turn only as long as its caller waits for it (deadline.ts): past that it is
 // answered COMMAND_TIMEOUT, not begun. The device stays held by the call that is running, however
 // long that runs, so a call that gave up never lets the next one in beside it.
+import { LATE, within } from '../within.js';
 import { checkDeadline, notBegun, withDeadline } from './deadline.js';
+
+const WAITED = 'the call, which waited for the one before it on this device,';
 
 export class DeviceLanes {
   private readonly tails = new Map<string, Promise<void>>();
@@ -17,15 +20,10 @@ export class DeviceLanes {
     let began = false;
     const result = withDeadline(budgetMs, async () => {
       if (budgetMs === undefined) await previous;
-      else {
-        let timer: NodeJS.Timeout | undefined;
-        const turnCame = await Promise.race([previous.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), budgetMs)))]);
-        clearTimeout(timer); // a minute-long timer per action otherwise outlives the turn it waited for
-        // A wait that ran out is out, even when Node's whole-millisecond timer fired a hair before the
-        // deadline as performance.now() measures it (CI began such a call once).
-        if (!turnCame) throw notBegun('the call, which waited for the one before it on this device,');
-      }
-      checkDeadline('the call, which waited for the one before it on this device,');
+      // A wait that ran out is out, even when Node's whole-millisecond timer fired a hair before the
+      // deadline as performance.now() measures it (CI began such a call once).
+      else if ((await within(previous, budgetMs)) === LATE) throw notBegun(WAITED);
+      checkDeadline(WAITED);
       began = true;
       return fn();
     });

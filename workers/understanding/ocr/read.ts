@@ -3,6 +3,7 @@
 // confidence and its box in points — ready to merge with the tree by containment (merge.ts).
 import type { DeviceBackend, TreeNode } from '../../devices/backend.js';
 import { grayCrops } from '../../perception/image.js';
+import { LATE, within } from '../../within.js';
 import { RecogniserBusyError, type TextRecogniser } from './engine.js';
 import type { OcrLine } from './tsv.js';
 import type { OcrArea } from './where.js';
@@ -95,24 +96,12 @@ async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; oth
     const left = deadline - performance.now();
     if (left <= 0) return { lines: [], finished: false };
     // A recogniser too far behind to take the run leaves the area for the next read, like the budget.
-    const run = recogniser.recognise(png, layout).catch((err: Error) => (err instanceof RecogniserBusyError ? CUT : Promise.reject(err)));
-    const lines = await beforeDeadline(run, left);
-    if (lines === CUT) return { lines: [], finished: false };
+    const run = recogniser.recognise(png, layout).catch((err: Error) => (err instanceof RecogniserBusyError ? LATE : Promise.reject(err)));
+    const lines = await within(run, left);
+    if (lines === LATE) return { lines: [], finished: false };
     if (lines.length) return { lines, finished: true };
   }
   return { lines: [], finished: true };
-}
-
-const CUT = Symbol('cut at the budget');
-
-/** The run's answer, or CUT if it has none within `ms`; the run itself goes on. */
-async function beforeDeadline<T>(run: Promise<T>, ms: number): Promise<T | typeof CUT> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([run, new Promise<typeof CUT>((resolve) => (timer = setTimeout(() => resolve(CUT), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Maps two at a time, keeping the order of the input. */
