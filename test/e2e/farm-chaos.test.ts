@@ -110,8 +110,10 @@ describe('a worker killed with sessions on it', () => {
     while (placed.state === 'queued' || placed.state === 'preparing') placed = (await agent.call('getSession', { params: { sessionId: waiting.id }, query: { wait: '10', ifState: placed.state } })).body;
     expect(placed).toMatchObject({ state: 'ready', device: { hostId: victim!.hostId } });
     const localId = placed.device.id.split('.').pop();
-    const deviceLog = back.logs.filter((l) => l.localId === localId && typeof l.msg === 'string' && /device (reset|prepare) done/.test(l.msg)).map((l) => l.msg);
-    expect(deviceLog).toEqual(['device reset done', 'device prepare done']);
+    // The worker logs to a pipe and answers over a socket: its log line can trail the answer.
+    const deviceLog = () => back.logs.filter((l) => l.localId === localId && typeof l.msg === 'string' && /device (reset|prepare) done/.test(l.msg)).map((l) => l.msg);
+    await waitFor('prepare logged', () => deviceLog().includes('device prepare done') || undefined, 5000).catch(() => undefined);
+    expect(deviceLog()).toEqual(['device reset done', 'device prepare done']);
     const old = onVictim.find((s) => s.device.id === placed.device.id)!;
     expect(placed.epoch).toBeGreaterThan(old.epoch + 1); // one epoch for the reset, one for the lease
     watcher.close();

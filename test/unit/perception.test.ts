@@ -9,7 +9,7 @@ import { analyse, FINE_W, fineHeight, type FineProfile, type FrameAnalysis } fro
 import { Eyes } from '../../workers/perception/eyes.js';
 import { classify } from '../../workers/perception/motion.js';
 import { Canvas, H, PT_X, PT_Y, SCREEN, SyntheticDevice, W } from '../helpers/synthetic-screen.js';
-import { sleep } from '../helpers/wait.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const QUIET = 250;
 const logger = pino({ level: 'silent' });
@@ -269,9 +269,16 @@ describe('settle', () => {
     let text = false;
     let caret = true;
     device.show(field(text, caret));
-    const timer = setInterval(() => device.show(field(text, (caret = !caret))), 500); // a real caret's period
+    let blinks = 0;
+    const timer = setInterval(() => {
+      device.show(field(text, (caret = !caret)));
+      blinks++;
+    }, 500); // a real caret's period
     try {
-      await sleep(1700); // the caret has blinked three times: the rule knows it
+      // Typing lands just after a blink, as a browser restarts its caret timer on a keystroke: the
+      // caret has blinked three times (the rule knows it) and the next blink is a whole quiet window
+      // away even when a loaded machine runs this loop late.
+      await waitFor('three blinks', () => blinks >= 3 || undefined, 5000, 5);
       const mark = eyes.mark(1);
       text = true; // typing
       device.show(field(text, caret));
