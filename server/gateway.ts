@@ -18,6 +18,7 @@ import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { HostRegistry } from './domain/hosts.js';
 import { startLivenessSweep } from './domain/liveness.js';
+import { PauseWatch } from './domain/pauses.js';
 import { SessionEvents } from './domain/sessions/events.js';
 import { DeviceLifecycle } from './domain/sessions/lifecycle.js';
 import { SessionPerception } from './domain/sessions/perception.js';
@@ -118,6 +119,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
     const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
     const registry = new HostRegistry(db, lifecycle, logger);
+    const pauses = new PauseWatch(logger, () => metrics.pauses.inc());
     const hub = (hubRef.hub = new WorkerHub(
       registry,
       {
@@ -125,6 +127,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         hostTimeoutMs: config.hostTimeoutMs,
         helloTimeoutMs: config.helloTimeoutMs,
+        pauses,
         onProtocolError: (code) => metrics.protocolErrors.inc({ code }),
         onWorkerReport: (hostId, report) => metrics.setWorkerReport(hostId, report),
         memory: {
@@ -175,7 +178,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       },
     );
     await http.listen({ port: config.port, host: config.host });
-    const sweep = startLivenessSweep(registry, config.hostTimeoutMs, logger);
+    const sweep = startLivenessSweep(registry, config.hostTimeoutMs, pauses, logger);
     await placer.start();
     reaper.start();
     const address = http.server.address();
@@ -188,6 +191,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       (stopping ??= (async () => {
         logger.info('gateway shutting down');
         closing = true;
+        pauses.stop();
         await Promise.all([sweep.stop(), reaper.stop(), placer.stop()]);
         const deadline = setTimeout(() => {
           logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown deadline passed; cutting remaining connections');

@@ -139,9 +139,9 @@ export class HostRegistry {
   }
 
   /** Marks silent hosts and their devices offline, ending their sessions; returns the hosts. */
-  async sweep(timeoutMs: number): Promise<string[]> {
+  async sweep(timeoutMs: number, pause?: { ms: number; endedAgoMs: number }): Promise<string[]> {
     return this.db.transaction(async (tx) => {
-      const silent = await hosts.sweepSilentHosts(tx, timeoutMs);
+      const silent = await hosts.sweepSilentHosts(tx, timeoutMs, pause);
       if (silent.length > 0) {
         await this.hostsGone(tx, silent, 'host offline: no heartbeat');
         for (const id of silent) {

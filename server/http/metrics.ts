@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   queueWait: Histogram;
   sessionsEnded: Counter<'reason'>;
   quarantines: Counter;
+  /** This gateway's own pauses (GC, starvation, a stopped VM), during which it heard no worker. */
+  pauses: Counter;
   forwardedCommands: Counter<'direction'>;
   perceptionAnswers: Counter<'method' | 'outcome'>;
   escalations: Counter<'reason'>;
@@ -154,6 +156,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
   });
   const sessionsEnded = new Counter({ name: 'simfleet_sessions_ended_total', help: 'Sessions this gateway ended by expiry or timeout, by reason', labelNames: ['reason'], registers: [registry] });
   const quarantines = new Counter({ name: 'simfleet_quarantines_total', help: 'Devices this gateway quarantined', registers: [registry] });
+  const pauses = new Counter({ name: 'simfleet_gateway_pauses_total', help: 'Times this gateway stopped running for 250 ms or more (its hosts are allowed the pause before they count as silent)', registers: [registry] });
   const forwardedCommands = new Counter({
     name: 'simfleet_forwarded_commands_total',
     help: 'Worker commands relayed between gateways: sent (for a host held elsewhere) or served (for another gateway)',
@@ -187,7 +190,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     registers: [registry],
   });
   const streamCoalesced = new Counter({ name: 'simfleet_stream_coalesced_total', help: "Frame-changes merged into a later one for a subscriber that fell behind", registers: [registry] });
-  return { registry, protocolErrors, setWorkerReport, placements, queueWait, sessionsEnded, quarantines, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
+  return { registry, protocolErrors, setWorkerReport, placements, queueWait, sessionsEnded, quarantines, pauses, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {

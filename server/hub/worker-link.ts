@@ -14,6 +14,7 @@ import {
 } from '../../openapi/contract.js';
 import { isOutage, throughOutage } from '../db/outage.js';
 import type { Connection, HostRegistry } from '../domain/hosts.js';
+import { NO_PAUSES, type PauseClock } from '../domain/pauses.js';
 import type { Principal } from '../domain/tokens.js';
 import { ApiError, ERRORS } from '../errors.js';
 import { OPEN, type WorkerSocket } from './socket.js';
@@ -37,6 +38,8 @@ export interface LinkTimings {
   heartbeatIntervalMs: number;
   hostTimeoutMs: number;
   helloTimeoutMs: number;
+  /** This gateway's own pauses, which do not count as a worker's silence (none when left out). */
+  pauses?: PauseClock;
 }
 
 /** Workers' memory, persisted by the gateway: workers hold no database credentials. */
@@ -89,6 +92,7 @@ export class WorkerLink {
   private closedByUs = false;
   private helloTimer: NodeJS.Timeout | undefined;
   private silenceTimer: NodeJS.Timeout | undefined;
+  private lastHeardAt = Date.now();
   private resolveClosed!: () => void;
   private logger: Logger;
 
@@ -330,8 +334,28 @@ export class WorkerLink {
   }
 
   private resetSilenceTimer(): void {
+    this.lastHeardAt = Date.now();
+    this.armSilenceTimer(this.timings.hostTimeoutMs);
+  }
+
+  private armSilenceTimer(ms: number): void {
     clearTimeout(this.silenceTimer);
-    this.silenceTimer = setTimeout(() => this.fail('HEARTBEAT_TIMEOUT'), this.timings.hostTimeoutMs);
+    this.silenceTimer = setTimeout(() => this.judgeSilence(), ms);
+  }
+
+  /**
+   * Silent past the timeout, counting only the time this gateway was listening: after a pause of
+   * its own, the worker's heartbeats are still unread in the socket, and this timer fires first.
+   */
+  private judgeSilence(): void {
+    const silentMs = Date.now() - this.lastHeardAt;
+    const pausedMs = (this.timings.pauses ?? NO_PAUSES).pausedSince(this.lastHeardAt);
+    const left = this.timings.hostTimeoutMs - (silentMs - pausedMs);
+    if (left > 0) {
+      this.logger.info({ silentMs, pausedMs }, 'worker silent while this gateway was paused; listening a while longer');
+      return this.armSilenceTimer(left);
+    }
+    this.fail('HEARTBEAT_TIMEOUT');
   }
 
   private enqueue(task: () => Promise<void>): void {

@@ -160,3 +160,32 @@ describe('a gateway restart', () => {
     await again.exited();
   });
 });
+
+describe('a gateway paused for longer than the host timeout', () => {
+  it('does not call its hosts lost when it wakes (their heartbeats were waiting unread in its sockets), yet still finds a host that really died', async () => {
+    const gw = await startGatewayProcess(gatewayEnv());
+    const { agent, admin, workers } = await setup(gw.url, 1);
+    const held = await ready(agent);
+
+    // SIGSTOP stands in for a long GC pause, CPU starvation or a VM migration.
+    gw.kill('SIGSTOP');
+    await sleep(HOST_TIMEOUT_MS * 1.5);
+    gw.kill('SIGCONT');
+    await sleep(HOST_TIMEOUT_MS * 1.5); // several sweeps and silence timers, each of which could misjudge
+    const now = (await agent.call('getSession', { params: { sessionId: held.id } })).body;
+    expect(now).toMatchObject({ state: 'ready', epoch: held.epoch, device: { id: held.device.id } });
+    expect((await admin.call('listHosts')).body.hosts.map((h: { state: string }) => h.state)).toEqual(['online']);
+    expect(gw.logs.filter((l) => l.msg === 'hosts went silent and are now offline')).toEqual([]);
+    expect(gw.logs.some((l) => l.msg === 'the gateway was paused; silence is judged on the time it was listening')).toBe(true);
+
+    // The allowance is for the pause only: a worker that dies afterwards is found within the usual window.
+    const killedAt = Date.now();
+    workers[0]!.proc.kill('SIGKILL');
+    await waitFor('host-lost', async () => {
+      const s = (await agent.call('getSession', { params: { sessionId: held.id } })).body;
+      return s.state === 'ended' || undefined;
+    }, HOST_TIMEOUT_MS * 4);
+    expect((await agent.call('getSession', { params: { sessionId: held.id } })).body.endReason).toBe('host-lost');
+    expect(Date.now() - killedAt).toBeLessThan(HOST_TIMEOUT_MS * 1.2 + 1000);
+  });
+});

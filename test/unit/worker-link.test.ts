@@ -8,17 +8,18 @@ import { DatabaseUnavailableError } from '../../server/db/database.js';
 import type { HostRegistry } from '../../server/domain/hosts.js';
 import { LOCAL_WORKER } from '../../server/domain/tokens.js';
 import { createSocketPair } from '../../server/hub/memory-socket.js';
-import { WorkerLink, type LinkOwner } from '../../server/hub/worker-link.js';
-import { waitFor } from '../helpers/wait.js';
+import { WorkerLink, type LinkOwner, type LinkTimings } from '../../server/hub/worker-link.js';
+import { PauseWatch } from '../../server/domain/pauses.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const owner: LinkOwner = { claim: async () => 'ok', release: () => undefined, owns: () => true, onProtocolError: () => undefined, onWorkerReport: () => undefined };
 const hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' }, backends: [], devices: [] };
 
 /** A registered link, the worker's end of its socket, and everything the worker received. */
-async function linked(registry: Partial<HostRegistry>) {
+async function linked(registry: Partial<HostRegistry>, timings: Partial<LinkTimings> = {}) {
   const [gatewayEnd, workerEnd] = createSocketPair();
   const full = { register: async () => [], runReclaims: () => undefined, heartbeat: async () => true, reportDevices: async () => true, disconnect: async () => undefined, ...registry } as unknown as HostRegistry;
-  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, owner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000 }, pino({ level: 'silent' }));
+  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, owner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000, ...timings }, pino({ level: 'silent' }));
   const received: Record<string, unknown>[] = [];
   let closedWith: number | undefined;
   workerEnd.on('message', (d: Buffer) => received.push(JSON.parse(d.toString()) as Record<string, unknown>));
@@ -84,5 +85,52 @@ describe('a database outage under a healthy worker', () => {
     workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
     await waitFor('closed', () => closed(), 2000, 5);
     expect(closed()).toBe(1011);
+  });
+});
+
+describe('a worker silent past the timeout', () => {
+  /** Blocks this process as a long GC or a starved CPU would: no timer, no socket read meanwhile. */
+  const pause = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until);
+  };
+
+  it('is dropped (4408) when the gateway was listening all along', async () => {
+    const pauses = new PauseWatch(pino({ level: 'silent' }));
+    try {
+      const { workerEnd, closed } = await linked({}, { hostTimeoutMs: 300, pauses });
+      workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
+      await waitFor('closed', () => closed(), 3000, 5);
+      expect(closed()).toBe(4408);
+    } finally {
+      pauses.stop();
+    }
+  });
+
+  it('is not dropped for the time the gateway itself was paused: its heartbeat, read after the timer fired, keeps it', async () => {
+    for (const watched of [true, false]) {
+      const pauses = watched ? new PauseWatch(pino({ level: 'silent' })) : undefined;
+      try {
+        const { workerEnd, closed, link } = await linked({}, { hostTimeoutMs: 300, ...(pauses ? { pauses } : {}) });
+        workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
+        await sleep(20);
+        // The worker's next heartbeat is sent while the gateway is paused; the gateway reads it only
+        // after its timers have run (a timer phase comes before the poll phase after a pause).
+        setImmediate(() => workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 2, sentAt: new Date().toISOString() })));
+        pause(700);
+        await sleep(200); // within the timeout of listening since the heartbeat was read
+        if (watched) {
+          expect(closed()).toBeUndefined();
+          expect(link.registered).toBe(true);
+          link.fail('SHUTTING_DOWN');
+        } else {
+          // Without the watch, the clock alone judges: the check above is one that can fail.
+          await waitFor('closed', () => closed(), 2000, 5);
+          expect(closed()).toBe(4408);
+        }
+      } finally {
+        pauses?.stop();
+      }
+    }
   });
 });

@@ -79,13 +79,19 @@ export async function releaseConnection(q: Queryable, hostId: string, connection
   return rowCount > 0;
 }
 
-/** Marks offline every online host silent for longer than the timeout; returns their ids. */
-export async function sweepSilentHosts(q: Queryable, timeoutMs: number): Promise<string[]> {
+/**
+ * Marks offline every online host silent for longer than the timeout; returns their ids. A host
+ * last seen before the sweeping gateway's latest pause ended is allowed the pause's length on top
+ * (`pause`: its total length and how long ago it ended), since nobody was listening meanwhile.
+ */
+export async function sweepSilentHosts(q: Queryable, timeoutMs: number, pause?: { ms: number; endedAgoMs: number }): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
     `UPDATE hosts SET state = 'offline', offline_since = now(), gateway_id = NULL, connection_id = NULL
      WHERE state = 'online' AND last_seen_at < now() - ($1::double precision * interval '1 millisecond')
+       AND (last_seen_at > now() - ($3::double precision * interval '1 millisecond')
+            OR last_seen_at < now() - (($1::double precision + $2::double precision) * interval '1 millisecond'))
      RETURNING id`,
-    [timeoutMs],
+    [timeoutMs, pause?.ms ?? 0, pause?.endedAgoMs ?? 0],
   );
   return rows.map((r) => r.id);
 }

@@ -1,0 +1,78 @@
+// The gateway's own pauses. A gateway that stops running for a while (a long GC, CPU starvation, a
+// VM migration, SIGSTOP) wakes with every worker's heartbeats still unread in its sockets, and its
+// timers fire before it reads them. Judged by the clock alone, every host it holds has been silent
+// past the timeout, and every session on them would end host-lost. Silence is evidence only for
+// the time this process was listening, so the judges of silence (the liveness sweep, a link's
+// silence timer) subtract the pauses that fell inside it.
+import type { Logger } from 'pino';
+
+export interface Pause {
+  endedAt: number;
+  ms: number;
+}
+
+export interface PauseClock {
+  /** How long the process was paused after `since` (ms since the epoch): the part of each pause after it. */
+  pausedSince(since: number): number;
+  /** The whole length of every pause that ended after `since`, and when the latest of them ended. */
+  pausesEndedAfter(since: number): { ms: number; lastEndedAt: number } | undefined;
+}
+
+const TICK_MS = 100;
+// A late tick shorter than this is ordinary event-loop lag, not a pause worth an allowance.
+const MIN_PAUSE_MS = 250;
+const KEEP = 64;
+
+export class PauseWatch implements PauseClock {
+  private lastTick = Date.now();
+  private readonly pauses: Pause[] = [];
+  private readonly timer: NodeJS.Timeout;
+  total = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly onPause: (ms: number) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastTick = now();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Notes a pause if the clock jumped since the last tick. Judges call it (through pausedSince)
+   * before they judge: after a pause, their timers can run before this watch's own tick does.
+   */
+  tick(): void {
+    const now = this.now();
+    const late = now - this.lastTick - TICK_MS;
+    this.lastTick = now;
+    if (late < MIN_PAUSE_MS) return;
+    this.pauses.push({ endedAt: now, ms: late });
+    if (this.pauses.length > KEEP) this.pauses.shift();
+    this.total++;
+    this.onPause(late);
+    this.logger.warn({ pausedMs: late }, 'the gateway was paused; silence is judged on the time it was listening');
+  }
+
+  pausedSince(since: number): number {
+    this.tick();
+    let sum = 0;
+    for (const p of this.pauses) if (p.endedAt > since) sum += Math.min(p.ms, p.endedAt - since);
+    return sum;
+  }
+
+  pausesEndedAfter(since: number): { ms: number; lastEndedAt: number } | undefined {
+    this.tick();
+    const after = this.pauses.filter((p) => p.endedAt > since);
+    if (after.length === 0) return undefined;
+    return { ms: after.reduce((a, p) => a + p.ms, 0), lastEndedAt: after.at(-1)!.endedAt };
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** For tests and tools that judge silence without a running process to watch. */
+export const NO_PAUSES: PauseClock = { pausedSince: () => 0, pausesEndedAfter: () => undefined };
