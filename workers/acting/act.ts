@@ -15,6 +15,7 @@ import type { Element } from '../understanding/elements.js';
 import { outlineText } from '../understanding/outline.js';
 import { identity, type Read, type Understanding } from '../understanding/service.js';
 import { bindingOf } from './binding.js';
+import { checkDeadline } from './deadline.js';
 import { perform, type ActionKind } from './perform.js';
 import { scrollBy, scrollTo, viewportStep, type Direction } from './scroll.js';
 import { STALL_PT } from './scroll-sensor.js';
@@ -155,6 +156,10 @@ export class Actor {
     let after: Read;
     let scrolled: Schemas['ActionResult']['scrolled'];
     let found: number | null = null;
+    // Reading the screen can take seconds on a slow host (a tree read, the pixel tier): the input is
+    // not played for a caller that has stopped waiting. A gesture begun is played to its end: a
+    // finger lifted halfway through a drag is a different gesture.
+    checkDeadline(`the ${kind}`);
     if (kind === 'scroll') {
       const within = point ?? undefined;
       if (req.to) {

@@ -10,6 +10,7 @@ import type { Eyes } from '../perception/eyes.js';
 import type { Element } from '../understanding/elements.js';
 import { normaliseLabel } from '../understanding/names.js';
 import type { Read } from '../understanding/service.js';
+import { checkDeadline } from './deadline.js';
 import { scrollBy, viewportStep } from './scroll.js';
 
 type Schemas = components['schemas'];
@@ -48,6 +49,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
     for (const [target, f] of pending) {
       const i = fieldIndex(read, target);
       if (i === null) continue;
+      checkDeadline(`entering ${JSON.stringify(target)}`);
       await enter(ctx.device, read.reading.elements[i]!, f.value);
       typed = true;
     }
@@ -69,7 +71,10 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
           continue;
         }
         problems.set(target, `${target}: typed ${JSON.stringify(f.value)}, the field shows ${JSON.stringify(shown)}`);
-        if (pass === 1) await enter(ctx.device, el, f.value);
+        if (pass === 1) {
+          checkDeadline(`entering ${JSON.stringify(target)} again`);
+          await enter(ctx.device, el, f.value);
+        }
         again = pass < 2;
       }
       if (!again) break;
@@ -77,6 +82,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
       read = await ctx.settledRead();
     }
     if (!pending.size || viewports >= MAX_VIEWPORTS) break;
+    checkDeadline(`scrolling to screenful ${viewports + 1} of the form`);
     const step = await scrollBy(ctx.device, read, 'down', viewportStep(read), ctx.settledRead);
     read = step.after;
     viewports++;

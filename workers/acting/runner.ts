@@ -9,7 +9,7 @@ import { identity, type Read } from '../understanding/service.js';
 import type { Actor } from './act.js';
 import { pointScaled } from '../perception/image.js';
 import { checkBinding } from './binding.js';
-import { checkDeadline } from './deadline.js';
+import { checkDeadline, DeadlinePassed } from './deadline.js';
 import { presence } from './checks.js';
 import { planDigest } from '../../openapi/plan-digest.js';
 import { fill } from './fill.js';
@@ -100,7 +100,9 @@ export class StepRunner {
       const ruling = triage({ code: failed.code, touched: failed.touched, screenBusy: this.busy(ctx), earlier: rulings });
       rulings.push(ruling);
       if (ruling.decision === 'stop') break;
+      checkDeadline(`the ${ruling.decision} the rules chose for step ${index}`);
       await this.settle(ctx, step.timeoutMs ?? WAIT_DEFAULT_MS);
+      checkDeadline(`the ${ruling.decision} the rules chose for step ${index}`);
       if (ruling.decision === 'wait' && (failed.code === 'timeout' || failed.code === 'no-visible-change') && failed.touched) attempt = await this.lookAgain(ctx, step, failed);
       else attempt = await this.attempt(ctx, step);
     }
@@ -136,7 +138,7 @@ export class StepRunner {
           return await this.action(ctx, step as Schemas['ActionRequest'] & Step);
       }
     } catch (err) {
-      if (!(err instanceof DeviceError)) throw err;
+      if (!(err instanceof DeviceError) || err instanceof DeadlinePassed) throw err;
       const code = codeOf(err.code);
       return { ok: false, verdict: null, detail: err.message, failed: { code, message: err.message, hint: err.hint ?? '', touched: false } };
     }
@@ -260,7 +262,9 @@ export class StepRunner {
     if (out.missing.length) return { ok: false, verdict: null, detail: out.problems.join('; '), fill: summary, failed: { code: out.problems.some((p) => p.includes('shows')) ? 'assertion-failed' : 'selector-miss', message: `${out.filled.length} of ${step.fields.length} fields filled in ${out.viewports} viewports: ${out.problems.join('; ')}`, hint: 'the outline shows the form as it is now; field names are the labels it shows', touched: true } };
     if (!step.submit) return { ok: true, verdict: 'ok', detail: `${out.filled.length} fields filled in ${out.viewports} viewports`, fill: summary };
     const submit = { target: step.submit, ...(step.allowDestructive ? { allowDestructive: true } : {}), ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) };
+    checkDeadline(`submitting the form with ${JSON.stringify(step.submit)}`);
     await this.actor.act(ctx.localId, ctx.epoch, ctx.team, { action: 'scroll', to: step.submit, direction: 'down' });
+    checkDeadline(`submitting the form with ${JSON.stringify(step.submit)}`);
     const result = await this.actor.act(ctx.localId, ctx.epoch, ctx.team, { action: 'tap', ...submit }, { guardDestructive: true });
     const judged = this.judge(result, undefined);
     return { ...judged, fill: summary, detail: `${out.filled.length} fields filled in ${out.viewports} viewports; ${judged.detail}` };

@@ -1,0 +1,42 @@
+// A run whose caller has stopped waiting: the rules' retry of a failed step is not begun, and the
+// refusal ends the run rather than being triaged as one more failed step.
+import { describe, expect, it } from 'vitest';
+import type { Actor } from '../../workers/acting/act.js';
+import { withDeadline } from '../../workers/acting/deadline.js';
+import { StepRunner } from '../../workers/acting/runner.js';
+import { DeviceError } from '../../workers/devices/backend.js';
+import { sleep } from '../helpers/wait.js';
+
+/** An actor whose every tap is refused by the device after `takesMs`, before any input is played. */
+function refusingActor(takesMs: number) {
+  const calls: number[] = [];
+  const eyes = { activity: { isSettled: () => true, lastMotion: undefined }, wait: async () => ({ status: 'settled', waitedMs: 0 }) };
+  const actor = {
+    quietMs: 50,
+    eyesOf: () => eyes,
+    backendOf: () => ({}),
+    act: async () => {
+      calls.push(performance.now());
+      await sleep(takesMs);
+      throw new DeviceError('DEVICE_FAILED', 'the browser refused the input');
+    },
+  } as unknown as Actor;
+  return { actor, calls };
+}
+
+describe('the triage loop of a run', () => {
+  it('retries a refused tap once while the caller waits (the rule this test leans on)', async () => {
+    const { actor, calls } = refusingActor(10);
+    // Both attempts fail; the stub has no screen to report a divergence on, so only the attempts are counted.
+    await withDeadline(10_000, () => new StepRunner(actor).run('web-1', 1, 'team', { steps: [{ action: 'tap', target: 'Send' }] })).catch(() => undefined);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('does not begin the retry once the caller has stopped waiting, and answers COMMAND_TIMEOUT', async () => {
+    const { actor, calls } = refusingActor(150);
+    const run = withDeadline(100, () => new StepRunner(actor).run('web-1', 1, 'team', { steps: [{ action: 'tap', target: 'Send' }] }));
+    await expect(run).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('the retry the rules chose for step 0 was not begun') });
+    await sleep(300);
+    expect(calls).toHaveLength(1);
+  });
+});
