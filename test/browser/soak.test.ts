@@ -20,4 +20,8 @@ it('three agents and thirty subscribers for 40 s: no error, sessions alive, desc
   // The agents take no marks of their own; the actions' marks are not kept (they held up to 500
   // analysed frames per device, which no one could ask for).
   expect(held.marks?.max).toBe(0);
+  // Memory per process is reported over time, not only at the ends.
+  expect(r.timeline.length).toBeGreaterThan(0);
+  expect(r.timeline[0]!.workerMB).toBeGreaterThan(0);
+  expect(Object.keys(r.lateGrowthMB)).toEqual(['gateway', 'worker', 'chromium', 'worker JS heap', 'worker native bound to JS']);
 }, 180_000);

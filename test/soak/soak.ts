@@ -52,6 +52,25 @@ export interface SoakReport {
   gatewayFds: { before: number; after: number };
   /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
   held: { kind: string; start: number; end: number; max: number; slopePerMin: number }[];
+  /** Memory per process over time: the median of each slice of the run (about ten of them). */
+  timeline: TimelineRow[];
+  /**
+   * Median of the last third minus the median of the middle third, per process (MB): a plateau
+   * shows as about 0 however the first third (warm-up) went; a leak as the rate times a third.
+   */
+  lateGrowthMB: Record<string, number>;
+}
+
+export interface TimelineRow {
+  fromMin: number;
+  toMin: number;
+  gatewayMB: number;
+  workerMB: number;
+  chromiumMB: number;
+  workerHeapMB: number;
+  workerNativeMB: number;
+  gatewayFds: number;
+  workerFds: number;
 }
 
 /** What an agent may be told no for while it explores at random: each a typed, expected answer. */
@@ -245,7 +264,24 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       rssMB: { start: Math.round(rss(samples[0]!)), end: Math.round(rss(samples.at(-1)!)), max: Math.round(Math.max(...samples.map(rss))), slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))) },
       ...(fds ? { fds: { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } } : {}),
     });
+    const median = (xs: number[]) => {
+      const o = [...xs].sort((a, b) => a - b);
+      return o.length ? o[Math.floor(o.length / 2)]! : 0;
+    };
+    const sliceMs = Math.max(60_000, Math.round(opts.durationMs / 10 / 60_000) * 60_000);
+    const timeline: TimelineRow[] = [];
+    for (let from = 0; from < opts.durationMs; from += sliceMs) {
+      const inSlice = samples.filter((s) => s.t >= from && s.t < from + sliceMs);
+      if (!inSlice.length) continue;
+      const m = (f: (s: (typeof samples)[number]) => number) => Math.round(median(inSlice.map(f)));
+      timeline.push({ fromMin: from / 60_000, toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000, gatewayMB: m((s) => s.gateway), workerMB: m((s) => s.worker), chromiumMB: m((s) => s.chromium), workerHeapMB: m((s) => s.heap), workerNativeMB: m((s) => s.native), gatewayFds: m((s) => s.gFds), workerFds: m((s) => s.wFds) });
+    }
+    const third = (k: number) => samples.filter((s) => s.t >= (opts.durationMs * k) / 3 && s.t < (opts.durationMs * (k + 1)) / 3);
+    const late = (f: (s: (typeof samples)[number]) => number) => Math.round(median(third(2).map(f)) - median(third(1).map(f)));
+    const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
     return {
+      timeline,
+      lateGrowthMB,
       durationMs: Date.now() - t0,
       sessions: ids.length,
       subscribers: opts.subscribers,
@@ -282,6 +318,14 @@ export function soakMarkdown(r: SoakReport): string {
     '| process (memory: RSS, or as named) | start MB | end MB | max MB | trend MB/min (after warm-up) | fds start | fds end | fds max |',
     '|---|---|---|---|---|---|---|---|',
     ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds?.start ?? '–'} | ${p.fds?.end ?? '–'} | ${p.fds?.max ?? '–'} |`),
+    '',
+    'Memory over time (the median of each slice, MB; descriptors as counts):',
+    '',
+    '| minutes | gateway | worker | chromium | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
+    '',
+    `Growth in the last third over the middle third (medians, MB; about 0 is a plateau): ${Object.entries(r.lateGrowthMB).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v}`).join(', ')}`,
     '',
     '| route | calls | p50 ms | p99 ms |',
     '|---|---|---|---|',
