@@ -11,6 +11,9 @@ import { DialError, OPEN, type Dial, type GatewaySocket } from './socket.js';
 
 const isGatewayMessage = schemaValidator<GatewayMessage>('GatewayMessage');
 
+/** A heartbeat timer this late means the process was stopped, not that the event loop was busy. */
+const PAUSE_MS = 250;
+
 /** Close reasons after which redialling cannot help. */
 const FATAL_CLOSE_REASONS = new Set(['PROTOCOL_VERSION_MISMATCH']);
 
@@ -40,6 +43,9 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private stopped = false;
   private seq = 0;
   private lastAckAt = 0;
+  private lastBeatAt = 0;
+  /** How long this process itself was paused since the gateway last acknowledged a heartbeat. */
+  private pausedSinceAck = 0;
   private devicesDirty = false;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -124,6 +130,7 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
         return this.onWelcome(msg);
       case 'heartbeat-ack':
         this.lastAckAt = Date.now();
+        this.pausedSinceAck = 0;
         return;
       case 'prepare':
       case 'reset':
@@ -157,7 +164,8 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private onWelcome(welcome: Schemas['GatewayWelcome']): void {
     this.welcome = welcome;
     this.opts.backoff.reset();
-    this.lastAckAt = Date.now();
+    this.lastAckAt = this.lastBeatAt = Date.now();
+    this.pausedSinceAck = 0;
     this.logger.info({ gatewayId: welcome.gatewayId, heartbeatIntervalMs: welcome.heartbeatIntervalMs }, 'registered with the gateway');
     // A second welcome on the same connection replaces the first's timer rather than adding one (a
     // hostile or confused gateway sending welcome after welcome multiplied the heartbeats).
@@ -170,10 +178,19 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private beat(): void {
     const welcome = this.welcome;
     if (!welcome || !this.socket) return;
-    // An unanswered gateway means a half-open connection: drop it and redial.
-    const silentMs = Date.now() - this.lastAckAt;
+    // An unanswered gateway means a half-open connection: drop it and redial. Not counted: the time
+    // this process itself was stopped (a heap snapshot, a starved CPU), seen as this timer running
+    // late: the gateway's acknowledgements are then still unread in the socket, and this runs first.
+    const now = Date.now();
+    const late = now - this.lastBeatAt - welcome.heartbeatIntervalMs;
+    this.lastBeatAt = now;
+    if (late >= PAUSE_MS) {
+      this.pausedSinceAck += late;
+      this.logger.warn({ pausedMs: late }, 'this worker was paused; the gateway has time to answer before it counts as silent');
+    }
+    const silentMs = now - this.lastAckAt - this.pausedSinceAck;
     if (silentMs > Math.max(3 * welcome.heartbeatIntervalMs, welcome.hostTimeoutMs / 2)) {
-      this.logger.warn({ silentMs }, 'the gateway stopped acknowledging heartbeats; redialling');
+      this.logger.warn({ silentMs, pausedMs: this.pausedSinceAck }, 'the gateway stopped acknowledging heartbeats; redialling');
       this.socket.terminate();
       return;
     }
