@@ -15,8 +15,14 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends adb chromium fonts-dejavu-core tesseract-ocr tesseract-ocr-eng \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get install -y --no-install-recommends adb chromium fonts-dejavu-core libjemalloc2 tesseract-ocr tesseract-ocr-eng \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s "$(dpkg -L libjemalloc2 | grep '/libjemalloc.so.2$')" /usr/local/lib/libjemalloc.so.2
+# jemalloc, not glibc's malloc: in two 30-minute soaks (README, "Soak") the worker's RSS was flat
+# from the sixth minute on jemalloc, and under glibc it climbed for twenty minutes and levelled off
+# about 60 MB higher, with about the same JS heap and native memory. Remove the line below to run
+# on glibc.
+ENV LD_PRELOAD=/usr/local/lib/libjemalloc.so.2
 ENV NODE_ENV=production SIMFLEET_DATA_DIR=/data SIMFLEET_CHROMIUM=/usr/bin/chromium SIMFLEET_ADB=/usr/bin/adb
 WORKDIR /app
 COPY --from=build /app/package.json ./

@@ -65,6 +65,15 @@ describe('Dockerfiles', () => {
     for (const pkg of ['chromium', 'adb', 'tesseract-ocr', 'tesseract-ocr-eng']) expect(run.split(/\s+/)).toContain(pkg);
   });
 
+  it('the worker image runs on jemalloc, preloading the library it installs and links', () => {
+    const ops = instructions(read('docker/worker.Dockerfile'));
+    const run = ops.filter((o) => o.op === 'RUN').map((o) => o.args).join(' ');
+    expect(run.split(/\s+/)).toContain('libjemalloc2');
+    const preload = ops.filter((o) => o.op === 'ENV').map((o) => /LD_PRELOAD=(\S+)/.exec(o.args)?.[1]).find(Boolean);
+    expect(preload).toBe('/usr/local/lib/libjemalloc.so.2');
+    expect(run).toContain(`/usr/local/lib/libjemalloc.so.2`); // the link the preload names is made
+  });
+
   it('a .dockerignore keeps node_modules, dist and .git out of the build context', () => {
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
     for (const p of ['node_modules', 'dist', '.git']) expect(ignored).toContain(p);
