@@ -24,7 +24,7 @@ const MIN_PAUSE_MS = 250;
 const KEEP = 64;
 
 export class PauseWatch implements PauseClock {
-  private lastTick = Date.now();
+  private lastTick: number;
   private readonly pauses: Pause[] = [];
   private readonly timer: NodeJS.Timeout;
   total = 0;

@@ -94,6 +94,10 @@ function slopePerMin(points: { t: number; v: number }[]): number {
 }
 
 const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+// Proportional set size: a page shared by n processes counts 1/n in each. Summing RSS over Chromium's
+// forty-odd processes counted its shared libraries forty times (6.9 GB summed RSS against 1.8 GB
+// PSS, read at the same moment of a soak of 20 devices).
+const pssMB = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
 const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 /** Chromium's processes under a worker (the browser and its renderers), by walking /proc. */
@@ -171,7 +175,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const sample = () => {
       try {
-        const chromium = chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return rssMB(pid); } catch { return 0; } })(), 0);
+        const chromium = chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return pssMB(pid); } catch { return 0; } })(), 0);
         samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
       } catch (err) {
         errors.push(`sampling failed: ${(err as Error).message}`);
@@ -292,7 +296,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       errors,
       routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
       events,
-      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
+      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes, PSS)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
       held: Object.keys(samples.at(-1)!.held).map((kind) => {
         const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
@@ -321,7 +325,7 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     'Memory over time (the median of each slice, MB; descriptors as counts):',
     '',
-    '| minutes | gateway | worker | chromium | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
+    '| minutes | gateway | worker | chromium (PSS) | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
     '|---|---|---|---|---|---|---|---|',
     ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
     '',
