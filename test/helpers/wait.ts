@@ -15,3 +15,9 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Blocks this process as a long GC, a starved CPU or a heap snapshot would: no timer, no socket read meanwhile. */
+export function blockFor(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}

@@ -268,20 +268,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       rssMB: { start: Math.round(rss(samples[0]!)), end: Math.round(rss(samples.at(-1)!)), max: Math.round(Math.max(...samples.map(rss))), slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))) },
       ...(fds ? { fds: { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } } : {}),
     });
-    const median = (xs: number[]) => {
-      const o = [...xs].sort((a, b) => a - b);
-      return o.length ? o[Math.floor(o.length / 2)]! : 0;
-    };
     const sliceMs = Math.max(60_000, Math.round(opts.durationMs / 10 / 60_000) * 60_000);
     const timeline: TimelineRow[] = [];
     for (let from = 0; from < opts.durationMs; from += sliceMs) {
       const inSlice = samples.filter((s) => s.t >= from && s.t < from + sliceMs);
       if (!inSlice.length) continue;
-      const m = (f: (s: (typeof samples)[number]) => number) => Math.round(median(inSlice.map(f)));
+      const m = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(inSlice.map(f), 50));
       timeline.push({ fromMin: from / 60_000, toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000, gatewayMB: m((s) => s.gateway), workerMB: m((s) => s.worker), chromiumMB: m((s) => s.chromium), workerHeapMB: m((s) => s.heap), workerNativeMB: m((s) => s.native), gatewayFds: m((s) => s.gFds), workerFds: m((s) => s.wFds) });
     }
     const third = (k: number) => samples.filter((s) => s.t >= (opts.durationMs * k) / 3 && s.t < (opts.durationMs * (k + 1)) / 3);
-    const late = (f: (s: (typeof samples)[number]) => number) => Math.round(median(third(2).map(f)) - median(third(1).map(f)));
+    const late = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(third(2).map(f), 50) - percentile(third(1).map(f), 50));
     const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
     return {
       timeline,

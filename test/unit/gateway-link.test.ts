@@ -9,7 +9,7 @@ import { Backoff } from '../../workers/connection/backoff.js';
 import { GatewayLink } from '../../workers/connection/gateway-link.js';
 import type { GatewaySocket } from '../../workers/connection/socket.js';
 import type { Inventory } from '../../workers/devices/inventory.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { blockFor, sleep, waitFor } from '../helpers/wait.js';
 
 let link: GatewayLink | undefined;
 afterEach(async () => {
@@ -60,8 +60,7 @@ describe('the worker watching its gateway', () => {
     await waitFor('acknowledged', () => state.beats >= 3 || undefined, 3000, 5);
     // Stopped for longer than the worker waits for an acknowledgement (300 ms here), as a heap
     // snapshot stops a worker of twenty devices: the next heartbeat timer runs before any read.
-    const until = Date.now() + 800;
-    while (Date.now() < until);
+    blockFor(800);
     const beatsBefore = state.beats;
     await sleep(500);
     expect(state.dials).toBe(1);

@@ -10,7 +10,7 @@ import { LOCAL_WORKER } from '../../server/domain/tokens.js';
 import { createSocketPair } from '../../server/hub/memory-socket.js';
 import { WorkerLink, type LinkOwner, type LinkTimings } from '../../server/hub/worker-link.js';
 import { PauseWatch } from '../../server/domain/pauses.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { blockFor, sleep, waitFor } from '../helpers/wait.js';
 
 const owner: LinkOwner = { claim: async () => 'ok', release: () => undefined, owns: () => true, onProtocolError: () => undefined, onWorkerReport: () => undefined };
 const hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' }, backends: [], devices: [] };
@@ -89,12 +89,6 @@ describe('a database outage under a healthy worker', () => {
 });
 
 describe('a worker silent past the timeout', () => {
-  /** Blocks this process as a long GC or a starved CPU would: no timer, no socket read meanwhile. */
-  const pause = (ms: number) => {
-    const until = Date.now() + ms;
-    while (Date.now() < until);
-  };
-
   it('is dropped (4408) when the gateway was listening all along', async () => {
     const pauses = new PauseWatch(pino({ level: 'silent' }));
     try {
@@ -117,7 +111,7 @@ describe('a worker silent past the timeout', () => {
         // The worker's next heartbeat is sent while the gateway is paused; the gateway reads it only
         // after its timers have run (a timer phase comes before the poll phase after a pause).
         setImmediate(() => workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 2, sentAt: new Date().toISOString() })));
-        pause(700);
+        blockFor(700);
         await sleep(200); // within the timeout of listening since the heartbeat was read
         if (watched) {
           expect(closed()).toBeUndefined();
