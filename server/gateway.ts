@@ -167,7 +167,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         events,
         taps: new DeviceTaps(perception, logger.child({ component: 'streams' })),
         logger,
-        readiness: () => checkReadiness(db, migrations, !closing),
+        readiness: () => checkReadiness(db, migrations, !closing, logger),
       },
       {
         logger,

@@ -1,21 +1,25 @@
 // /readyz: the gateway can serve only if Postgres answers, the schema is current and it is not
 // shutting down. When the database cannot be reached, the migration check says "unknown" rather
-// than "not applied": those are different answers.
+// than "not applied": those are different answers. /readyz is public (load balancers probe it), so
+// a failure is named by its kind only; the driver's own words (addresses, user and database names)
+// go to the log.
+import type { Logger } from 'pino';
 import type { Schemas } from '../openapi/contract.js';
 import type { Database } from './db/database.js';
 import { migrationStatus, type Migration } from './db/migrate.js';
 
-export async function checkReadiness(db: Database, migrations: Migration[], accepting: boolean): Promise<Schemas['Readiness']> {
+export async function checkReadiness(db: Database, migrations: Migration[], accepting: boolean, logger?: Logger): Promise<Schemas['Readiness']> {
   const checks: Schemas['Readiness']['checks'] = {
     database: { ok: false, detail: '' },
     migrations: { ok: false, detail: '' },
     accepting: { ok: accepting, detail: accepting ? 'accepting requests and workers' : 'shutting down' },
   };
   try {
-    await withTimeout(db.query('SELECT 1'), 2000, 'no answer within 2 s');
+    await withTimeout(db.query('SELECT 1'), 2000, NO_ANSWER);
     checks.database = { ok: true, detail: `${db.kind} database reachable` };
   } catch (err) {
-    checks.database = { ok: false, detail: `${db.kind} database unreachable: ${(err as Error).message}` };
+    logger?.warn({ err: (err as Error).message }, 'readiness: the database is unreachable');
+    checks.database = { ok: false, detail: `${db.kind} database unreachable: ${failureKind(err)}` };
     checks.migrations = { ok: false, detail: 'unknown: the database is unreachable' };
   }
   if (checks.database.ok) {
@@ -25,11 +29,33 @@ export async function checkReadiness(db: Database, migrations: Migration[], acce
         ? { ok: true, detail: `${status.applied} of ${status.expected} applied` }
         : { ok: false, detail: `${status.applied} of ${status.expected} applied; pending: ${status.pending.join(', ')}` };
     } catch (err) {
-      checks.migrations = { ok: false, detail: (err as Error).message };
+      logger?.warn({ err: (err as Error).message }, 'readiness: the migration check failed');
+      checks.migrations = { ok: false, detail: 'the migration check failed (see the gateway log)' };
     }
   }
   const ready = checks.database.ok && checks.migrations.ok && checks.accepting.ok;
   return { status: ready ? 'ready' : 'not-ready', checks };
+}
+
+const NO_ANSWER = 'no answer within 2 s';
+
+/** The kind of a connection failure, in words that name no address, user or database. */
+export function failureKind(err: unknown): string {
+  const { code, message } = err as { code?: string; message?: string };
+  if (message === NO_ANSWER) return NO_ANSWER;
+  switch (code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ECONNRESET': case 'EPIPE': return 'connection reset';
+    case 'ETIMEDOUT': return 'connection timed out';
+    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host name not resolved';
+    case '57P03': return 'the server is starting up';
+    case '57P01': case '57P02': return 'the server is shutting down';
+    case '55000': return 'the database is not accepting connections';
+    case '53300': return 'too many connections';
+    case '3D000': return 'the database does not exist';
+  }
+  if (code?.startsWith('28')) return 'authentication refused';
+  return 'connection failed (see the gateway log)';
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -1,18 +1,28 @@
 // One dedicated connection for LISTEN (a pooled connection cannot hold a LISTEN), reconnected
 // with backoff when it drops, with every channel listened to again.
-import type pg from 'pg';
 import type { Logger } from 'pino';
 
+// What the listener needs of a connection: ListenClient satisfies it. Written out here so that
+// server/db/postgres.ts stays the one module that imports pg, types included.
+export interface ListenClient {
+  connect(): Promise<unknown>;
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'notification', listener: (n: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+}
+
 export class PgListener {
-  private client: pg.Client | undefined;
-  private connecting: Promise<pg.Client> | undefined;
+  private client: ListenClient | undefined;
+  private connecting: Promise<ListenClient> | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private readonly reconnectListeners: (() => void)[] = [];
   private closed = false;
   private failures = 0;
 
   constructor(
-    private readonly makeClient: () => pg.Client,
+    private readonly makeClient: () => ListenClient,
     private readonly logger: Logger,
   ) {}
 
@@ -41,7 +51,7 @@ export class PgListener {
     await this.client?.end().catch(() => undefined);
   }
 
-  private connect(): Promise<pg.Client> {
+  private connect(): Promise<ListenClient> {
     if (this.client) return Promise.resolve(this.client);
     return (this.connecting ??= (async () => {
       const client = this.makeClient();
@@ -65,7 +75,7 @@ export class PgListener {
     })());
   }
 
-  private onEnd(client: pg.Client): void {
+  private onEnd(client: ListenClient): void {
     if (this.client !== client) return;
     this.client = undefined;
     if (this.closed) return;

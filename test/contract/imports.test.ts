@@ -18,11 +18,21 @@ interface Violation {
   to: string;
 }
 
-async function cruise(cwd: string): Promise<Violation[]> {
+interface Cruise {
+  violations: Violation[];
+  modules: { source: string; dependencies: { resolved: string }[] }[];
+}
+
+async function cruiseAll(cwd: string): Promise<Cruise> {
   const { stdout } = await run(depcruise, ['server', 'workers', 'openapi', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
     (err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }), // exits non-zero when it finds violations
   );
-  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+  const out = JSON.parse(stdout) as { modules: Cruise['modules']; summary: { violations: Violation[] } };
+  return { violations: out.summary.violations, modules: out.modules };
+}
+
+async function cruise(cwd: string): Promise<Violation[]> {
+  return (await cruiseAll(cwd)).violations;
 }
 
 /** One file per rule, each breaking exactly the rule it is named after. */
@@ -31,7 +41,11 @@ const BREAKERS: Record<string, Record<string, string>> = {
   'gateway-not-into-workers': { 'server/http/peek.ts': "import { d } from '../../workers/devices/inventory.js';\nexport const y = d;\n" },
   'cli-uses-worker-entry-only': { 'server/cli/deep.ts': "import { c } from '../../workers/connection/link.js';\nexport const y = c;\n" },
   'workers-not-into-gateway': { 'workers/connection/link.ts': "import { x } from '../../server/thing.js';\nexport const c = x;\n" },
-  'only-postgres-module-imports-pg': { 'server/http/raw-sql.ts': "import pg from 'pg';\nexport const p = pg;\n" },
+  'only-postgres-module-imports-pg': {
+    'server/http/raw-sql.ts': "import pg from 'pg';\nexport const p = pg;\n",
+    // a type-only import resolves to @types/pg, which the rule must count as pg
+    'server/http/raw-types.ts': "import type pg from 'pg';\nexport type C = pg.Client;\n",
+  },
   'only-embedded-module-imports-pglite': { 'server/hub/lite.ts': "import { PGlite } from '@electric-sql/pglite';\nexport const l = PGlite;\n" },
   'workers-hold-no-database': { 'workers/devices/inventory.ts': "import pg from 'pg';\nexport const d = pg;\n" },
   'domain-knows-no-http': { 'server/domain/webby.ts': "import Fastify from 'fastify';\nexport const f = Fastify;\n" },
@@ -45,8 +59,15 @@ const BREAKERS: Record<string, Record<string, string>> = {
 
 describe('import rules', () => {
   it('hold for server/, workers/ and openapi/', async () => {
-    const violations = await cruise(root);
+    const { violations, modules } = await cruiseAll(root);
     expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
+    // The rules about npm packages can only fire if the cruise sees the edges into them. Excluding
+    // node_modules once dropped those edges here, while the scratch tree below (whose node_modules
+    // is a symlink, so resolves elsewhere) still fired: the real tree passed blind.
+    const edges = new Set(modules.flatMap((m) => m.dependencies.map((d) => `${m.source} → ${d.resolved.split('/').slice(0, 2).join('/')}`)));
+    for (const known of ['server/db/postgres.ts → node_modules/pg', 'server/db/embedded.ts → node_modules/@electric-sql', 'workers/devices/web/provider.ts → node_modules/playwright-core', 'workers/perception/image.ts → node_modules/sharp']) {
+      expect(edges, `the cruise does not see ${known}`).toContain(known);
+    }
   });
 
   it('each fire on code written to break them', async () => {
@@ -63,8 +84,11 @@ describe('import rules', () => {
         await writeFile(join(scratch, path), text);
       }
     }
-    const fired = new Set((await cruise(scratch)).map((v) => v.rule.name));
+    const violations = await cruise(scratch);
+    const fired = new Set(violations.map((v) => v.rule.name));
     for (const rule of Object.keys(BREAKERS)) expect(fired, `rule ${rule} did not fire`).toContain(rule);
+    const pgFrom = violations.filter((v) => v.rule.name === 'only-postgres-module-imports-pg').map((v) => v.from);
+    expect(pgFrom).toEqual(expect.arrayContaining(['server/http/raw-sql.ts', 'server/http/raw-types.ts']));
     // and every rule in the config has a breaker here
     const { forbidden } = (await import(join(root, '.dependency-cruiser.cjs'))).default as { forbidden: { name: string }[] };
     expect(forbidden.map((r) => r.name).sort()).toEqual(Object.keys(BREAKERS).sort());

@@ -3,7 +3,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PROTOCOL_VERSION } from '../../openapi/contract.js';
 import { api } from '../helpers/api.js';
@@ -94,11 +94,13 @@ async function goodWorkerStillFine(): Promise<void> {
 }
 
 describe('the worker protocol refuses bad input with a code and keeps serving', () => {
+  // whatever one connection sent, the well-behaved worker beside it stays online and the gateway serves
+  afterEach(goodWorkerStillFine);
+
   it('refuses an unknown token at the upgrade with 401 INVALID_TOKEN', async () => {
     const out = await rawSession([], 'sf_not_a_real_token_at_all_000000');
     expect(out.code).toBe(401);
     expect(out.messages[0].error.code).toBe('INVALID_TOKEN');
-    await goodWorkerStillFine();
   });
 
   it('refuses a token of another role at the upgrade with 403 FORBIDDEN', async () => {
@@ -115,14 +117,12 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
     });
     expect((await bad.exited()).code).toBe(2);
     expect(bad.stderr()).toContain('INVALID_TOKEN');
-    await goodWorkerStillFine();
   });
 
   it('closes a connection that sends something other than JSON with 4400 PROTOCOL_ERROR', async () => {
     const out = await rawSession(['{this is not json']);
     expect(out).toMatchObject({ code: 4400, reason: 'PROTOCOL_ERROR' });
     expect(out.messages).toEqual([expect.objectContaining({ type: 'error', code: 'PROTOCOL_ERROR', message: 'the message is not JSON' })]);
-    await goodWorkerStillFine();
   });
 
   it('closes on an unknown message type, naming the field', async () => {
@@ -158,7 +158,6 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
     expect(out.code).toBe(1009);
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/simfleet_worker_protocol_errors_total\{code="MESSAGE_TOO_LARGE"\} [1-9]/);
-    await goodWorkerStillFine();
   });
 
   it('closes a connection that never says hello with 4408 HELLO_TIMEOUT', async () => {
@@ -170,7 +169,6 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
     const out = await rawSession([hello(goodHostId)]);
     expect(out).toMatchObject({ code: 4409, reason: 'HOST_ID_IN_USE' });
     await sleep(300);
-    await goodWorkerStillFine();
   });
 
   it('registers a well-behaved raw client and acknowledges its heartbeats', async () => {
