@@ -6,7 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeviceBackend, TreeNode } from '../../workers/devices/backend.js';
+import type { Locator, Page } from 'playwright-core';
+import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
@@ -110,15 +111,41 @@ describe('the accessibility tree', () => {
     'settings/notifications': [['heading', 'Notifications'], ['switch', 'Allow'], ['switch', 'Sounds'], ['switch', 'Badges']],
     'settings/privacy': [['heading', 'Privacy'], ['switch', 'Allow'], ['switch', 'Sounds'], ['switch', 'Badges']],
     'settings/form': [['heading', 'Long form'], ['textfield', 'Full name'], ['textfield', 'Email'], ['textfield', 'Age'], ['select', 'Country'], ['checkbox', 'I agree to the terms'], ['button', 'Submit']],
+    'settings/form/submitted': [['heading', 'Submitted'], ['term', 'Full name'], ['text', 'Ada Lovelace'], ['text', 'ada@example.test']],
     'settings/wizard': [['heading', 'Sign up'], ['textfield', 'Name'], ['textfield', 'Email'], ['button', 'Next']],
+    'settings/wizard/2': [['heading', 'Plan'], ['radio', 'Free'], ['radio', 'Pro'], ['radio', 'Team'], ['button', 'Next']],
+    'settings/wizard/3': [['heading', 'Sign up'], ['textfield', 'Name'], ['textfield', 'Email'], ['button', 'Submit']],
+    'settings/wizard/done': [['heading', 'Welcome'], ['heading', 'Thank you'], ['status', '']],
     'settings/icons': [['button', 'Share'], ['button', 'Favourite'], ['button', 'Archive'], ['button', 'Delete']],
     'settings/canvas': [['heading', 'Canvas']],
     'settings/photo': [['heading', 'Photo'], ['image', 'Photo']],
     'settings/loading': [['heading', 'Loading'], ['status', '']],
+    'settings/arcade': [['heading', 'Arcade']],
+  };
+
+  // Nodes the page gave no id are held to the element found by their text (a field by its label).
+  const WITHOUT_ID: Record<string, [role: string, label: string, element: (p: Page) => Locator][]> = {
+    'inbox/3': [['heading', 'Build #4711 passed', (p) => p.getByText('Build #4711 passed', { exact: true })]],
+    'settings/form/submitted': [['heading', 'Submitted', (p) => p.locator('.content').getByText('Submitted', { exact: true })], ['term', 'Full name', (p) => p.getByText('Full name', { exact: true })]],
+    'settings/wizard/2': [['button', 'Next', (p) => p.getByText('Next', { exact: true })]],
+    'settings/wizard/3': [['textfield', 'Name', (p) => p.getByLabel('Name', { exact: true })], ['textfield', 'Email', (p) => p.getByLabel('Email', { exact: true })]],
+    'settings/wizard/done': [['heading', 'Thank you', (p) => p.getByText('Thank you', { exact: true })]],
+  };
+
+  // A deep link to the form's answer shows an empty one: it is reached by submitting, as a user does.
+  const REACHED_BY: Record<string, () => Promise<void>> = {
+    'settings/form/submitted': async () => {
+      await show('settings/form');
+      await page().fill('[data-testid="field-name"]', 'Ada Lovelace');
+      await page().fill('[data-testid="field-email"]', 'ada@example.test');
+      await page().locator('form').evaluate((f) => (f as HTMLFormElement).requestSubmit());
+      await page().waitForSelector('.screen[data-route="settings/form/submitted"]:not([hidden])', { timeout: 5000 });
+      await sleep(500); // the push animation
+    },
   };
 
   it.each(Object.keys(EXPECTED))('on #/%s names its elements and puts them where the DOM has them (within 1 pt)', async (route) => {
-    await show(route);
+    await (REACHED_BY[route] ?? show)(route);
     const tree = await device.tree();
     for (const [role, label] of EXPECTED[route]!) {
       expect(tree.nodes.some((n) => n.role === role && n.label === label), `${role} "${label}" in ${route}`).toBe(true);
@@ -137,6 +164,13 @@ describe('the accessibility tree', () => {
     for (const n of withIds) {
       const b = boxes[n.id!]!;
       for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(n.frame[k] - b[k]), `${n.id}.${k}: tree ${n.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
+    }
+    for (const [role, label, element] of WITHOUT_ID[route] ?? []) {
+      const n = tree.nodes.find((x) => x.role === role && x.label === label && !x.id);
+      expect(n, `${role} "${label}" without an id in ${route}`).toBeDefined();
+      // One visible element (the locator is strict), a screen down the stack being hidden.
+      const b = (await element(page()).filter({ visible: true }).boundingBox())!;
+      for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(n!.frame[k] - b[k]), `${role} "${label}".${k}: tree ${n!.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
     }
   });
 
@@ -217,6 +251,43 @@ describe('the accessibility tree', () => {
     expect(row9.frame.y + row9.frame.height).toBeGreaterThan(tabbar.frame.y);
     expect(row9.offscreen).toBe(false);
     expect(tree.nodes.find((n) => n.id === 'message-15')!.offscreen).toBe(true);
+  });
+
+  it('pages the inbox: 20 rows, a loading row while the next 20 come, and after all 200 an end marker', async () => {
+    await show('inbox');
+    const rows = (t: TreeSnapshot) => t.nodes.filter((n) => /^message-\d+$/.test(n.id ?? '')).length;
+    const says = (t: TreeSnapshot, text: string) => t.nodes.some((n) => n.role === 'text' && n.label === text);
+    // The app pages on its content's scroll events; which input scrolled is another test's business.
+    // Resolves once the app has seen the scroll (its listener runs before this one).
+    const scrollToEnd = () =>
+      page().evaluate(() => new Promise<void>((resolve) => {
+        const content = document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement;
+        content.addEventListener('scroll', () => resolve(), { once: true });
+        content.scrollTop = content.scrollHeight;
+      }));
+    const first = await device.tree();
+    expect(rows(first)).toBe(20);
+    expect(says(first, 'Loading messages…')).toBe(false);
+    expect(says(first, 'No more messages')).toBe(false);
+
+    // The next page takes 600 ms to come: the loading row shows under the first 20 meanwhile.
+    await scrollToEnd();
+    const loading = await device.tree();
+    expect([rows(loading), says(loading, 'Loading messages…')]).toEqual([20, true]);
+    await waitFor('the second page', async () => rows(await device.tree()) === 40 || undefined, 5000);
+    expect(says(await device.tree(), 'Loading messages…')).toBe(false);
+
+    const inDom = () => page().locator('.screen[data-route="inbox"] .row').count();
+    for (let n = 40; n < 200; n += 20) {
+      await scrollToEnd();
+      await waitFor(`page ${n / 20 + 1}`, async () => (await inDom()) === n + 20 || undefined, 5000);
+    }
+    await scrollToEnd(); // past the last row: nothing more to load
+    const end = await device.tree();
+    expect(rows(end)).toBe(200);
+    expect(end.nodes.find((n) => n.id === 'message-200')).toBeDefined();
+    expect(says(end, 'No more messages')).toBe(true);
+    expect(says(end, 'Loading messages…')).toBe(false);
   });
 
   it('includes open shadow roots and same-origin frames, and skips (and counts) what is invisible', async () => {

@@ -61,10 +61,16 @@ describe('the web backend on a host', () => {
     expect(host.deviceCount).toBe(0);
   });
 
-  it('with one: Chromium runs under the worker and exits when the worker is killed', async () => {
-    const w = await worker({ SIMFLEET_WEB_DEVICES: 'iphone-15' });
+  it('with one: the host offers as many web devices as it has slots; Chromium runs under the worker and exits when the worker is killed', async () => {
+    const w = await worker({ SIMFLEET_WEB_DEVICES: 'iphone-15:2' });
     const hostId = w.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
-    await waitFor('device available', async () => ((await api(gateway.url, TEST_ADMIN_TOKEN).call('listDevices', { query: { hostId } })).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+    const listed = async (): Promise<{ platform: string; model: string; localId: string; state: string }[]> => (await api(gateway.url, TEST_ADMIN_TOKEN).call('listDevices', { query: { hostId } })).body.devices;
+    // Waits for two; a third would still fail the count below.
+    const devices = await waitFor('two devices available', async () => {
+      const all = await listed();
+      return all.length >= 2 && all.every((d) => d.state === 'available') ? all : undefined;
+    }, 20_000);
+    expect(devices.map((d) => [d.platform, d.model, d.localId]).sort()).toEqual([['web', 'iPhone 15 (web)', 'web-1'], ['web', 'iPhone 15 (web)', 'web-2']]);
     const chromium = descendants(w.proc.pid!);
     expect(chromium.length).toBeGreaterThan(0);
     w.kill('SIGKILL');
