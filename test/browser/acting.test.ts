@@ -92,7 +92,8 @@ describe('actions with verdicts and memory', () => {
       expect(settings.body.outline).toMatch(/^web .* \(known, \d+ exits?\)/);
       // Verified by every run after the first (the first had nothing to verify against).
       const n = runs.length - 1;
-      expect(settings.body.outline).toContain(`\nworked here before: tap #link-notifications (${n}x), tap #link-privacy (${n}x), tap #tab-search (${n}x)\n`);
+      // Named as this screen labels them, so an agent can ask for them by name.
+      expect(settings.body.outline).toContain(`\nworked here before: tap "Notifications" (${n}x), tap "Privacy" (${n}x), tap "Search" (${n}x)\n`);
     } finally {
       await release(id);
     }

@@ -2,6 +2,9 @@
 // what a worker keeps of it (an app whose targets carry content makes new edges while it is driven).
 import { describe, expect, it } from 'vitest';
 import { TransitionGraph, tapKey, typicalMs } from '../../workers/memory/graph.js';
+import { exitHints } from '../../workers/understanding/hints.js';
+import { readScreen } from '../../workers/understanding/screen.js';
+import { n, tree } from '../helpers/trees.js';
 
 const at = (ms: number) => ({ durationMs: ms, kind: 'push', verified: true });
 
@@ -35,5 +38,39 @@ describe('the transition graph', () => {
     g.restore({ from: 'feed', action: 'tap #top', to: 'feed', count: 7, verified: 7, durations: [90], kinds: {} });
     expect(g.size).toBe(100);
     expect(g.predict('feed', 'tap #top')).toEqual({ to: 'feed', count: 7, verified: 7 });
+  });
+
+  it('hints what worked here before by the label the screen shows, only for targets on this screen', () => {
+    const settings = readScreen(
+      tree([
+        n('heading', 'Settings', [140, 50, 113, 24]),
+        n('button', 'Notifications', [0, 100, 393, 44], { id: 'link-notifications' }),
+        n('button', 'Privacy', [0, 150, 393, 44], { id: 'link-privacy' }),
+        n('button', '', [340, 40, 44, 44], { id: 'icon-trash' }),
+        n('button', 'Edit', [0, 200, 190, 44], { id: 'edit-name' }),
+        n('button', 'Edit', [200, 200, 190, 44], { id: 'edit-photo' }),
+        n('button', 'Long form', [0, 900, 393, 44], { id: 'link-form' }), // below the screen: no ref
+      ]),
+      'web',
+    );
+    const idOf = (id: string) => settings.elements.find((e) => e.id === id)!;
+    const g = new TransitionGraph();
+    const times = (k: number, from: string, target: string, to: string, verified = true) => {
+      for (let i = 0; i < k; i++) g.record(from, tapKey(idOf(target)), to, { durationMs: 200, kind: 'push', verified });
+    };
+    times(2, 'settings', 'link-notifications', 'notifications');
+    times(5, 'settings', 'link-privacy', 'privacy');
+    times(3, 'settings', 'icon-trash', 'trash');
+    times(9, 'settings', 'link-form', 'form'); // most used, but not on the screen now
+    times(8, 'settings', 'edit-name', 'name', false); // never verified
+    g.record('settings', 'tap #link-billing', 'billing', { durationMs: 200, kind: 'push', verified: true }); // another screen's control
+    expect(exitHints(g, 'settings', settings)).toEqual({ exits: 6, workedBefore: ['tap "Privacy" (5x)', 'tap #icon-trash (3x)', 'tap "Notifications" (2x)'] });
+
+    // A label shown twice is told apart by its id; a hint whose target is absent is not shown at all.
+    times(4, 'settings', 'edit-photo', 'photo');
+    expect(exitHints(g, 'settings', settings).workedBefore).toEqual(['tap "Privacy" (5x)', 'tap "Edit" #edit-photo (4x)', 'tap #icon-trash (3x)']);
+    const privacyGone = readScreen(tree([n('heading', 'Settings', [140, 50, 113, 24]), n('button', 'Notifications', [0, 100, 393, 44], { id: 'link-notifications' })]), 'web');
+    expect(exitHints(g, 'settings', privacyGone).workedBefore).toEqual(['tap "Notifications" (2x)']);
+    expect(exitHints(g, 'elsewhere', settings)).toEqual({});
   });
 });

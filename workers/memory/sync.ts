@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
+import { within } from '../within.js';
 
 type Schemas = components['schemas'];
 export type MemoryKey = Schemas['MemoryKey'];
@@ -85,7 +86,9 @@ export class MemorySync {
     const until = Date.now() + deadlineMs;
     this.nextTryAt = 0;
     while (this.pending > 0 && Date.now() < until) {
-      await this.flush();
+      // A write the link has not answered is not waited on past the deadline (the link's own timeout
+      // is as long as the whole drain): it stays pending, unacknowledged, and shutdown goes on.
+      await within(this.flush(), Math.max(0, until - Date.now()));
       if (this.pending > 0) await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, until - Date.now()))));
       this.nextTryAt = 0;
     }

@@ -105,7 +105,7 @@ function rowIndex(r: ScreenReading): Map<number, string> {
 }
 
 const cut = (s: string): string => (s.length > MAX_LABEL ? `${s.slice(0, MAX_LABEL - 1)}…` : s);
-const quote = (s: string): string => JSON.stringify(cut(s));
+export const quote = (s: string): string => JSON.stringify(cut(s));
 
 /** The same reading as JSON, for programs: every field the text shows, and the evidence. */
 export function outlineJson(r: ScreenReading, h: OutlineHeader) {

@@ -8,8 +8,8 @@ import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
 import { type AppMemory, Memories, versionBand } from '../memory/app-memory.js';
 import type { MemorySync } from '../memory/sync.js';
-import { tapKey } from '../memory/graph.js';
 import type { Eyes } from '../perception/eyes.js';
+import { exitHints } from './hints.js';
 import type { Identified } from './identity.js';
 import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
@@ -303,16 +303,9 @@ export class Understanding {
     };
   }
 
-  /**
-   * What the graph knows of this screen: how many ways out, and the verified ones whose targets are
-   * on the screen now (checked, so a screen that only looks known is not handed another's controls).
-   */
+  /** What the graph knows of this screen (hints.ts): its exits, and what worked here before. */
   private hints(read: Read): Pick<OutlineHeader, 'exits' | 'workedBefore'> {
-    const exits = read.memory.graph.exits(read.identified.node.id);
-    if (!exits.length) return {};
-    const present = (action: string) => read.reading.elements.some((e, i) => read.reading.refs[i] !== null && tapKey(e) === action);
-    const worked = exits.filter((e) => e.verified > 0 && present(e.action)).slice(0, 3);
-    return { exits: new Set(exits.map((e) => `${e.action}\u0000${e.to}`)).size, workedBefore: worked.map((e) => `${e.action} (${e.verified}x)`) };
+    return exitHints(read.memory.graph, read.identified.node.id, read.reading);
   }
 
   settle(localId: string): { settled: boolean; forMs: number | null } {
