@@ -31,11 +31,12 @@ export async function runInspect(files: string[], opts: InspectOptions): Promise
       process.stderr.write(`simfleet inspect: ${err.message}\n  hint: ${err.hint}\n`);
     }
   }
+  // The pairs among the files that could be read, and the failures beside them: a program reading
+  // --json gets one document either way, and the exit code says that something is missing.
   if (opts.compare) {
-    if (failures.length) return 1; // a pair table with holes would mislead
     const pairs = comparePairs(read);
-    process.stdout.write(opts.json ? `${JSON.stringify({ pairs }, null, 2)}\n` : pairsText(pairs));
-    return 0;
+    process.stdout.write(opts.json ? `${JSON.stringify({ pairs, failures }, null, 2)}\n` : pairsText(pairs));
+    return failures.length ? 1 : 0;
   }
   if (opts.json) process.stdout.write(`${JSON.stringify({ files: read.map(inspectJson), failures }, null, 2)}\n`);
   else process.stdout.write(read.map(inspectText).join('\n'));

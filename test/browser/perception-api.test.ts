@@ -26,12 +26,15 @@ const PAGES: Record<string, string> = {
     .two{position:fixed;bottom:0;left:0;right:0;height:64px;display:flex}.two button{flex:1}</style>
     <div id="list"><header><h1 style="font-size:18px">Contacts</h1></header><ul>${['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Katherine Johnson', 'Linus Torvalds', 'Barbara Liskov'].map((n) => `<li><button>${n}</button></li>`).join('')}</ul>
     <nav class="two" role="tablist"><button role="tab" aria-selected="true">Edit</button><button role="tab">Edit</button></nav></div>
-    <script>const poll=()=>fetch('/state').then(r=>r.text()).then(s=>{if(s==='detail'){document.body.innerHTML='<header><h1 style="font-size:18px">Details</h1></header><p style="margin-top:80px">Ada Lovelace, 1815</p>'}else setTimeout(poll,150)});poll()</script>`,
+    <script>const poll=()=>fetch('/state').then(r=>r.text()).then(s=>{if(s==='detail'){document.body.innerHTML='<header><h1 style="font-size:18px">Details</h1></header><p style="margin-top:80px">Ada Lovelace, 1815</p>';touched()}else setTimeout(poll,150)});poll()
+    // The detail screen counts every touch it gets and turns dark on one: a tap that should never happen shows.
+    function touched(){for(const t of ['pointerdown','touchstart','click'])document.addEventListener(t,()=>{fetch('/touched',{method:'POST'});document.body.style.background='#000'})}</script>`,
   // A still screen that turns into another (a dark one) when the test says so (it polls /toggle-state).
   '/toggle': `<h1>Waiting</h1><p>${'Plain text. '.repeat(30)}</p>
     <script>const poll=()=>fetch('/toggle-state').then(r=>r.text()).then(s=>{if(s==='on'){document.body.style.cssText='margin:0;background:#123;color:#fff';document.body.innerHTML='<h1 style="margin-top:200px">Arrived</h1>'}else setTimeout(poll,100)});poll()</script>`,
 };
 let pageState = 'list';
+let touches = 0;
 let toggleState = 'off';
 let laterState = 'out';
 
@@ -48,6 +51,7 @@ let otherTeam: ReturnType<typeof api>;
 beforeAll(async () => {
   pages = createServer((req, res) => {
     if (req.url === '/state') return void res.end(pageState);
+    if (req.url === '/touched') return void res.end(String(++touches));
     if (req.url === '/toggle-state') return void res.end(toggleState);
     if (req.url === '/later-state') return void res.end(laterState);
     const body = PAGES[req.url ?? ''];
@@ -160,6 +164,15 @@ describe('the screen through the session API', () => {
       expect(stale.status).toBe(409);
       expect(stale.body.error).toMatchObject({ code: 'STALE_REF', details: { current: { name: 'Details' } } });
       expect(stale.body.error.message).toContain('"Contacts"');
+      // An action on that ref is refused the same way, and never reaches the device: the page counts
+      // every touch and turns dark on one, and the screen is as it was at a mark taken just before.
+      const mark = await agentA.call('createMark', at(id));
+      expect(mark.status).toBe(201);
+      const acted = await agentA.call('runAction', { ...at(id), body: { action: 'tap', target: '@3' } });
+      expect(acted.status, acted.text).toBe(409);
+      expect(acted.body.error).toMatchObject({ code: 'STALE_REF', details: { current: { name: 'Details' } } });
+      expect(touches).toBe(0);
+      expect((await agentA.call('getChanges', { ...at(id), query: { since: mark.body.mark } })).body).toMatchObject({ changed: 'no' });
       // Another team's agent sees no such session.
       expect((await otherTeam.call('getScreen', at(id))).status).toBe(404);
     } finally {

@@ -37,7 +37,24 @@ describe('simfleet inspect', () => {
     expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\)/m);
     expect(text.stdout).toMatch(/^same {6}1\.000 /m);
     const json = JSON.parse((await run('--compare', '--json', SETTINGS, ACCESSIBILITY)).stdout);
-    expect(json).toEqual({ pairs: [{ a: SETTINGS, b: ACCESSIBILITY, similarity: expect.any(Number), titleVeto: true, same: false }] });
+    expect(json).toEqual({ pairs: [{ a: SETTINGS, b: ACCESSIBILITY, similarity: expect.any(Number), titleVeto: true, same: false }], failures: [] });
+  });
+
+  it('compares the files it could read when one cannot be read, says which one and why, and exits 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sf-inspect-'));
+    const junk = join(dir, 'notes.txt');
+    await writeFile(junk, 'not a dump at all');
+    const json = await run('--compare', '--json', SETTINGS, junk, ACCESSIBILITY, ANDROID);
+    expect(json.code).toBe(1);
+    const out = JSON.parse(json.stdout);
+    expect(out.pairs.map((p: { a: string; b: string }) => [p.a, p.b])).toEqual([[SETTINGS, ACCESSIBILITY], [SETTINGS, ANDROID], [ACCESSIBILITY, ANDROID]]);
+    expect(out.failures).toEqual([{ file: junk, error: expect.stringContaining(`${junk}: expected Android uiautomator/Appium XML`), hint: expect.any(String) }]);
+    const text = await run('--compare', SETTINGS, junk, ACCESSIBILITY);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\) {2}\S+SettingsTopScreen\.xml {2}\S+AccessibilityScreen\.xml\n$/);
+    expect(text.stderr).toContain(`${junk}: expected Android uiautomator/Appium XML`);
+    // One file left: no pairs, and still one JSON document.
+    expect(JSON.parse((await run('--compare', '--json', SETTINGS, join(dir, 'missing.xml'))).stdout)).toEqual({ pairs: [], failures: [expect.objectContaining({ file: join(dir, 'missing.xml'), error: expect.stringContaining('no such file') })] });
   });
 
   it('names the file and what was expected when it cannot read one, and still reports the rest', async () => {

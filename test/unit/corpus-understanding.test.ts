@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compare } from '../../workers/understanding/identity.js';
+import { normaliseLabel } from '../../workers/understanding/names.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 import { parseDump } from '../../workers/understanding/sources/index.js';
@@ -46,6 +47,34 @@ describe('the real corpus', () => {
     console.log(`median outline ${chars} chars; median raw/outline ${rawRatio.toFixed(1)}; median normalised-tree/outline ${median(rows.map((r) => r.treeJson / r.chars)).toFixed(1)}`);
     expect(chars).toBeLessThanOrEqual(1500);
     expect(rawRatio).toBeGreaterThanOrEqual(15);
+  });
+
+  it('invents no names: every label, value and title an outline prints is one the tree gave', () => {
+    let checked = 0;
+    for (const { file } of entries) {
+      const raw = readFileSync(new URL(file, CORPUS), 'utf8');
+      const dump = parseDump(raw);
+      const said = new Set(dump.snapshot.nodes.flatMap((x) => [x.label, x.value ?? ''].map(normaliseLabel).filter(Boolean)));
+      // A long label is printed cut, ending in an ellipsis: its start must be one the tree gave.
+      const given = (s: string) => said.has(s) || (s.endsWith('…') && [...said].some((t) => t.startsWith(s.slice(0, -1))));
+      const { text, reading } = outline(file);
+      // Every quoted string on every line: the header's screen name, a modal's name, labels, values.
+      for (const line of text.split('\n')) {
+        for (const q of line.match(/"(?:[^"\\]|\\.)*"/g) ?? []) {
+          const s = JSON.parse(q) as string;
+          expect(given(s), `${file}: ${JSON.stringify(s)} in ${line}`).toBe(true);
+          checked++;
+        }
+      }
+      // A row's detail (its further texts, joined with commas), unquoted after "·": each part given.
+      reading.elements.forEach((e, i) => {
+        if (reading.refs[i] === null || !e.detail) return;
+        for (const part of e.detail.split(', ')) expect([...said].some((t) => t.includes(part)), `${file}: detail ${JSON.stringify(part)}`).toBe(true);
+        checked++;
+      });
+    }
+    console.log(`labels, values, titles and details checked against their trees: ${checked}`);
+    expect(checked).toBeGreaterThan(200);
   });
 
   it('never takes two different screens of one app for one screen', () => {

@@ -42,6 +42,58 @@ describe('regions, lists and tap points', () => {
     expect(r.regions.bottom).toBeNull(); // the last row is no bar: no gap sets it apart
   });
 
+  it('counts a large title drawn tight above the content as the title, not as a bar', () => {
+    // No bar declared, and the title sits as close above the first row as the rows sit to each
+    // other: no gap sets it apart, so it is content; it is the title by being the first row, alone,
+    // and clearly bigger than the screen's other text.
+    const mailboxes = (titleHeight: number, bar: ReturnType<typeof n>[] = []) =>
+      tree([
+        ...bar,
+        n('text', 'Mailboxes', [16, 92, 250, titleHeight]),
+        ...['Inbox', 'Drafts', 'Sent', 'Junk', 'Trash', 'Archive'].map((x, i) => n('cell', x, [0, 92 + titleHeight + 8 + i * 52, 393, 44])),
+        ...['Updated just now', 'Three unread'].map((x, i) => n('text', x, [16, 560 + i * 26, 300, 18])),
+      ]);
+    const r = readScreen(mailboxes(41), 'ios');
+    expect(r.regions.top).toBeNull();
+    expect(r.regionOf[r.elements.findIndex((e) => e.label === 'Mailboxes')]).toBe('content');
+    expect(r.title).toBe('Mailboxes');
+    expect(r.fingerprint.title).toBe('Mailboxes');
+    // Under a navigation bar that holds only a back button (iOS's large-title style), the same.
+    const under = readScreen(mailboxes(41, [n('navbar', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 70, 36])] })]), 'ios');
+    expect(under.regions.evidence.top).toBe('declared');
+    expect(under.title).toBe('Mailboxes');
+    // The same words at the size of the other text are a line of content, not a title.
+    expect(readScreen(mailboxes(18), 'ios').title).toBeNull();
+  });
+
+  it('finds a bottom bar from the gap before it when the tree declares none', () => {
+    // Plain buttons, no tab bar role: the gap above the last row stands out against the rows' own
+    // spacing, and the row ends at the bottom edge.
+    const library = (barY: number) => tree([n('heading', 'Library', [16, 60, 200, 34]), ...['Albums', 'Artists', 'Songs', 'Genres', 'Podcasts'].map((x, i) => n('button', x, [0, 110 + i * 50, 393, 44])), ...['Home', 'Search', 'Browse'].map((x, i) => n('button', x, [i * 131, barY, 131, 44]))]);
+    const r = readScreen(library(790), 'ios');
+    expect(r.regions.evidence.bottom).toBe('gap');
+    expect(r.regions.bottom).toEqual({ y0: 790, y1: 852 });
+    expect(['Home', 'Search', 'Browse'].map((x) => r.regionOf[r.elements.findIndex((e) => e.label === x)])).toEqual(['bottom', 'bottom', 'bottom']);
+    expect(outlineText(r, header(r))).toMatch(/\[bottom\]\n@7 button 66,812 "Home"\n/);
+    // The same row 140 pt above the bottom edge is content: a bottom bar sits at the edge.
+    const raised = readScreen(library(690), 'ios');
+    expect(raised.regions.bottom).toBeNull();
+    expect(raised.regionOf[raised.elements.findIndex((e) => e.label === 'Home')]).toBe('content');
+  });
+
+  it('finds a list by its rhythm when its rows differ in height, and none where neither heights nor rhythm hold', () => {
+    // A feed: cells from 30 to 112 pt tall (too unlike for a table) on a steady 120 pt pitch.
+    const heights = [30, 110, 40, 112, 35, 100];
+    const feed = (tops: number[]) => tree([n('list', '', [0, 80, 393, 772], { children: heights.map((h, i) => n('cell', `Post ${'ABCDEF'[i]}`, [0, tops[i]!, 393, h])) })]);
+    const r = readScreen(feed([100, 220, 340, 460, 580, 700]), 'ios');
+    expect(r.lists).toHaveLength(1);
+    expect(r.lists[0]).toMatchObject({ rank: 1, basis: 'rhythm', visible: 6 });
+    expect(r.lists[0]!.rows.map((i) => r.elements[i]!.label)).toEqual(['Post A', 'Post B', 'Post C', 'Post D', 'Post E', 'Post F']);
+    expect(outlineText(r, header(r))).toContain('[content] list #1..#6, 6 visible\n');
+    // The same cells at an uneven pitch are no list.
+    expect(readScreen(feed([100, 220, 280, 480, 570, 720]), 'ios').lists).toEqual([]);
+  });
+
   it('taps a row half under the tab bar in the half that shows, and flags it', () => {
     // Row 12 spans 716..772 with the tab bar from 768: 52 pt show. Row 13 spans 772..828: covered.
     const r = readScreen(listScreen('Inbox', ROWS), 'web');
@@ -187,6 +239,71 @@ describe('identity', () => {
     expect(c.similarity).toBe(1); // built the same: only the title tells them apart
     expect(c.titleVeto).toBe(true);
     expect(c.same).toBe(false);
+  });
+
+  it('makes a fingerprint of roles, quantised sizes, regions, sibling-count buckets, the list shape and names; never data', () => {
+    const inbox = (o: { clock: string; price: string; notes: string[]; rows: number; compose: number }) =>
+      tree([
+        n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24]), n('text', o.clock, [330, 10, 50, 16])] }),
+        n('button', 'Compose', [16, 100, o.compose, 44]),
+        n('button', o.price, [200, 100, 120, 44]),
+        ...o.notes.map((x, i) => n('text', x, [16, 150 + i * 24, 300, 20])),
+        n('list', '', [0, 260, 393, 500], { children: ROWS.slice(0, o.rows).map((x, i) => n('cell', '', [0, 260 + i * 56, 393, 56], { children: [n('text', x, [16, 278 + i * 56, 300, 20])] })) }),
+        n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) }),
+      ]);
+    const fp = readScreen(inbox({ clock: '10:42', price: '$4.99', notes: ['3 new messages since Monday', 'Synced at 10:41', 'Offline'], rows: 4, compose: 120 }), 'web').fingerprint;
+    expect(fp.tokens).toEqual([
+      'c:bottom:home', // names in the bars
+      'c:bottom:settings',
+      'c:top:back',
+      'e:bottom:tab:2x2', // an element: region, role, width in quarters of the screen x height step
+      'e:content:button:1x2',
+      'e:content:text:3x1',
+      'e:top:button:1x2',
+      'e:top:heading:1x1',
+      'e:top:text:1x1',
+      'l1:content:cell:2', // the primary list: its region, row role and row height step, not its length
+      'n:button:compose', // a control's name in the content
+      's:bottom:tab:2', // how many of a role a region holds, bucketed
+      's:content:button:2',
+      's:content:text:3-4',
+      's:top:button:1',
+      's:top:heading:1',
+      's:top:text:1',
+    ]);
+    expect(fp.title).toBe('Inbox'); // held apart for the veto, not a token
+    // No time, price, count or weekday in any token, nor a digit anywhere a name goes.
+    for (const t of fp.tokens) {
+      expect(t, t).toMatch(/^(e:(top|content|bottom|modal|keyboard):[a-z]+(:readonly)?:[0-4]x[0-5]|s:(top|content|bottom|modal|keyboard):[a-z]+:(1|2|3-4|5-8|9\+)|l[12]:[a-z]+:[a-z]+:[0-5]|[cn]:[a-z]+:\D+|m:[a-z]+|k:keyboard)$/);
+      expect(t).not.toMatch(/10:4|4\.99|monday|synced|inbox/i);
+    }
+    // Another minute, price, count and weekday, a fourth note, more rows and a slightly wider button:
+    // the same tokens.
+    const later = readScreen(inbox({ clock: '10:43', price: '$5.49', notes: ['4 new messages since Tuesday', 'Synced at 10:43', 'Offline', 'Paused'], rows: 9, compose: 130 }), 'web').fingerprint;
+    expect(later.tokens).toEqual(fp.tokens);
+    expect(later.hash).toBe(fp.hash);
+  });
+
+  it('keeps several fingerprints on one screen node: a reading that differs a little joins and adds its own', () => {
+    // The inbox with one, two, then three toolbar buttons (a selection mode, say). Each reading is
+    // close to the one before; the third is not close enough to the first (0.667), only to the second.
+    const inbox = (buttons: string[]) =>
+      readScreen(tree([n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24])] }), ...buttons.map((b, i) => n('button', b, [16 + i * 90, 100, 80, 44])), n('list', '', [0, 180, 393, 560], { children: ROWS.slice(0, 4).map((x, i) => n('cell', x, [0, 180 + i * 56, 393, 56])) }), n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) })]), 'web').fingerprint;
+    const [one, two, three] = [inbox(['Compose']), inbox(['Compose', 'Filter']), inbox(['Compose', 'Filter', 'Select'])];
+    expect(compare(one, two).same).toBe(true);
+    expect(compare(one, three).same).toBe(false);
+    expect(compare(two, three).same).toBe(true);
+    const book = new ScreenBook();
+    const first = book.identify(one, 'Inbox');
+    expect(book.identify(two, 'Inbox')).toMatchObject({ known: true, node: { id: first.node.id } });
+    expect(first.node.fingerprints.map((f) => f.hash)).toEqual([one.hash, two.hash]);
+    // The third joins through the second face; a book keeping one face per screen would have made it new.
+    expect(book.identify(three, 'Inbox')).toMatchObject({ known: true, node: { id: first.node.id } });
+    expect(first.node.fingerprints.map((f) => f.hash)).toEqual([one.hash, two.hash, three.hash]);
+    // A face seen again is not stored twice.
+    book.identify(two, 'Inbox');
+    expect(first.node).toMatchObject({ readings: 4, fingerprints: { length: 3 } });
+    expect(book.size).toBe(1);
   });
 
   it('joins a reading to a node only on evidence: a screen sharing nothing is a new node, never a default', () => {
