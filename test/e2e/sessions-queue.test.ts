@@ -126,3 +126,38 @@ describe('the lease', () => {
     expect(audit!.actor).toMatch(/^tok_/);
   }, 30_000);
 });
+
+describe('priority ageing', () => {
+  // A request climbs one class per SIMFLEET_QUEUE_AGING_MS (120 s by default) of waiting; the wait is
+  // simulated by moving created_at back. Last in the file: it leaves devices resetting behind it.
+  it('places a background request that waited two ageing periods before a fresh interactive one, and one that waited one period after it', async () => {
+    // Both devices taken (the one released by the test before may still be resetting: wait for it).
+    const hold = async () => {
+      const s = (await create(alpha, { waitSeconds: 10 })).body;
+      return s.state === 'ready' ? s : (await alpha.call('getSession', { params: { sessionId: s.id }, query: { wait: '10', ifState: s.state } })).body;
+    };
+    const held = [await hold(), await hold()];
+    expect(held.map((s) => s.state)).toEqual(['ready', 'ready']);
+    const fresh = (await create(beta, { priority: 'interactive', waitSeconds: 60 })).body;
+    const once = (await create(beta, { priority: 'background', waitSeconds: 60 })).body;
+    const twice = (await create(beta, { priority: 'background', waitSeconds: 60 })).body;
+    const waited = (id: string, seconds: number) => farm.db.query(`UPDATE sessions SET created_at = now() - ($2::int * interval '1 second') WHERE id = $1`, [id, seconds]);
+    await waited(once.id, 180);
+    await waited(twice.id, 300);
+
+    const position = async (id: string) => (await beta.call('getSession', { params: { sessionId: id } })).body.queue.position;
+    expect([await position(twice.id), await position(fresh.id), await position(once.id)]).toEqual([1, 2, 3]);
+    const queue = (await farm.admin.call('listQueue')).body.entries.map((e: { session: { id: string }; effectivePriority: string }) => [e.session.id, e.effectivePriority]);
+    expect(queue).toEqual([[twice.id, 'interactive'], [fresh.id, 'interactive'], [once.id, 'ci']]);
+
+    // Each release frees one device, which goes to the head of the queue; the others keep waiting.
+    const leaves = async (id: string) => (await beta.call('getSession', { params: { sessionId: id }, query: { wait: '10', ifState: 'queued' } })).body.state;
+    await release(alpha, held[0].id);
+    expect(await leaves(twice.id)).not.toBe('queued');
+    expect([(await stateOf(fresh.id)).state, (await stateOf(once.id)).state]).toEqual(['queued', 'queued']);
+    await release(alpha, held[1].id);
+    expect(await leaves(fresh.id)).not.toBe('queued');
+    expect((await stateOf(once.id)).state).toBe('queued');
+    for (const s of [twice, fresh, once]) await release(beta, s.id);
+  });
+});

@@ -125,6 +125,8 @@ describe('bad input', () => {
     const res = await create(alpha, { ttlSeconds: 999_999 });
     expect(res.status).toBe(400);
     expect(res.body.error.details.field).toBe('ttlSeconds');
+    // The farm's configured maximum (1 h here), not the 4 h default: one second more is refused.
+    expect((await create(alpha, { ttlSeconds: 3601 })).status).toBe(400);
   });
 
   it('fails at once with 422 NO_MATCHING_DEVICE when no device in the farm could ever match', async () => {
@@ -336,7 +338,45 @@ describe('the queue and teams (admin)', () => {
     expect(text).toMatch(/^simfleet_placements_total [1-9]/m);
     expect(text).toMatch(/^simfleet_queue_wait_seconds_count [1-9]/m);
     expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="idle"\} [1-9]/m);
+    expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="expired"\} [1-9]/m);
     expect(text).toMatch(/^simfleet_quarantines_total [1-9]/m);
+
+    // Admin actions name the admin who took them (the cancel and the team updates of the test above);
+    // an expiry is the farm's own doing and names nobody.
+    const adminId = (await farm.admin.call('getWhoami')).body.id;
+    const byAdmin = await farm.db.query<{ action: string; actor: string | null; actor_role: string | null }>(
+      `SELECT action, actor, actor_role FROM audit_log WHERE action = 'team.update' OR (action = 'session.end' AND detail->>'reason' = 'cancelled')`,
+    );
+    expect(new Set(byAdmin.map((r) => r.action))).toEqual(new Set(['team.update', 'session.end']));
+    for (const row of byAdmin) expect(row).toMatchObject({ actor: adminId, actor_role: 'admin' });
+    const expiries = await farm.db.query<{ actor: string | null }>(`SELECT actor FROM audit_log WHERE action = 'session.end' AND detail->>'reason' = 'expired'`);
+    expect(expiries.length).toBeGreaterThan(0);
+    for (const row of expiries) expect(row.actor).toBeNull();
+  });
+});
+
+describe('reclaiming', () => {
+  it('keeps a released device reclaiming through a slow reset, and places a waiting request on it only once the reset succeeded', async () => {
+    // A host of its own with one slow device (prepare and reset take 1.5 s each), and a platform
+    // nothing else in this file asks for, so no other request can take it.
+    const { provider } = await farm.addWorker(1, { platform: 'ios', operationMs: 1500 });
+    const slow = provider.device('fake-1')!;
+    const first = await createReady(alpha, { platform: 'ios' });
+    await release(alpha, first.id);
+    const waiting = await create(beta, { platform: 'ios', waitSeconds: 30 });
+    expect(waiting.status).toBe(202);
+    expect((await device(first.device.id)).state).toBe('reclaiming');
+    // Placement runs on every create and every 200 ms: several chances to take the device while it resets.
+    await sleep(600);
+    expect((await device(first.device.id)).state).toBe('reclaiming');
+    expect((await beta.call('getSession', { params: { sessionId: waiting.body.id } })).body.state).toBe('queued');
+    expect(slow.resets).toBe(0);
+
+    const moved = (await beta.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '10', ifState: 'queued' } })).body;
+    expect(slow.resets).toBe(1); // it left the queue only after the reset had succeeded
+    const ready = moved.state === 'preparing' ? (await beta.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: 'preparing' } })).body : moved;
+    expect(ready).toMatchObject({ state: 'ready', device: { id: first.device.id } });
+    await release(beta, ready.id);
   });
 });
 

@@ -10,6 +10,14 @@ describe('gateway configuration', () => {
     expect(c.gatewayId).toMatch(/^gw-[0-9a-f]{8}$/);
   });
 
+  it('leases a device for 15 minutes by default, for at most 4 h unless configured otherwise', () => {
+    expect(loadGatewayConfig({}).sessions).toMatchObject({ defaultTtlMs: 900_000, maxTtlMs: 14_400_000, defaultIdleMs: 300_000 });
+    expect(loadGatewayConfig({ SIMFLEET_SESSION_MAX_TTL_MS: '28800000' }).sessions.maxTtlMs).toBe(28_800_000);
+    expect(loadGatewayConfig({}, { 'session-max-ttl-ms': '3600000' }).sessions.maxTtlMs).toBe(3_600_000);
+    // A maximum below the default TTL would refuse every request that leaves the TTL out.
+    expect(() => loadGatewayConfig({ SIMFLEET_SESSION_MAX_TTL_MS: '600000' })).toThrow('SIMFLEET_SESSION_DEFAULT_TTL_MS (900000) is above SIMFLEET_SESSION_MAX_TTL_MS (600000)');
+  });
+
   it('reads the environment and lets flags win', () => {
     const c = loadGatewayConfig({ SIMFLEET_PORT: '8000', DATABASE_URL: 'postgres://x@h/db' }, { port: '9000', 'host-timeout-ms': '60000' });
     expect(c).toMatchObject({ port: 9000, databaseUrl: 'postgres://x@h/db', hostTimeoutMs: 60000 });
