@@ -2210,7 +2210,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "memory"
         ],
-        "summary": "The screens remembered of an app, with their names and fingerprints.",
+        "summary": "The screens remembered of an app, with their names, fingerprints, vocabulary (roles, labels, tap points) and when each was last confirmed.",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -7518,7 +7518,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 9,
+        "const": 10,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {
@@ -8067,6 +8067,87 @@ const document: Record<string, unknown> = {
           "readings": {
             "type": "integer",
             "minimum": 0
+          },
+          "vocabulary": {
+            "type": "array",
+            "maxItems": 200,
+            "description": "what the screen offers and where to touch it, as of the latest settled reading that taught or\nconfirmed it; always in GET /v1/apps/{appId}/screens (empty for a screen no worker has sent one\nfor), sent with a screen a worker learns, left out of a worker's load (a worker answers from\nthe faces it read itself)\n",
+            "items": {
+              "$ref": "#/components/schemas/MemoryWord"
+            }
+          },
+          "confirmedAt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "when the screen was last taught or recognised (a warm read from memory counts), on any host;\nalways in GET /v1/apps/{appId}/screens. In a write, when the worker read it; the gateway takes\nno time later than its own clock\n"
+          }
+        }
+      },
+      "MemoryWord": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "one element of a remembered screen that a user can see, with its tap point in points",
+        "required": [
+          "role",
+          "label",
+          "tap"
+        ],
+        "properties": {
+          "role": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "label": {
+            "type": "string",
+            "maxLength": 300
+          },
+          "id": {
+            "type": "string",
+            "maxLength": 300
+          },
+          "tap": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "x",
+              "y"
+            ],
+            "properties": {
+              "x": {
+                "type": "number"
+              },
+              "y": {
+                "type": "number"
+              }
+            }
+          }
+        }
+      },
+      "MemoryConfirmation": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "a known screen recognised again (at most once a minute per screen and worker)",
+        "required": [
+          "id",
+          "confirmedAt"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "maxLength": 64
+          },
+          "confirmedAt": {
+            "type": "string",
+            "format": "date-time",
+            "description": "when the worker recognised it; the gateway takes no time later than its own clock"
+          },
+          "vocabulary": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/MemoryWord"
+            },
+            "description": "from the settled reading it was recognised by, when there was one (a warm read: the remembered face that matched)"
           }
         }
       },
@@ -8155,7 +8236,7 @@ const document: Record<string, unknown> = {
       "WorkerMemoryWrite": {
         "type": "object",
         "additionalProperties": false,
-        "description": "what a worker learned, written behind: screens (replaced), edge increments and escalations\n(appended). `id` makes a retried write apply once; the gateway answers with a memory reply.\n",
+        "description": "what a worker learned, written behind: screens (replaced), confirmations of known screens\n(confirmedAt moved forward, the vocabulary replaced when newer; a screen the farm does not hold\nis skipped), edge increments and escalations (appended). `id` makes a retried write apply once;\nthe gateway answers with a memory reply.\n",
         "required": [
           "type",
           "id",
@@ -8186,6 +8267,13 @@ const document: Record<string, unknown> = {
             "maxItems": 500,
             "items": {
               "$ref": "#/components/schemas/MemoryScreen"
+            }
+          },
+          "confirmations": {
+            "type": "array",
+            "maxItems": 500,
+            "items": {
+              "$ref": "#/components/schemas/MemoryConfirmation"
             }
           },
           "edges": {

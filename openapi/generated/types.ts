@@ -758,7 +758,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The screens remembered of an app, with their names and fingerprints. */
+        /** The screens remembered of an app, with their names, fingerprints, vocabulary (roles, labels, tap points) and when each was last confirmed. */
         get: operations["listAppScreens"];
         put?: never;
         post?: never;
@@ -2211,7 +2211,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 9;
+        ProtocolVersion: 10;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);
@@ -2370,6 +2370,41 @@ export type components = {
                 tokens: string[];
             }[];
             readings: number;
+            /**
+             * @description what the screen offers and where to touch it, as of the latest settled reading that taught or
+             *     confirmed it; always in GET /v1/apps/{appId}/screens (empty for a screen no worker has sent one
+             *     for), sent with a screen a worker learns, left out of a worker's load (a worker answers from
+             *     the faces it read itself)
+             */
+            vocabulary?: components["schemas"]["MemoryWord"][];
+            /**
+             * Format: date-time
+             * @description when the screen was last taught or recognised (a warm read from memory counts), on any host;
+             *     always in GET /v1/apps/{appId}/screens. In a write, when the worker read it; the gateway takes
+             *     no time later than its own clock
+             */
+            confirmedAt?: string;
+        };
+        /** @description one element of a remembered screen that a user can see, with its tap point in points */
+        MemoryWord: {
+            role: string;
+            label: string;
+            id?: string;
+            tap: {
+                x: number;
+                y: number;
+            };
+        };
+        /** @description a known screen recognised again (at most once a minute per screen and worker) */
+        MemoryConfirmation: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description when the worker recognised it; the gateway takes no time later than its own clock
+             */
+            confirmedAt: string;
+            /** @description from the settled reading it was recognised by, when there was one (a warm read: the remembered face that matched) */
+            vocabulary?: components["schemas"]["MemoryWord"][];
         };
         /** @description an edge of the transition graph; in a write, counts are increments */
         MemoryEdge: {
@@ -2394,8 +2429,10 @@ export type components = {
             at: string;
         };
         /**
-         * @description what a worker learned, written behind: screens (replaced), edge increments and escalations
-         *     (appended). `id` makes a retried write apply once; the gateway answers with a memory reply.
+         * @description what a worker learned, written behind: screens (replaced), confirmations of known screens
+         *     (confirmedAt moved forward, the vocabulary replaced when newer; a screen the farm does not hold
+         *     is skipped), edge increments and escalations (appended). `id` makes a retried write apply once;
+         *     the gateway answers with a memory reply.
          */
         WorkerMemoryWrite: {
             /**
@@ -2408,6 +2445,7 @@ export type components = {
             /** @description the app memory's generation the worker loaded; a write from before a forget is dropped */
             generation?: number;
             screens: components["schemas"]["MemoryScreen"][];
+            confirmations?: components["schemas"]["MemoryConfirmation"][];
             edges: components["schemas"]["MemoryEdge"][];
             escalations: components["schemas"]["MemoryEscalation"][];
         };

@@ -32,7 +32,7 @@ export class MemoryService {
 
   async screens(p: Principal, appId: string): Promise<{ app: Schemas['AppSummary']; screens: Schemas['MemoryScreen'][] }> {
     const { app, key } = await this.app(p, appId);
-    return { app, screens: (await loadMemory(this.db, key)).screens };
+    return { app, screens: (await loadMemory(this.db, key, { vocabulary: true })).screens };
   }
 
   async graph(p: Principal, appId: string): Promise<{ nodes: { id: string; name: string | null }[]; edges: Schemas['MemoryEdge'][] }> {

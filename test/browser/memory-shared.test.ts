@@ -108,6 +108,16 @@ describe('memory shared through Postgres', () => {
     expect(apps).toEqual([expect.objectContaining({ team: 'qa', platform: 'web', app: 'simfleet-sample-app/sample/', versionBand: 'any', screens: expect.any(Number), edges: expect.any(Number) })]);
     const app = apps[0];
     expect(app.screens).toBeGreaterThanOrEqual(6);
+    // Each screen keeps its vocabulary (what is on it and where to tap) and when it was last confirmed.
+    const screens = (await agent.call('listAppScreens', { params: { appId: app.id } })).body.screens as { name: string | null; confirmedAt: string; vocabulary: { role: string; label: string; id?: string; tap: { x: number; y: number } }[] }[];
+    const settings = screens.find((n) => n.name === 'Settings')!;
+    expect(Date.parse(settings.confirmedAt)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    const notifications = settings.vocabulary.find((w) => w.id === 'link-notifications')!;
+    expect(notifications).toMatchObject({ role: 'button', label: 'Notifications' });
+    expect(notifications.tap.x).toBeGreaterThan(0);
+    expect(notifications.tap.x).toBeLessThan(393);
+    expect(notifications.tap.y).toBeGreaterThan(0);
+    expect(notifications.tap.y).toBeLessThan(852);
     const graph = (await agent.call('getAppGraph', { params: { appId: app.id } })).body;
     const named = (name: string) => graph.nodes.find((n: { name: string | null }) => n.name === name)!.id as string;
     const route = await agent.call('getAppPath', { params: { appId: app.id }, query: { from: named('Inbox'), to: named('Privacy') } });

@@ -6,8 +6,10 @@ import type { FrameAnalysis } from '../perception/analysis.js';
 import { significantChange } from '../perception/settle.js';
 import { ScreenBook } from '../understanding/identity.js';
 import type { ScreenReading } from '../understanding/screen.js';
+import { ConfirmThrottle } from './confirm-throttle.js';
 import { TransitionGraph, type Edge } from './graph.js';
 import type { MemoryKey, MemorySync } from './sync.js';
+import { vocabularyOf } from './vocabulary.js';
 
 export interface Remembered {
   reading: ScreenReading;
@@ -53,6 +55,8 @@ export class AppMemory {
   private readonly seen = new Map<string, Remembered[]>();
   /** Modal layers seen on each screen (by role and name): a new one is unfamiliar. */
   private readonly modals = new Set<string>();
+  /** When each screen was last written or confirmed to the farm from this worker. */
+  private readonly confirmations = new ConfirmThrottle();
 
   /** How much this copy holds, for the worker's heartbeat. */
   held(): { screens: number; faces: number; edges: number; escalations: number } {
@@ -65,13 +69,28 @@ export class AppMemory {
     // A face keeps the grid the pixel check compares, not the fine profile a settled frame may carry
     // for measuring scrolls (twice the grid's bytes, on up to eight faces of every screen).
     const { fine: _measuring, ...signature } = settled;
+    const now = Date.now();
     const faces = (this.seen.get(node) ?? []).filter((f) => !samePixels(f.signature, signature));
-    faces.push({ reading, signature, confirmedAt: Date.now() });
+    faces.push({ reading, signature, confirmedAt: now });
     if (faces.length > MAX_FACES) faces.shift(); // the least recently confirmed goes
     this.seen.set(node, faces);
     if (reading.regions.modal) this.modals.add(modalKey(reading));
     const n = this.book.node(node);
-    if (n) this.sync?.screen(this.key, this.generation, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings });
+    if (!n || !this.sync) return;
+    this.sync.screen(this.key, this.generation, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings, vocabulary: vocabularyOf(reading), confirmedAt: new Date(now).toISOString() });
+    this.confirmations.note(node, now);
+  }
+
+  /**
+   * A known screen recognised again (a warm read, or a tree read that found it). Written behind at
+   * most once a minute per screen; with the vocabulary when the recognition rests on a settled reading
+   * (a warm read's matched face), without when it does not (a tree read taken while something moved).
+   */
+  confirm(node: string, settled?: ScreenReading): void {
+    if (!this.sync || !this.book.node(node)) return;
+    const now = Date.now();
+    if (!this.confirmations.take(node, now)) return;
+    this.sync.confirmation(this.key, this.generation, { id: node, confirmedAt: new Date(now).toISOString(), ...(settled ? { vocabulary: vocabularyOf(settled) } : {}) });
   }
 
   /** One more traversal of an edge: into the graph, and written behind as an increment. */

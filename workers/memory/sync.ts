@@ -21,6 +21,8 @@ interface Batch {
   /** The app memory's generation these changes were learned in (see forgetting, below). */
   generation: number;
   screens: Map<string, Schemas['MemoryScreen']>;
+  /** Known screens recognised again: the latest per screen (a newer one supersedes it). */
+  confirmations: Map<string, Schemas['MemoryConfirmation']>;
   edges: Schemas['MemoryEdge'][];
   escalations: Schemas['MemoryEscalation'][];
 }
@@ -30,6 +32,11 @@ const REQUEST_TIMEOUT_MS = 5000;
 const MAX_BACKOFF_MS = 10_000;
 /** Per message: the gateway's payload limit is far above this. */
 const MAX_ITEMS = 200;
+/**
+ * Screens and confirmations per message: each may carry a vocabulary of 200 entries (tens of kB), and
+ * the link's messages stop at 1 MiB by default.
+ */
+const MAX_SCREENS = 8;
 
 export class MemorySync {
   /** Changes not yet sent, per app; sent batches are frozen so a retry is the same write. */
@@ -55,6 +62,11 @@ export class MemorySync {
 
   screen(key: MemoryKey, generation: number, s: Schemas['MemoryScreen']): void {
     this.batch(key, generation).screens.set(s.id, s);
+  }
+
+  /** A known screen recognised again (the caller throttles: see confirm-throttle.ts). */
+  confirmation(key: MemoryKey, generation: number, c: Schemas['MemoryConfirmation']): void {
+    this.batch(key, generation).confirmations.set(c.id, c);
   }
 
   edge(key: MemoryKey, generation: number, e: Schemas['MemoryEdge']): void {
@@ -104,7 +116,7 @@ export class MemorySync {
   private batch(key: MemoryKey, generation: number): Batch {
     const k = `${key.team}\u0000${key.platform}\u0000${key.app}\u0000${generation}`;
     let b = this.open.get(k);
-    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), edges: [], escalations: [] }));
+    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), confirmations: new Map(), edges: [], escalations: [] }));
     return b;
   }
 
@@ -118,7 +130,7 @@ export class MemorySync {
     while (this.sending.length) {
       const b = this.sending[0]!;
       try {
-        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
+        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], confirmations: [...b.confirmations.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
         if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);
         this.sending.shift();
         if (reply.forgotten) {
@@ -142,10 +154,21 @@ export class MemorySync {
 /** A batch too large for one message, as several (each with its own id, fixed from now on). */
 function split(b: Batch): Batch[] {
   const screens = [...b.screens.values()];
-  if (screens.length <= MAX_ITEMS && b.edges.length <= MAX_ITEMS && b.escalations.length <= MAX_ITEMS) return [b];
+  const confirmations = [...b.confirmations.values()];
+  const parts = Math.max(1, Math.ceil(screens.length / MAX_SCREENS), Math.ceil(confirmations.length / MAX_SCREENS), Math.ceil(b.edges.length / MAX_ITEMS), Math.ceil(b.escalations.length / MAX_ITEMS));
+  if (parts === 1) return [b];
   const out: Batch[] = [];
-  for (let i = 0; i < Math.max(screens.length, b.edges.length, b.escalations.length); i += MAX_ITEMS) {
-    out.push({ id: randomUUID(), key: b.key, generation: b.generation, screens: new Map(screens.slice(i, i + MAX_ITEMS).map((s) => [s.id, s])), edges: b.edges.slice(i, i + MAX_ITEMS), escalations: b.escalations.slice(i, i + MAX_ITEMS) });
+  for (let p = 0; p < parts; p++) {
+    const slice = <T>(xs: T[], size: number) => xs.slice(p * size, (p + 1) * size);
+    out.push({
+      id: randomUUID(),
+      key: b.key,
+      generation: b.generation,
+      screens: new Map(slice(screens, MAX_SCREENS).map((s) => [s.id, s])),
+      confirmations: new Map(slice(confirmations, MAX_SCREENS).map((c) => [c.id, c])),
+      edges: slice(b.edges, MAX_ITEMS),
+      escalations: slice(b.escalations, MAX_ITEMS),
+    });
   }
   return out;
 }

@@ -131,6 +131,7 @@ export class Understanding {
       if (match) {
         this.counts.memoryReads++;
         const node = memory.book.node(match.node)!;
+        memory.confirm(match.node, match.remembered.reading);
         const read: Read = { seq, frameAt: newest.at, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
         d.last = read;
         this.onRead?.(localId, epoch, read);
@@ -213,6 +214,7 @@ export class Understanding {
     const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
     // Nor from a read whose text recognition was cut short: memory would serve its missing words as the screen's.
     if (newest && sameScreen && eyes.activity.isSettled() && !pixels.ocr?.unread) memory.remember(identified.node.id, reading, newest);
+    else if (identified.known) memory.confirm(identified.node.id); // recognised, but nothing settled to learn from
     const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
     d.last = read;
     return read;

@@ -7,6 +7,12 @@ import type { Database, Queryable } from '../database.js';
 
 type Key = Schemas['MemoryKey'];
 
+/** The worker's time for a reading, never later than the database's clock (a host's clock may run ahead). */
+const CONFIRMED_AT = (param: string) => `LEAST(COALESCE(${param}::timestamptz, now()), now())`;
+/** A sent vocabulary replaces the stored one when at least as recent, or when none is stored yet. */
+const NEWER_VOCABULARY = (param: string, at: string) =>
+  `CASE WHEN ${param}::jsonb IS NOT NULL AND (${at} >= memory_screens.confirmed_at OR jsonb_array_length(memory_screens.vocabulary) = 0) THEN ${param}::jsonb ELSE memory_screens.vocabulary END`;
+
 /** Applies a write once: 'repeated' for a retry of one applied before, 'forgotten' when from before a forget. */
 export async function applyMemoryWrite(db: Database, hostId: string | null, w: Schemas['WorkerMemoryWrite']): Promise<'applied' | 'repeated' | 'forgotten'> {
   return db.transaction(async (tx) => {
@@ -20,12 +26,24 @@ export async function applyMemoryWrite(db: Database, hostId: string | null, w: S
     if ((w.generation ?? 0) < gen[0]!.generation) return 'forgotten';
     for (const s of w.screens) {
       await tx.query(
-        `INSERT INTO memory_screens (team, platform, app, node_id, name, fingerprints, readings, confirmed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+        `INSERT INTO memory_screens (team, platform, app, node_id, name, fingerprints, readings, vocabulary, confirmed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8::jsonb, '[]'), ${CONFIRMED_AT('$9')})
          ON CONFLICT (team, platform, app, node_id) DO UPDATE
            SET name = COALESCE(memory_screens.name, EXCLUDED.name), fingerprints = EXCLUDED.fingerprints,
-               readings = GREATEST(memory_screens.readings, EXCLUDED.readings), confirmed_at = now()`,
-        [k.team, k.platform, k.app, s.id, s.name, JSON.stringify(s.fingerprints), s.readings],
+               readings = GREATEST(memory_screens.readings, EXCLUDED.readings),
+               vocabulary = ${NEWER_VOCABULARY('$8', 'EXCLUDED.confirmed_at')},
+               confirmed_at = GREATEST(memory_screens.confirmed_at, EXCLUDED.confirmed_at)`,
+        [k.team, k.platform, k.app, s.id, s.name, JSON.stringify(s.fingerprints), s.readings, s.vocabulary ? JSON.stringify(s.vocabulary) : null, s.confirmedAt ?? null],
+      );
+    }
+    // A screen recognised again: only its time and vocabulary move; a screen not held is skipped.
+    for (const c of w.confirmations ?? []) {
+      await tx.query(
+        `UPDATE memory_screens
+            SET vocabulary = ${NEWER_VOCABULARY('$5', CONFIRMED_AT('$6'))},
+                confirmed_at = GREATEST(memory_screens.confirmed_at, ${CONFIRMED_AT('$6')})
+          WHERE team = $1 AND platform = $2 AND app = $3 AND node_id = $4`,
+        [k.team, k.platform, k.app, c.id, c.vocabulary ? JSON.stringify(c.vocabulary) : null, c.confirmedAt],
       );
     }
     for (const e of w.edges) {
@@ -54,10 +72,15 @@ export async function insertEscalation(q: Queryable, k: Key, hostId: string | nu
   return String(rows[0]!.id);
 }
 
-export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
+/**
+ * What the farm remembers of an app. The vocabulary is left out unless asked for: a worker's load
+ * does not use it (it answers from the faces it read itself), and 500 screens' worth would not fit
+ * in one message on the worker link.
+ */
+export async function loadMemory(q: Queryable, k: Key, opts: { vocabulary?: boolean } = {}): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
   const { rows: gen } = await q.query<{ generation: number }>(`SELECT generation FROM memory_apps WHERE team = $1 AND platform = $2 AND app = $3`, [k.team, k.platform, k.app]);
-  const screens = await q.query<{ node_id: string; name: string | null; fingerprints: Schemas['MemoryScreen']['fingerprints']; readings: number }>(
-    `SELECT node_id, name, fingerprints, readings FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY confirmed_at DESC LIMIT 500`,
+  const screens = await q.query<{ node_id: string; name: string | null; fingerprints: Schemas['MemoryScreen']['fingerprints']; readings: number; vocabulary: Schemas['MemoryWord'][] | null; confirmed_at: Date }>(
+    `SELECT node_id, name, fingerprints, readings, ${opts.vocabulary ? 'vocabulary' : 'NULL AS vocabulary'}, confirmed_at FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY confirmed_at DESC LIMIT 500`,
     [k.team, k.platform, k.app],
   );
   const edges = await q.query<{ from_node: string; action: string; to_node: string; count: number; verified: number; durations: number[]; kinds: Record<string, number> }>(
@@ -65,7 +88,14 @@ export async function loadMemory(q: Queryable, k: Key): Promise<{ screens: Schem
     [k.team, k.platform, k.app],
   );
   return {
-    screens: screens.rows.map((r) => ({ id: r.node_id, name: r.name, fingerprints: r.fingerprints, readings: r.readings })),
+    screens: screens.rows.map((r) => ({
+      id: r.node_id,
+      name: r.name,
+      fingerprints: r.fingerprints,
+      readings: r.readings,
+      ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
+      confirmedAt: new Date(r.confirmed_at).toISOString(),
+    })),
     edges: edges.rows.map((r) => ({ from: r.from_node, action: r.action, to: r.to_node, count: r.count, verified: r.verified, durations: r.durations, kinds: r.kinds })),
     generation: gen[0]?.generation ?? 0,
   };
