@@ -86,9 +86,10 @@ describe('changed since a mark, on the sample app', () => {
     expect(answer.changed).toBe('yes');
     expect(answer.fraction).toBeGreaterThan(0.3);
     expect(answer.settled).toBe(true);
-    // A transition was seen and classified; which kind is the calibration's to score over 56 of them
-    // (≥ 90 %): a lone sample flakes (CI once saw this push called a pop, an open defect).
-    expect(answer.transition?.kind).toMatch(/^(push|pop|replace)$/);
+    // A transition was seen and classified; how often it is named a push is the calibration's to
+    // score over 56 of them (≥ 90 %). Under load it may be withheld as a replace, but never a pop:
+    // CI once saw this push called one (frames out of order, motion.ts and sliding.ts).
+    expect(answer.transition?.kind).toMatch(/^(push|replace)$/);
     if (answer.transition?.kind !== 'push') console.log(`push classified as ${answer.transition?.kind}: ${JSON.stringify(answer.transition)}`);
     expect(await page().evaluate(() => location.hash)).toBe('#/inbox/3');
   });

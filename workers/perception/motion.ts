@@ -7,8 +7,10 @@
 // Lessons built in: search for a vertical shift only on the band that changed (fixed bars would
 // make "no shift" win); prefer, among the shifts that fit the two ends, the one the stream of
 // frames in between agrees with (list rows repeat, so several shifts fit); tell a push from a pop by
-// the direction content moved while it moved, not by the end states.
+// which end screen slides over the other in the frames between, not by the end states alone nor by
+// the summed flow (frames can arrive out of order).
 import type { FineProfile, FrameAnalysis } from './analysis.js';
+import { slideVotes } from './sliding.js';
 
 export type TransitionKind = 'none' | 'push' | 'pop' | 'scroll' | 'sheet-up' | 'sheet-down' | 'alert' | 'alert-dismissed' | 'keyboard-up' | 'keyboard-down' | 'replace';
 
@@ -121,13 +123,35 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
     return { kind: 'scroll', confidence: r2(Math.min(1, shift.score)), offsetPt: { x: 0, y: Math.round(shift.rows * (a.heightPt / H)) }, evidence };
   }
   if (horizontalMotion) {
-    return { kind: flow.dx > 0 ? 'push' : 'pop', confidence: r2(Math.min(1, Math.abs(flow.dx) / 12)), evidence };
+    // The flow says that content moved sideways, not which way the screens went: frames out of
+    // order and stalls either side of them once summed a push to a pop (sliding.ts). Which end
+    // screen slid over the other decides; when the frames cannot tell, neither is claimed.
+    const slide = await slideBetween(frames, y0, y1, flow.dx);
+    return slide ? { kind: slide.kind, confidence: slide.confidence, evidence } : { kind: 'replace', confidence: 0.3, evidence };
   }
   // Too big for the two ends to overlap, but the frames between moved steadily vertically.
   if (Math.abs(flow.dy) >= (y1 - y0) * 0.6 && flow.agreeingY >= 3 && !flow.broken) {
     return { kind: 'scroll', confidence: 0.6, offsetPt: { x: 0, y: Math.round(flow.dy * (a.heightPt / H)) }, evidence };
   }
+  // Frames out of order can also leave the flow's pairs disagreeing about a slide that did happen
+  // (a pop under load came out as a replace): sideways flow, and frames that show one end sliding
+  // over the other, are a push or a pop still, if seen in more than one frame.
+  if (Math.abs(flow.dx) >= 3) {
+    const slide = await slideBetween(frames, y0, y1, flow.dx);
+    if (slide && slide.seen >= 2) return { kind: slide.kind, confidence: Math.min(0.5, slide.confidence), evidence };
+  }
   return { kind: 'replace', confidence: r2(Math.min(1, bands.content / 20)), evidence };
+}
+
+/** A push or a pop when the frames show one end screen sliding over the other and none the reverse. */
+async function slideBetween(frames: readonly FrameAnalysis[], y0: number, y1: number, flowDx: number): Promise<{ kind: 'push' | 'pop'; confidence: number; seen: number } | undefined> {
+  const votes = await slideVotes(frames, y0, y1, yieldIfDue);
+  const kind = votes.push > 0 && votes.pop === 0 ? 'push' : votes.pop > 0 && votes.push === 0 ? 'pop' : undefined;
+  if (!kind) return undefined;
+  const seen = Math.max(votes.push, votes.pop);
+  // The flow's sign is the weaker witness (it follows the frames' order); disagreeing, it lowers the confidence.
+  const flowAgrees = kind === 'push' ? flowDx > 0 : flowDx < 0;
+  return { kind, seen, confidence: r2(flowAgrees ? Math.min(1, Math.abs(flowDx) / 12, seen / 3) : Math.min(0.5, seen / 6)) };
 }
 
 function rowDeltas(a: FrameAnalysis, b: FrameAnalysis): number[] {
