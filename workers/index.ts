@@ -7,7 +7,7 @@ import { GatewayLink } from './connection/gateway-link.js';
 import type { Dial } from './connection/socket.js';
 import type { WorkerConfig } from './config.js';
 import { WorkerConfigError } from './config.js';
-import { DeviceError, type BackendProvider } from './devices/backend.js';
+import { DeviceError, type BackendProvider, type PageMemory } from './devices/backend.js';
 import { Inventory } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
 import { checkCallParams } from './call-params.js';
@@ -131,6 +131,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       memoryBatchesPending: sync.pending,
       ocrCacheEntries: recogniser?.size ?? 0,
       eventLogEvents: feeds.held(),
+      ...pageHeld(inventory.pageMemory()),
     }),
   });
   const registered = new Promise<void>((resolve, reject) => {
@@ -166,4 +167,9 @@ function networkDial(config: WorkerConfig): Dial {
     throw new WorkerConfigError('a worker needs the gateway URL and a worker token: --gateway URL --token T (or SIMFLEET_GATEWAY_URL and SIMFLEET_WORKER_TOKEN)');
   }
   return websocketDialer({ gatewayUrl: config.gatewayUrl, token: config.token, maxPayloadBytes: config.wsMaxPayloadBytes });
+}
+
+/** The pages' memory as heartbeat fields; none where no backend can read its pages. */
+function pageHeld(m: PageMemory | undefined): { pageJsHeapBytes?: number; pageDomNodes?: number; pageEventListeners?: number } {
+  return m ? { pageJsHeapBytes: m.jsHeapBytes, pageDomNodes: m.domNodes, pageEventListeners: m.eventListeners } : {};
 }

@@ -7816,6 +7816,24 @@ const document: Record<string, unknown> = {
             "minimum": 0,
             "maximum": 1099511627776,
             "description": "events kept in the devices' event logs for resuming watchers"
+          },
+          "pageJsHeapBytes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "the JS heap of the devices' pages in Chromium's renderers (not this process), summed, sampled every 30 s; absent where no backend can read its pages"
+          },
+          "pageDomNodes": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "DOM nodes of the devices' pages, summed, sampled with pageJsHeapBytes"
+          },
+          "pageEventListeners": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "JS event listeners of the devices' pages, summed, sampled with pageJsHeapBytes"
           }
         }
       },

@@ -2298,6 +2298,12 @@ export type components = {
             ocrCacheEntries: number;
             /** @description events kept in the devices' event logs for resuming watchers */
             eventLogEvents: number;
+            /** @description the JS heap of the devices' pages in Chromium's renderers (not this process), summed, sampled every 30 s; absent where no backend can read its pages */
+            pageJsHeapBytes?: number;
+            /** @description DOM nodes of the devices' pages, summed, sampled with pageJsHeapBytes */
+            pageDomNodes?: number;
+            /** @description JS event listeners of the devices' pages, summed, sampled with pageJsHeapBytes */
+            pageEventListeners?: number;
         };
         /** @description the worker process's memory when it sent the heartbeat (Node's process.memoryUsage()); the gateway holding the connection exports it as simfleet_worker_memory_bytes{host,kind} */
         WorkerProcessMemory: {

@@ -36,7 +36,7 @@ const PRIORITIES = ['interactive', 'ci', 'background'];
 type HeldKind = keyof Schemas['WorkerHoldings'];
 // Every kind the contract names, checked by the compiler: a kind added there cannot be left out here.
 const HELD_KINDS = Object.keys({
-  frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1,
+  frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1, pageJsHeapBytes: 1, pageDomNodes: 1, pageEventListeners: 1,
 } satisfies Record<HeldKind, 1>) as HeldKind[];
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

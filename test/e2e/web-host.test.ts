@@ -71,6 +71,16 @@ describe('the web backend on a host', () => {
       return all.length >= 2 && all.every((d) => d.state === 'available') ? all : undefined;
     }, 20_000);
     expect(devices.map((d) => [d.platform, d.model, d.localId]).sort()).toEqual([['web', 'iPhone 15 (web)', 'web-1'], ['web', 'iPhone 15 (web)', 'web-2']]);
+    // What the pages hold in Chromium's renderers comes with the heartbeats: the two sample apps'
+    // heaps and DOMs, read over DevTools (a host without pages reports none: worker-liveness).
+    const page = (kind: string) => new RegExp(`^simfleet_worker_held\\{host="${hostId}",kind="page_${kind}"\\} (\\d+)$`, 'm');
+    const held = await waitFor('the pages\' memory in /metrics', async () => {
+      const text = (await api(gateway.url, TEST_ADMIN_TOKEN).call('getMetrics')).text;
+      return page('js_heap_bytes').test(text) ? text : undefined;
+    }, 20_000);
+    expect(Number(page('js_heap_bytes').exec(held)![1])).toBeGreaterThan(2 * 100_000);
+    expect(Number(page('dom_nodes').exec(held)![1])).toBeGreaterThan(2 * 50);
+    expect(Number(page('event_listeners').exec(held)![1])).toBeGreaterThan(0);
     const chromium = descendants(w.proc.pid!);
     expect(chromium.length).toBeGreaterThan(0);
     w.kill('SIGKILL');

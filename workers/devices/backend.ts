@@ -227,6 +227,21 @@ export interface BackendProvider {
   /** Called whenever discover() would answer differently; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;
+  /**
+   * What the devices' own pages hold, summed, as last sampled; undefined where the backend cannot
+   * read it (a simulator's app is not ours to inspect). For telling a growing host's parts apart.
+   */
+  pageMemory?(): PageMemory | undefined;
+}
+
+export interface PageMemory {
+  jsHeapBytes: number;
+  domNodes: number;
+  eventListeners: number;
+}
+
+export function sumPageMemory(pages: readonly PageMemory[]): PageMemory {
+  return pages.reduce((a, p) => ({ jsHeapBytes: a.jsHeapBytes + p.jsHeapBytes, domNodes: a.domNodes + p.domNodes, eventListeners: a.eventListeners + p.eventListeners }), { jsHeapBytes: 0, domNodes: 0, eventListeners: 0 });
 }
 
 /** A failure with a contract error code, answered to the gateway as such. */

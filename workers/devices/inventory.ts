@@ -1,6 +1,6 @@
 // Everything this host offers, gathered from every backend: the body of a hello or devices message.
 import type { components } from '../../openapi/generated/types.js';
-import type { BackendProvider, BackendStatus, DeviceBackend } from './backend.js';
+import { sumPageMemory, type BackendProvider, type BackendStatus, type DeviceBackend, type PageMemory } from './backend.js';
 import type { Lease } from './leases.js';
 
 export interface InventorySnapshot {
@@ -33,6 +33,12 @@ export class Inventory {
     const devices = lists.flat();
     this.onDevices(devices.map((d) => ({ localId: d.localId, backend: this.device(d.localId) })));
     return { backends, devices: devices.map((d) => ({ ...d, lease: this.leaseOf(d.localId) })) };
+  }
+
+  /** What the devices' pages hold, summed over the backends that can tell; undefined if none can. */
+  pageMemory(): PageMemory | undefined {
+    const read = this.providers.map((p) => p.pageMemory?.()).filter((m): m is PageMemory => m !== undefined);
+    return read.length ? sumPageMemory(read) : undefined;
   }
 
   /** The backend for one of this host's devices. */

@@ -5,8 +5,9 @@
 import { EventEmitter } from 'node:events';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { Logger } from 'pino';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type PageMemory, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
 import { readTree } from './ax-tree.js';
+import { readPageMemory } from './page-memory.js';
 import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js';
 import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import type { WebProfile } from './profiles.js';
@@ -51,6 +52,11 @@ export class WebDevice implements DeviceBackend {
     this.frames.setMaxListeners(0);
     this.policy = new OriginPolicy(DEFAULT_RULES, [sample.origin]);
     this.appUrl = sample.url;
+  }
+
+  /** What this device's page holds in the renderer (page-memory.ts); undefined with no page running. */
+  async pageMemory(): Promise<PageMemory | undefined> {
+    return this.cdp ? readPageMemory(this.cdp) : undefined;
   }
 
   screen(): ScreenSize {

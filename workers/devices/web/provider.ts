@@ -4,9 +4,10 @@
 import { EventEmitter } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
-import type { BackendProvider, BackendStatus, DeviceReport } from '../backend.js';
+import { sumPageMemory, type BackendProvider, type BackendStatus, type DeviceReport, type PageMemory } from '../backend.js';
 import { WebDevice } from './device.js';
 import { findChromium, INSTALL_HINT, type BrowserFound } from './discovery.js';
+import { PAGE_MEMORY_INTERVAL_MS } from './page-memory.js';
 import type { WebProfile } from './profiles.js';
 import { startSampleServer, type SampleServer } from './sample-server.js';
 
@@ -36,6 +37,8 @@ export class WebProvider implements BackendProvider {
   private devices: WebDevice[] = [];
   private closed = false;
   private relaunches = 0;
+  private pages: PageMemory | undefined;
+  private pageSampler: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: WebOptions) {}
 
@@ -51,6 +54,19 @@ export class WebProvider implements BackendProvider {
       (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change')),
     );
     await this.launch();
+    this.pageSampler = setInterval(() => void this.samplePages(), PAGE_MEMORY_INTERVAL_MS).unref();
+    void this.samplePages();
+  }
+
+  pageMemory(): PageMemory | undefined {
+    return this.pages;
+  }
+
+  /** Reads every running page; one mid-reset or crashed is left out of this sample, not waited for. */
+  private async samplePages(): Promise<void> {
+    const read = await Promise.all(this.devices.map((d) => d.pageMemory().catch(() => undefined)));
+    const pages = read.filter((p): p is PageMemory => p !== undefined);
+    this.pages = pages.length ? sumPageMemory(pages) : undefined;
   }
 
   /** The sample app's URL on this host. */
@@ -93,6 +109,7 @@ export class WebProvider implements BackendProvider {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.pageSampler);
     for (const d of this.devices) await d.close();
     await this.browser?.close().catch(() => undefined);
     await this.sample?.close();
