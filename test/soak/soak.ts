@@ -24,6 +24,11 @@ export interface SoakOptions {
   /** Settings for the gateway (SIMFLEET_HOST_TIMEOUT_MS, so a worker paused for a heap snapshot is not called lost). */
   gatewayEnv?: Record<string, string>;
   progress?: (line: string) => void;
+  /**
+   * Every agent relaunches its app once, this long into the soak (a fresh page in the same
+   * session): memory the renderers give back then was the pages' state, memory they keep is theirs.
+   */
+  relaunchAtMs?: number;
 }
 
 export interface ProcessTrend {
@@ -211,8 +216,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       let r = seed;
       const rand = () => ((r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
       const at = { params: { sessionId: id } };
+      let relaunched = opts.relaunchAtMs === undefined;
       while (Date.now() < deadline) {
         try {
+          if (!relaunched && Date.now() >= t0 + opts.relaunchAtMs!) {
+            relaunched = true;
+            const res = await timed('runAction', () => agent.call('runAction', { ...at, body: { action: 'launch' } }));
+            if (res.status === 200) actions++;
+            continue;
+          }
           const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
           if (screen.status === 410) return void errors.push(`session ${id} ended under its agent: ${screen.text.slice(0, 200)}`);
           if (screen.status !== 200) {
