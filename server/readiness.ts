@@ -15,7 +15,7 @@ export async function checkReadiness(db: Database, migrations: Migration[], acce
     accepting: { ok: accepting, detail: accepting ? 'accepting requests and workers' : 'shutting down' },
   };
   try {
-    await withTimeout(db.query('SELECT 1'), 2000, NO_ANSWER);
+    await withTimeout(selectOne(db), 2000, NO_ANSWER);
     checks.database = { ok: true, detail: `${db.kind} database reachable` };
   } catch (err) {
     logger?.warn({ err: (err as Error).message }, 'readiness: the database is unreachable');
@@ -49,13 +49,38 @@ export function failureKind(err: unknown): string {
     case 'ETIMEDOUT': return 'connection timed out';
     case 'ENOTFOUND': case 'EAI_AGAIN': return 'host name not resolved';
     case '57P03': return 'the server is starting up';
-    case '57P01': case '57P02': return 'the server is shutting down';
+    case '57P01': return 'the server closed the connection (shutting down, or an administrator)';
+    case '57P02': return 'the server is shutting down';
     case '55000': return 'the database is not accepting connections';
     case '53300': return 'too many connections';
     case '3D000': return 'the database does not exist';
   }
   if (code?.startsWith('28')) return 'authentication refused';
   return 'connection failed (see the gateway log)';
+}
+
+/**
+ * A pooled connection the server has since closed (an administrator's terminate, a failover) fails
+ * its next statement while the database takes new ones: that error says nothing about the
+ * database. The pool drops such a connection, so the next attempt gets another (every idle one
+ * may have been closed at once: a terminate of all of them), then a new one, which answers.
+ */
+async function selectOne(db: Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.query('SELECT 1');
+      return;
+    } catch (err) {
+      if (!isClosedConnection(err) || attempt >= CLOSED_RETRIES) throw err;
+    }
+  }
+}
+const CLOSED_RETRIES = 20;
+
+/** The connection went away under the statement, as opposed to the database refusing a new one. */
+function isClosedConnection(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  return code === '57P01' || code === 'ECONNRESET' || code === 'EPIPE' || /Connection terminated/i.test(message ?? '');
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -6929,6 +6929,11 @@ const document: Record<string, unknown> = {
                     "type": "integer",
                     "minimum": 1,
                     "description": "areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again"
+                  },
+                  "moving": {
+                    "type": "boolean",
+                    "const": true,
+                    "description": "no text was read: the screen was still moving 1 s into the read, when a frame and the tree show different moments (every area is counted unread). Read again once it settles"
                   }
                 }
               },
@@ -6953,6 +6958,11 @@ const document: Record<string, unknown> = {
                   "found": {
                     "type": "integer",
                     "minimum": 0
+                  },
+                  "moving": {
+                    "type": "boolean",
+                    "const": true,
+                    "description": "nothing was probed: the screen was still moving 1 s into the read, and what looks empty mid-motion may be a control sliding in. Read again once it settles"
                   }
                 }
               }

@@ -2053,12 +2053,22 @@ export type components = {
                     unavailable?: string;
                     /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again */
                     unread?: number;
+                    /**
+                     * @description no text was read: the screen was still moving 1 s into the read, when a frame and the tree show different moments (every area is counted unread). Read again once it settles
+                     * @constant
+                     */
+                    moving?: true;
                 };
                 /** @description hit-test probing: containers the tree reported empty though something is drawn in them, the probes spent and the controls found (null: none needed) */
                 probe?: {
                     containers: number;
                     probes: number;
                     found: number;
+                    /**
+                     * @description nothing was probed: the screen was still moving 1 s into the read, and what looks empty mid-motion may be a control sliding in. Read again once it settles
+                     * @constant
+                     */
+                    moving?: true;
                 };
             };
         };

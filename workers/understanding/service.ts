@@ -22,6 +22,12 @@ import { probeContainer, silentContainers } from './probe.js';
 
 /** Containers probed per read, at most: a screen with more silent bars than this is unusual. */
 const MAX_PROBED_CONTAINERS = 3;
+/**
+ * How long a read that needs the pixel tiers waits for a moving screen to settle. Most such waits
+ * are a settle being confirmed with the device (tens of ms) or the tail of an animation; a screen
+ * still moving after this is read without the tiers, and the read says so.
+ */
+const TIER_SETTLE_WAIT_MS = 1000;
 
 type Schemas = components['schemas'];
 
@@ -44,9 +50,9 @@ export interface Read {
   /** A modal layer this app's memory had not seen before this read. */
   newModal: boolean;
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
-  probe?: { containers: number; probes: number; found: number } | null;
+  probe?: { containers: number; probes: number; found: number; moving?: true } | null;
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
-  ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string; unread?: number } | null;
+  ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string; unread?: number; moving?: true } | null;
 }
 
 interface Watched {
@@ -118,7 +124,7 @@ export class Understanding {
     // are gone, and serving it would carry them into the next action (a prediction, a "known" screen).
     // A read whose text recognition stopped at its budget is not served again either: the next read
     // goes on where it stopped (the areas it finished come back from the recognition cache).
-    if (!opts.live && d.last && !d.last.memory.forgotten && !d.last.ocr?.unread && seq !== undefined && (d.last.seq === seq || unmoved)) {
+    if (!opts.live && d.last && !d.last.memory.forgotten && !incomplete(d.last) && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
@@ -160,7 +166,10 @@ export class Understanding {
     } catch (err) {
       // "Nothing matches" from a read that left drawn text unread is not the screen's answer yet.
       const unread = read.ocr?.unread;
-      if (!(err instanceof DeviceError) || err.code !== 'NO_MATCH' || !unread) throw err;
+      if (!(err instanceof DeviceError) || err.code !== 'NO_MATCH' || !incomplete(read)) throw err;
+      if (read.ocr?.moving || read.probe?.moving) {
+        throw new DeviceError('NO_MATCH', `${err.message} (the screen was still moving when it was read, so ${[read.ocr?.moving ? 'text drawn in pixels' : null, read.probe?.moving ? 'controls the tree hides' : null].filter(Boolean).join(' and ')} could not be looked for)`, 'wait for the screen to settle, then ask again', { ...err.details, moving: true, ...(unread ? { ocrUnread: unread } : {}) });
+      }
       throw new DeviceError('NO_MATCH', `${err.message} (text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet)`, 'ask again: each read goes on where the last stopped', { ...err.details, ocrUnread: unread });
     }
   }
@@ -182,15 +191,18 @@ export class Understanding {
 
   private async readTree(d: Watched, epoch: number, seq: number | undefined, frameAt: number | undefined, memory: AppMemory, opts: CurrentOptions): Promise<Read> {
     const t0 = performance.now();
-    let tree: TreeSnapshot;
-    try {
-      tree = await d.backend.tree();
-    } catch (err) {
-      if (err instanceof DeviceError) throw err;
-      throw new DeviceError('DEVICE_FAILED', `the accessibility tree could not be read: ${(err as Error).message}`, 'retry; if it keeps failing the device may be broken');
+    const eyes = this.eyesOf(d.backend.localId);
+    let tree = await this.treeOf(d, epoch);
+    // The tiers below hold the tree against the newest frame. On a moving screen the two show
+    // different moments; skipping the tiers there once left a canvas's words out of a read that was
+    // then served as the screen's answer ("nothing matches START"). So a read that needs them waits
+    // a moment for the screen to settle and reads the tree of the settled screen.
+    if (!eyes.activity.isSettled() && this.tiersWanted(d, tree) && (await eyes.activity.untilSettled(TIER_SETTLE_WAIT_MS))) {
+      const settled = eyes.store.newest();
+      seq = settled?.seq;
+      frameAt = settled?.at;
+      tree = await this.treeOf(d, epoch);
     }
-    d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
-    this.counts.treeReads++;
     const probed = await this.probeTier(d, tree);
     tree = probed.tree;
     const pixels = await this.pixelTier(d, tree);
@@ -208,16 +220,37 @@ export class Understanding {
     // A frame that came in while the tree was read counts as the same screen when perception saw no
     // motion since the frame the read began on (a trailing repaint after a switch's animation);
     // requiring the very same frame left such screens unlearnt, and every later visit read the tree.
-    const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
     const lastMotion = eyes.activity.lastMotion;
     const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
-    // Nor from a read whose text recognition was cut short: memory would serve its missing words as the screen's.
-    if (newest && sameScreen && eyes.activity.isSettled() && !pixels.ocr?.unread) memory.remember(identified.node.id, reading, newest);
-    else if (identified.known) memory.confirm(identified.node.id); // recognised, but nothing settled to learn from
+    // Nor from a read whose pixel tiers were cut short or skipped: memory would serve its missing
+    // words and controls as the screen's, to every later session.
     const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
+    if (newest && sameScreen && eyes.activity.isSettled() && !incomplete(read)) memory.remember(identified.node.id, reading, newest);
+    else if (identified.known) memory.confirm(identified.node.id); // recognised, but nothing settled to learn from
     d.last = read;
     return read;
+  }
+
+  private async treeOf(d: Watched, epoch: number): Promise<TreeSnapshot> {
+    let tree: TreeSnapshot;
+    try {
+      tree = await d.backend.tree();
+    } catch (err) {
+      if (err instanceof DeviceError) throw err;
+      throw new DeviceError('DEVICE_FAILED', `the accessibility tree could not be read: ${(err as Error).message}`, 'retry; if it keeps failing the device may be broken');
+    }
+    d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
+    this.counts.treeReads++;
+    return tree;
+  }
+
+  /** Whether the newest frame shows something this tree leaves unexplained: the tiers would run. */
+  private tiersWanted(d: Watched, tree: TreeSnapshot): boolean {
+    const newest = this.eyesOf(d.backend.localId).store.newest();
+    if (!newest) return false;
+    const gray = { width: newest.gridW, height: newest.gridH, data: newest.gray };
+    return (!!d.backend.hitTest && silentContainers(tree.nodes, tree.screen, gray).length > 0) || (!!this.recogniser && areasToRead(tree.nodes, tree.screen, gray).length > 0);
   }
 
   /**
@@ -229,9 +262,11 @@ export class Understanding {
     const hitTest = d.backend.hitTest?.bind(d.backend);
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
-    if (!hitTest || !newest || !eyes.activity.isSettled()) return { tree, probe: null };
+    if (!hitTest || !newest) return { tree, probe: null };
     const silent = silentContainers(tree.nodes, tree.screen, { width: newest.gridW, height: newest.gridH, data: newest.gray }).slice(0, MAX_PROBED_CONTAINERS);
     if (silent.length === 0) return { tree, probe: null };
+    // Mid-motion, what looks silent may be a control sliding in; probing it would learn nothing true.
+    if (!eyes.activity.isSettled()) return { tree, probe: { containers: silent.length, probes: 0, found: 0, moving: true } };
     const nodes = [...tree.nodes];
     let probes = 0;
     try {
@@ -261,9 +296,10 @@ export class Understanding {
     // a screen that is about to be read again anyway.
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
-    if (!newest || !eyes.activity.isSettled()) return { tree, ocr: null };
+    if (!newest) return { tree, ocr: null };
     const areas = areasToRead(tree.nodes, tree.screen, { width: newest.gridW, height: newest.gridH, data: newest.gray });
     if (areas.length === 0) return { tree, ocr: null };
+    if (!eyes.activity.isSettled()) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why, moving: true } };
     const status = await this.recogniser.status();
     if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: status.detail } };
     try {
@@ -290,7 +326,10 @@ export class Understanding {
           ? `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)`
           : null,
       read.ocr?.unavailable ? `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` : null,
-      read.ocr?.unread ? `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
+      read.ocr?.moving || read.probe?.moving
+        ? `the screen was still moving: ${[read.ocr?.moving ? `${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read from pixels` : null, read.probe?.moving ? `${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed` : null].filter(Boolean).join(', ')}; read again once it settles`
+        : null,
+      read.ocr?.unread && !read.ocr.moving ? `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
       read.source === 'memory' ? 'from memory (pixels agree)' : null,
       read.disagreement,
     ].filter((n): n is string => !!n);
@@ -348,6 +387,11 @@ export class Understanding {
 
 export function identity(read: Read): Schemas['ScreenIdentity'] {
   return { id: read.identified.node.id, name: read.identified.node.name, known: read.identified.known, fingerprint: read.reading.fingerprint.hash };
+}
+
+/** A read whose pixel tiers stopped at their budget or were skipped on a moving screen: not the screen's whole answer. */
+function incomplete(read: Read): boolean {
+  return !!read.ocr?.unread || !!read.probe?.moving;
 }
 
 function numberedOf(read: Read): Numbered {

@@ -1,0 +1,125 @@
+// A read on a screen that is still moving. The pixel tiers hold the tree against the newest frame,
+// so they run on settled screens only; CI once caught a canvas screen read a moment before its
+// settle was confirmed: the words it draws were left out, that read was then served again as the
+// screen's answer, and "START", on screen all along, was refused as matching nothing. Real eyes
+// (frame store, settle, confirmation) on synthetic frames; the device's tree and the recogniser
+// are stubs, since what is tested is what the read does with them.
+import { pino } from 'pino';
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
+import { DeviceError } from '../../workers/devices/backend.js';
+import { Eyes } from '../../workers/perception/eyes.js';
+import type { TextRecogniser } from '../../workers/understanding/ocr/engine.js';
+import { Understanding } from '../../workers/understanding/service.js';
+import { Canvas, SCREEN, SyntheticDevice, W } from '../helpers/synthetic-screen.js';
+
+const logger = pino({ level: 'silent' });
+const QUIET = 150;
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A game's screen: the tree says nothing but the canvas; the words are only in its pixels. */
+function canvasTree(): TreeSnapshot {
+  const canvas: TreeNode = { index: 0, parent: null, role: 'canvas', label: '', value: null, states: {}, frame: { x: 0, y: 0, width: SCREEN.widthPt, height: SCREEN.heightPt }, id: 'arcade', source: 'web', interactive: false, unnamed: false, offscreen: false };
+  return { nodes: [canvas], skippedInvisible: 0, screen: SCREEN, durationMs: 1 };
+}
+
+async function rig() {
+  const device = new SyntheticDevice();
+  const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET }, logger);
+  eyes.start();
+  cleanups.push(() => eyes.stop());
+  const png = await sharp({ create: { width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, channels: 3, background: { r: 20, g: 20, b: 40 } } }).png().toBuffer();
+  const counts = { trees: 0, recognised: 0 };
+  const backend = {
+    localId: 'd1',
+    platform: 'web',
+    model: 'stub phone',
+    screen: () => SCREEN,
+    tree: async () => (counts.trees++, canvasTree()),
+    screenshot: async () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }),
+    foreground: () => 'arcade',
+    appVersion: () => '1.0.0',
+  } as unknown as DeviceBackend;
+  const recogniser: TextRecogniser = {
+    status: async () => ({ available: true, detail: 'stub' }),
+    recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
+  };
+  const u = new Understanding(() => eyes, logger, undefined, recogniser);
+  u.watch([{ localId: 'd1', backend }]);
+  return { device, eyes, u, counts };
+}
+
+/** Frames that keep the screen moving (a large box sliding) every 40 ms until stopped. */
+function keepMoving(device: SyntheticDevice): () => void {
+  let x = 0;
+  const timer = setInterval(() => device.show(new Canvas(30).rect((x += 5) % (W - 20), 20, 20, 20, 220)), 40);
+  cleanups.push(() => clearInterval(timer));
+  return () => clearInterval(timer);
+}
+
+describe('a read that needs the pixel tiers, on a moving screen', () => {
+  it('waits for the screen to settle and reads its words, rather than answer without them', async () => {
+    const { device, eyes, u } = await rig();
+    device.show(new Canvas(30));
+    expect(await eyes.activity.untilSettled(3000)).toBe(true);
+    device.show(new Canvas(30).rect(10, 10, 20, 20, 200)); // a repaint: settled again only once confirmed
+    await eyes.idle();
+    expect(eyes.activity.isSettled()).toBe(false);
+    const { read } = await u.current('d1', 1, 'team-a');
+    expect(read.ocr).toMatchObject({ lines: 1 });
+    expect(read.ocr?.moving).toBeUndefined();
+    expect(u.locate('d1', 1, read, 'START').how).toBe('ocr');
+    // and it is the answer from now on: asked again, the same read is served
+    expect((await u.current('d1', 1, 'team-a')).cached).toBe(true);
+  });
+
+  it('says the screen was moving when it will not settle, is neither served again nor remembered, and the next read after it settles has the words', async () => {
+    const { device, eyes, u, counts } = await rig();
+    const stop = keepMoving(device);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
+    const { read } = await u.current('d1', 1, 'team-a');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(900); // it waited for the settle
+    expect(read.ocr).toMatchObject({ lines: 0, moving: true, unread: 1 });
+    expect(counts.recognised).toBe(0);
+    expect(u.header('d1', read).note).toContain('the screen was still moving: 1 area the tree leaves unexplained not read from pixels');
+    let refusal: unknown;
+    try {
+      u.locate('d1', 1, read, 'START');
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(DeviceError);
+    expect(refusal).toMatchObject({ code: 'NO_MATCH', hint: 'wait for the screen to settle, then ask again', details: { moving: true } });
+    expect((refusal as Error).message).toContain('the screen was still moving when it was read');
+    expect(read.memory.recall(read.identified.node.id)).toBeFalsy();
+    stop();
+    expect(await eyes.activity.untilSettled(3000)).toBe(true);
+    const trees = counts.trees;
+    const again = await u.current('d1', 1, 'team-a');
+    expect(again.cached).toBe(false);
+    expect(counts.trees).toBe(trees + 1);
+    expect(again.read.ocr).toMatchObject({ lines: 1 });
+    expect(u.locate('d1', 1, again.read, 'START').how).toBe('ocr');
+    expect(again.read.memory.recall(again.read.identified.node.id)).toBeTruthy();
+  });
+
+  it('costs a read with nothing to look for in pixels no wait at all', async () => {
+    const { device, u } = await rig();
+    const u2 = u as unknown as { devices: Map<string, { backend: DeviceBackend }> };
+    const backend = u2.devices.get('d1')!.backend as unknown as { tree: () => Promise<TreeSnapshot> };
+    // A tree that accounts for what moves (an animation it names): no area is left unexplained.
+    backend.tree = async () => ({ ...canvasTree(), nodes: [{ ...canvasTree().nodes[0]!, role: 'image', label: 'Loading animation', frame: { x: 0, y: 150, width: SCREEN.widthPt, height: 200 } }] });
+    const stop = keepMoving(device);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
+    const { read } = await u.current('d1', 1, 'team-a');
+    stop();
+    expect(performance.now() - t0).toBeLessThan(900);
+    expect(read.ocr ?? null).toBeNull();
+  });
+});
