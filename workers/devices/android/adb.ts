@@ -2,7 +2,8 @@
 // a timeout and a bounded output buffer on every call. adb's own complaints (device offline,
 // unauthorized, gone) become DeviceErrors that say what to do; what the command on the device
 // printed is the caller's to judge, because `adb shell` passes on the device command's exit status.
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { DeviceError } from '../backend.js';
 
 export const ADB_INSTALL_HINT = 'install Android platform-tools (Debian: apt-get install adb) or set SIMFLEET_ADB';
@@ -34,7 +35,23 @@ export class AdbMissing extends DeviceError {
 }
 
 export class Adb {
+  /** Calls still running: closing waits for them, so nothing runs adb against a device after its backend is gone. */
+  private readonly running = new Set<ChildProcess>();
+  private stopping = false;
+
   constructor(readonly path: string) {}
+
+  /** Waits up to `withinMs` for the calls still running to end, then kills what is left. */
+  async drain(withinMs: number): Promise<void> {
+    const exits = [...this.running].map((child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined)));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), withinMs)));
+    const outcome = await Promise.race([Promise.all(exits), deadline]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return;
+    this.stopping = true;
+    for (const child of this.running) child.kill('SIGKILL');
+  }
 
   /** `adb version`, as printed (first lines name the version and where it is installed). */
   async version(): Promise<string> {
@@ -65,11 +82,12 @@ export class Adb {
     const argv = call.serial ? ['-s', call.serial, ...args] : args;
     const timeout = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      execFile(
+      const child = execFile(
         this.path,
         argv,
         { encoding: 'buffer', timeout, maxBuffer: call.maxBytes ?? DEFAULT_MAX_BYTES, windowsHide: true, ...(call.signal ? { signal: call.signal } : {}) },
         (err, stdout, stderrBuf) => {
+          this.running.delete(child);
           const stderr = stderrBuf.toString('utf8');
           if (!err) return resolve({ stdout, stderr, code: 0 });
           const failure = this.explain(err as NodeJS.ErrnoException & { killed?: boolean; code?: unknown }, args, call, stderr, timeout);
@@ -77,6 +95,7 @@ export class Adb {
           resolve({ stdout, stderr, code: typeof err.code === 'number' ? err.code : 1 });
         },
       );
+      this.running.add(child);
     });
   }
 
@@ -90,6 +109,7 @@ export class Adb {
     if (err.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
       return new DeviceError('DEVICE_FAILED', `${what}${on} printed more than ${call.maxBytes ?? DEFAULT_MAX_BYTES} bytes`, 'the device answered far more than expected; check it by hand with the same command');
     }
+    if (err.killed && this.stopping) return new DeviceError('DEVICE_FAILED', `${what}${on} was stopped: the Android backend is closing`);
     if (err.killed) {
       return new DeviceError('DEVICE_FAILED', `${what}${on} took longer than ${timeout} ms`, `the device may be hung: try \`adb -s ${call.serial ?? 'SERIAL'} reconnect\`, or restart the emulator`);
     }

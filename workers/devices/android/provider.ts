@@ -29,6 +29,9 @@ export interface AndroidOptions {
   logger: Logger;
 }
 
+/** How long closing waits for adb calls still running (a screencap, a dump) before it kills them. */
+const ADB_DRAIN_MS = 3000;
+
 export class AndroidProvider implements BackendProvider {
   readonly backend = 'android' as const;
   private readonly adb: Adb;
@@ -100,6 +103,7 @@ export class AndroidProvider implements BackendProvider {
     await this.ticking?.catch(() => undefined);
     await Promise.all([...this.devices.values()].map((d) => d.close()));
     this.devices.clear();
+    await this.adb.drain(ADB_DRAIN_MS);
     this.events.removeAllListeners();
   }
 
