@@ -7,8 +7,9 @@
 // --worker-preload runs the worker (and what it starts) with LD_PRELOAD=LIB, to compare allocators
 // (glibc's malloc is known to fragment under image churn like sharp's; Debian's libjemalloc2 gives
 // /usr/lib/x86_64-linux-gnu/libjemalloc.so.2). Writes bench/results/soak.{json,md} and exits 1 on
-// any error or a gateway that kept descriptors its clients had given back. Interrupted, it takes
-// its gateway, worker and browsers down with it.
+// any error or a gateway that kept descriptors its clients had given back. At the end every page
+// collects its garbage and Chromium is measured again (collect.ts), which tells garbage waiting
+// from memory kept. Interrupted, it takes its gateway, worker and browsers down with it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,7 +43,7 @@ if (relaunchAt !== undefined && !(relaunchAt > 0 && relaunchAt < minutes)) {
   console.error('soak: --relaunch-at-minute takes a minute within the soak');
   process.exit(2);
 }
-const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, progress: (l) => console.error(`soak: ${l}`), ...(relaunchAt === undefined ? {} : { relaunchAtMs: relaunchAt * 60_000 }) });
+const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchAt === undefined ? {} : { relaunchAtMs: relaunchAt * 60_000 }) });
 const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}soak.json`, `${JSON.stringify(report, null, 2)}\n`);

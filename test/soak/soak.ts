@@ -13,6 +13,7 @@ import { createTestDatabase } from '../helpers/db.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN } from '../helpers/processes.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
+import { collectGarbage, debuggableChromium } from './collect.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -29,6 +30,11 @@ export interface SoakOptions {
    * session): memory the renderers give back then was the pages' state, memory they keep is theirs.
    */
   relaunchAtMs?: number;
+  /**
+   * At the end, every page collects its garbage and Chromium is measured again (collect.ts): what
+   * the renderers grew by and give back then was garbage not yet collected, not a leak.
+   */
+  collectAtEnd?: boolean;
 }
 
 export interface ProcessTrend {
@@ -64,6 +70,8 @@ export interface SoakReport {
    * shows as about 0 however the first third (warm-up) went; a leak as the rate times a third.
    */
   lateGrowthMB: Record<string, number>;
+  /** Chromium's PSS at the start, at the end, and a few seconds after every page collected its garbage. */
+  collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
 }
 
 export interface TimelineRow {
@@ -135,10 +143,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const workerToken = (await admin.call('createToken', { body: { name: 'soak-worker', role: 'worker', team: 'default' } })).body.secret;
     const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
     const agent = api(gateway.url, agentSecret);
+    const dataDir = await mkdtemp(join(tmpdir(), 'sf-soak-'));
+    const withPort = opts.collectAtEnd ? debuggableChromium(dataDir) : null;
     const worker = await startWorkerProcess({
       SIMFLEET_GATEWAY_URL: gateway.url,
       SIMFLEET_WORKER_TOKEN: workerToken,
-      SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-soak-')),
+      SIMFLEET_DATA_DIR: dataDir,
+      ...(withPort ? { SIMFLEET_CHROMIUM: withPort } : {}),
       SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
       ...opts.workerEnv,
     }, false);
@@ -255,6 +266,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     clearInterval(sampler);
     clearInterval(reporter);
     sample();
+    let collected: SoakReport['collected'];
+    if (opts.collectAtEnd) {
+      const chromiumPss = () => Math.round(chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return pssMB(pid); } catch { return 0; } })(), 0));
+      const endMB = chromiumPss();
+      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
+      await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
+      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: chromiumPss(), pages: done.pages };
+      say(`after every page collected its garbage: ${JSON.stringify(collected)}`);
+    }
 
     const events = (await crowd.ask<number[]>({ count: true }, 'counts')).reduce((a, b) => a + b, 0);
     await crowd.ask({ close: true }, 'closed');
@@ -292,6 +312,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const late = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(third(2).map(f), 50) - percentile(third(1).map(f), 50));
     const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
     return {
+      ...(collected ? { collected } : {}),
       timeline,
       lateGrowthMB,
       durationMs: Date.now() - t0,
@@ -349,6 +370,7 @@ export function soakMarkdown(r: SoakReport): string {
     '|---|---|---|---|---|',
     ...r.held.map((h) => `| ${h.kind} | ${h.start} | ${h.end} | ${h.max} | ${h.slopePerMin} |`),
     '',
+    ...(r.collected ? ['error' in r.collected ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).` : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`, ''] : []),
     `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
     '',
