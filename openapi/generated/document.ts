@@ -6933,7 +6933,7 @@ const document: Record<string, unknown> = {
                   "moving": {
                     "type": "boolean",
                     "const": true,
-                    "description": "no text was read: the screen was still moving 1 s into the read, when a frame and the tree show different moments (every area is counted unread). Read again once it settles"
+                    "description": "no text was read: the screen was still moving, when a frame and the tree show different moments (every area is counted unread). Read again once it settles"
                   }
                 }
               },
@@ -6962,7 +6962,7 @@ const document: Record<string, unknown> = {
                   "moving": {
                     "type": "boolean",
                     "const": true,
-                    "description": "nothing was probed: the screen was still moving 1 s into the read, and what looks empty mid-motion may be a control sliding in. Read again once it settles"
+                    "description": "nothing was probed: the screen was still moving, and what looks empty mid-motion may be a control sliding in. Read again once it settles"
                   }
                 }
               }

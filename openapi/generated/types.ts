@@ -2054,7 +2054,7 @@ export type components = {
                     /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again */
                     unread?: number;
                     /**
-                     * @description no text was read: the screen was still moving 1 s into the read, when a frame and the tree show different moments (every area is counted unread). Read again once it settles
+                     * @description no text was read: the screen was still moving, when a frame and the tree show different moments (every area is counted unread). Read again once it settles
                      * @constant
                      */
                     moving?: true;
@@ -2065,7 +2065,7 @@ export type components = {
                     probes: number;
                     found: number;
                     /**
-                     * @description nothing was probed: the screen was still moving 1 s into the read, and what looks empty mid-motion may be a control sliding in. Read again once it settles
+                     * @description nothing was probed: the screen was still moving, and what looks empty mid-motion may be a control sliding in. Read again once it settles
                      * @constant
                      */
                     moving?: true;

@@ -148,20 +148,6 @@ export class Activity {
     return this.isStill() && !this.movedSinceSettle();
   }
 
-  /** Resolves true once settled (at once if it is), false if `withinMs` passes first. */
-  untilSettled(withinMs: number): Promise<boolean> {
-    if (this.isSettled()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (settled: boolean) => {
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(settled);
-      };
-      const timer = setTimeout(() => done(this.isSettled()), withinMs);
-      const unsubscribe = this.subscribe(() => this.isSettled() && done(true));
-    });
-  }
-
   get lastMotion(): number | undefined {
     return this.lastMotionAt;
   }

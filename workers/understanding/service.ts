@@ -22,12 +22,6 @@ import { probeContainer, silentContainers } from './probe.js';
 
 /** Containers probed per read, at most: a screen with more silent bars than this is unusual. */
 const MAX_PROBED_CONTAINERS = 3;
-/**
- * How long a read that needs the pixel tiers waits for a moving screen to settle. Most such waits
- * are a settle being confirmed with the device (tens of ms) or the tail of an animation; a screen
- * still moving after this is read without the tiers, and the read says so.
- */
-const TIER_SETTLE_WAIT_MS = 1000;
 
 type Schemas = components['schemas'];
 
@@ -193,16 +187,11 @@ export class Understanding {
     const t0 = performance.now();
     const eyes = this.eyesOf(d.backend.localId);
     let tree = await this.treeOf(d, epoch);
-    // The tiers below hold the tree against the newest frame. On a moving screen the two show
-    // different moments; skipping the tiers there once left a canvas's words out of a read that was
-    // then served as the screen's answer ("nothing matches START"). So a read that needs them waits
-    // a moment for the screen to settle and reads the tree of the settled screen.
-    if (!eyes.activity.isSettled() && this.tiersWanted(d, tree) && (await eyes.activity.untilSettled(TIER_SETTLE_WAIT_MS))) {
-      const settled = eyes.store.newest();
-      seq = settled?.seq;
-      frameAt = settled?.at;
-      tree = await this.treeOf(d, epoch);
-    }
+    // The tiers hold the tree against the newest frame, so they run on settled screens only; on a
+    // moving screen the two show different moments. A read that needed them there says so and is
+    // not the screen's answer: skipping them silently once left a canvas's words out of a read that
+    // was then served again ("nothing matches START"). It does not wait for the settle: on a busy
+    // host that is up to a second on every read mid-motion, actions' own reads included.
     const probed = await this.probeTier(d, tree);
     tree = probed.tree;
     const pixels = await this.pixelTier(d, tree);
@@ -243,14 +232,6 @@ export class Understanding {
     d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
     this.counts.treeReads++;
     return tree;
-  }
-
-  /** Whether the newest frame shows something this tree leaves unexplained: the tiers would run. */
-  private tiersWanted(d: Watched, tree: TreeSnapshot): boolean {
-    const newest = this.eyesOf(d.backend.localId).store.newest();
-    if (!newest) return false;
-    const gray = { width: newest.gridW, height: newest.gridH, data: newest.gray };
-    return (!!d.backend.hitTest && silentContainers(tree.nodes, tree.screen, gray).length > 0) || (!!this.recogniser && areasToRead(tree.nodes, tree.screen, gray).length > 0);
   }
 
   /**
