@@ -117,7 +117,8 @@ export class Understanding {
     // A read made with a memory the farm has since forgotten is not served again: its screen and graph
     // are gone, and serving it would carry them into the next action (a prediction, a "known" screen).
     // A read whose text recognition stopped at its budget is not served again either: the next read
-    // goes on where it stopped (the areas it finished come back from the recognition cache).
+    // goes on where it stopped (the areas it finished come back from the recognition cache). Nor is
+    // one that skipped the pixel tiers on a moving screen: the next read runs them.
     if (!opts.live && d.last && !d.last.memory.forgotten && !incomplete(d.last) && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       // The screen of the last read, seen again: known now, whatever it was then.
