@@ -12,12 +12,13 @@ import { ConsoleDouble } from '../doubles/android/console-server.js';
 import { defaultState, initState, readState } from '../doubles/android/screen.mjs';
 import { api } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess } from '../helpers/processes.js';
+import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'e2e-console-token-1';
 let db: TestDatabase;
 let gateway: GatewayProcess;
+let worker: SimfleetProcess | undefined;
 let admin: ReturnType<typeof api>;
 let agent: ReturnType<typeof api>;
 let double: ConsoleDouble;
@@ -37,7 +38,7 @@ beforeAll(async () => {
   admin = api(gateway.url, TEST_ADMIN_TOKEN);
   const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
   agent = api(gateway.url, (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'default' } })).body.secret);
-  await startWorkerProcess({
+  worker = await startWorkerProcess({
     SIMFLEET_GATEWAY_URL: gateway.url,
     SIMFLEET_WORKER_TOKEN: workerToken,
     SIMFLEET_DATA_DIR: mkdtempSync(join(tmpdir(), 'sf-android-worker-')),
@@ -48,10 +49,14 @@ beforeAll(async () => {
   });
 }, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => {
+  // Stopped as a host is: its Android backend waits for the adb calls still running. Killed, it left
+  // fake-adb calls writing into the doubles' folder as it was removed (ENOTEMPTY, in CI).
+  worker?.kill('SIGTERM');
+  await worker?.exited(20_000).catch(() => undefined);
   await killAll();
   await double?.close();
   await db?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 describe('an Android host (fake adb and console double behind a real worker process)', () => {

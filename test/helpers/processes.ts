@@ -75,7 +75,9 @@ export interface GatewayProcess extends SimfleetProcess {
 
 export async function startGatewayProcess(env: Record<string, string | undefined>): Promise<GatewayProcess> {
   const p = spawnSimfleet(['gateway'], { SIMFLEET_PORT: '0', SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...env });
-  const listening = await p.waitForLog('gateway listening', (l) => l.msg === 'gateway listening', 30_000);
+  // A gateway process starts in about a second alone; beside two Chromium suites on a slow 2-core
+  // host, one once took over 30 s (a CI rehearsal that ran 1,405 s in all).
+  const listening = await p.waitForLog('gateway listening', (l) => l.msg === 'gateway listening', 60_000);
   return Object.assign(p, { url: listening.url as string });
 }
 
