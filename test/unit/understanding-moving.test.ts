@@ -38,7 +38,7 @@ async function rig() {
   const backend = {
     localId: 'd1',
     platform: 'web',
-    model: 'stub phone',
+    model: 'synthetic phone',
     screen: () => SCREEN,
     tree: async () => (counts.trees++, canvasTree()),
     screenshot: async () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }),
@@ -46,7 +46,7 @@ async function rig() {
     appVersion: () => '1.0.0',
   } as unknown as DeviceBackend;
   const recogniser: TextRecogniser = {
-    status: async () => ({ available: true, detail: 'stub' }),
+    status: async () => ({ available: true, detail: 'scripted recogniser' }),
     recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
   };
   const u = new Understanding(() => eyes, logger, undefined, recogniser);
