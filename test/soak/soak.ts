@@ -134,6 +134,17 @@ function chromiumUnder(root: number): number[] {
   return [...comm.keys()].filter((pid) => /chrom/i.test(comm.get(pid)!) && under(pid));
 }
 
+/** Chromium's PSS under a worker, summed over its processes (one gone while read counts 0). */
+function chromiumPssMB(workerPid: number): number {
+  return chromiumUnder(workerPid).reduce((a, pid) => {
+    try {
+      return a + pssMB(pid);
+    } catch {
+      return a;
+    }
+  }, 0);
+}
+
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const say = opts.progress ?? (() => undefined);
   const db = await createTestDatabase();
@@ -191,7 +202,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const sample = () => {
       try {
-        const chromium = chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return pssMB(pid); } catch { return 0; } })(), 0);
+        const chromium = chromiumPssMB(workerPid);
         samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
       } catch (err) {
         errors.push(`sampling failed: ${(err as Error).message}`);
@@ -268,11 +279,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     sample();
     let collected: SoakReport['collected'];
     if (opts.collectAtEnd) {
-      const chromiumPss = () => Math.round(chromiumUnder(workerPid).reduce((a, pid) => a + (() => { try { return pssMB(pid); } catch { return 0; } })(), 0));
-      const endMB = chromiumPss();
+      const endMB = Math.round(chromiumPssMB(workerPid));
       const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
       await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
-      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: chromiumPss(), pages: done.pages };
+      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(chromiumPssMB(workerPid)), pages: done.pages };
       say(`after every page collected its garbage: ${JSON.stringify(collected)}`);
     }
 
