@@ -63,7 +63,7 @@ describe('steps in one call', () => {
     } finally {
       await release(agent, id);
     }
-  });
+  }, 150_000); // twenty actions and a release: past 60 s in a full run on a slow host (2026-12-02)
 
   it('answers a retried action with the same Idempotency-Key from the first run: the switch flips once', async () => {
     const agent = await farm.token('agent', 'retry');
