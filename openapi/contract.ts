@@ -14,7 +14,7 @@ export type WorkerMessage = Schemas['WorkerMessage'];
 export type GatewayMessage = Schemas['GatewayMessage'];
 export type Role = Schemas['Role'];
 
-export const PROTOCOL_VERSION: Schemas['ProtocolVersion'] = 10;
+export const PROTOCOL_VERSION: Schemas['ProtocolVersion'] = 11;
 
 /** Component schemas live under this id so that any schema can `$ref` them. */
 export const CONTRACT_ID = 'https://simfleet.dev/contract';

@@ -112,7 +112,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
       if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
-      if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1]);
+      if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1], () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame);
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
       if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
       if (cmd.method === 'device.permission') {

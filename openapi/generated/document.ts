@@ -1940,7 +1940,7 @@ const document: Record<string, unknown> = {
           "perception"
         ],
         "summary": "The screen as an image — the only operation that returns pixels.",
-        "description": "A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so\nthat positions in the image are the points taps and outlines use; `scale` up to the device's\nown pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.\nThe response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),\n`X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),\n`X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`. A scale above the\ndevice's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what\ncan be served — never served differently without saying so.\n",
+        "description": "A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so\nthat positions in the image are the points taps and outlines use; `scale` up to the device's\nown pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.\nThe response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),\n`X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),\n`X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`, `X-Simfleet-Source`\n(`capture`, or `stream` when the capture stalled and the newest streamed frame, sent on the\nscreen's last repaint, was served; only a scale the stream has is served so). A scale above the\ndevice's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what\ncan be served — never served differently without saying so.\n",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -5754,7 +5754,8 @@ const document: Record<string, unknown> = {
           "scale",
           "deviceScale",
           "crop",
-          "ageMs"
+          "ageMs",
+          "source"
         ],
         "properties": {
           "image": {
@@ -5788,6 +5789,14 @@ const document: Record<string, unknown> = {
           "ageMs": {
             "type": "integer",
             "description": "how old the pixels were when sent"
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "capture",
+              "stream"
+            ],
+            "description": "capture: taken for this look; stream: the capture stalled and the newest streamed frame (sent on the screen's last repaint) was served"
           }
         }
       },
@@ -7528,7 +7537,7 @@ const document: Record<string, unknown> = {
       },
       "ProtocolVersion": {
         "type": "integer",
-        "const": 10,
+        "const": 11,
         "description": "bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH"
       },
       "WorkerCloseCode": {

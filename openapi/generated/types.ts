@@ -674,7 +674,9 @@ export type paths = {
          *     own pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.
          *     The response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),
          *     `X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),
-         *     `X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`. A scale above the
+         *     `X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`, `X-Simfleet-Source`
+         *     (`capture`, or `stream` when the capture stalled and the newest streamed frame, sent on the
+         *     screen's last repaint, was served; only a scale the stream has is served so). A scale above the
          *     device's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what
          *     can be served — never served differently without saying so.
          */
@@ -1747,6 +1749,11 @@ export type components = {
             crop: components["schemas"]["Box"];
             /** @description how old the pixels were when sent */
             ageMs: number;
+            /**
+             * @description capture: taken for this look; stream: the capture stalled and the newest streamed frame (sent on the screen's last repaint) was served
+             * @enum {string}
+             */
+            source: "capture" | "stream";
         };
         Ticket: {
             /** @description pass as ?ticket= on one WebSocket upgrade */
@@ -2221,7 +2228,7 @@ export type components = {
          * @description bumped on any incompatible change; a mismatch closes the connection with PROTOCOL_VERSION_MISMATCH
          * @constant
          */
-        ProtocolVersion: 10;
+        ProtocolVersion: 11;
         /**
          * @description Close codes on /v1/workers/connect. The close reason is the ErrorCode.
          *     1000 normal; 1001 gateway or worker shutting down; 1009 message too large (MESSAGE_TOO_LARGE);

@@ -178,7 +178,7 @@ async function lookCommand(flags: Record<string, string | undefined>, s: ClientS
   const image = Buffer.from(await res.arrayBuffer());
   const out = flags.out ?? `look-${id}.${flags.format === 'png' ? 'png' : 'jpg'}`;
   await writeFile(out, image);
-  const info = { file: out, bytes: image.length, width: Number(res.headers.get('x-simfleet-width')), height: Number(res.headers.get('x-simfleet-height')), scale: Number(res.headers.get('x-simfleet-scale')), crop: res.headers.get('x-simfleet-crop'), ageMs: Number(res.headers.get('x-simfleet-age-ms')) };
+  const info = { file: out, bytes: image.length, width: Number(res.headers.get('x-simfleet-width')), height: Number(res.headers.get('x-simfleet-height')), scale: Number(res.headers.get('x-simfleet-scale')), crop: res.headers.get('x-simfleet-crop'), ageMs: Number(res.headers.get('x-simfleet-age-ms')), source: res.headers.get('x-simfleet-source') };
   print(info, `${out}: ${info.width}×${info.height} px at ${info.scale} px/pt, crop ${info.crop}`);
   return 0;
 }

@@ -185,7 +185,7 @@ export async function look(ctx: Ctx, a: LookArgs): Promise<CallToolResult> {
   }
   const data = Buffer.from(await res.arrayBuffer()).toString('base64');
   const h = (name: string) => res.headers.get(`x-simfleet-${name}`);
-  const info = `${h('width')}×${h('height')} px at ${h('scale')} px/pt (the device has ${h('device-scale')}), crop ${h('crop')} in points (x,y,width,height), pixels ${h('age-ms')} ms old`;
+  const info = `${h('width')}×${h('height')} px at ${h('scale')} px/pt (the device has ${h('device-scale')}), crop ${h('crop')} in points (x,y,width,height), pixels ${h('age-ms')} ms old${h('source') === 'stream' ? ", from the frame stream (the screen's last repaint: a fresh capture stalled)" : ''}`;
   return { content: [{ type: 'image', data, mimeType: res.headers.get('content-type')?.split(';')[0] ?? 'image/jpeg' }, { type: 'text', text: info }] };
 }
 

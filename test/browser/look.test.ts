@@ -47,6 +47,7 @@ describe('look', () => {
     expect(res.headers.get('x-simfleet-device-scale')).toBe('3');
     expect(res.headers.get('x-simfleet-crop')).toBe('0,0,393,852');
     expect(Number(res.headers.get('x-simfleet-age-ms'))).toBeGreaterThanOrEqual(0);
+    expect(res.headers.get('x-simfleet-source')).toBe('capture');
     // A viewer may look; looking is not acting.
     expect((await look('', viewer.token!)).res.status).toBe(200);
   });

@@ -430,6 +430,20 @@ describe('lifecycle', () => {
     expect(shot.scale).toBe(3);
   });
 
+  it('takes a screenshot without touching the page it shows (no style slipped in to hide the caret)', async () => {
+    await show('search');
+    await page().focus('#search-field'); // a caret on screen: what Playwright's screenshot restyles to hide
+    await page().evaluate(() => {
+      const w = window as unknown as { mutations: number };
+      w.mutations = 0;
+      new MutationObserver((records) => (w.mutations += records.length)).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    const shot = await device.screenshot();
+    expect(shot.width).toBe(1179);
+    await sleep(100);
+    expect(await page().evaluate(() => (window as unknown as { mutations: number }).mutations)).toBe(0);
+  });
+
   it('resets to a fresh context: no cookie or localStorage survives', async () => {
     await show('inbox');
     await page().evaluate(() => {

@@ -24,8 +24,9 @@ export async function pointScaled(png: Buffer, widthPt: number): Promise<Buffer>
 }
 
 /** A region of a screenshot (pixels), resized to `width` × `height` and encoded. */
-export async function cropAndEncode(png: Buffer, region: { left: number; top: number; width: number; height: number }, out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number }): Promise<Buffer> {
-  const img = sharp(png).extract(region).resize(out.width, out.height, { fit: 'fill' });
+export async function cropAndEncode(image: Buffer | Frame, region: { left: number; top: number; width: number; height: number }, out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number }): Promise<Buffer> {
+  const input = Buffer.isBuffer(image) ? sharp(image) : image.format === 'raw' ? sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } }) : sharp(image.data);
+  const img = input.extract(region).resize(out.width, out.height, { fit: 'fill' });
   return out.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: out.quality, mozjpeg: false }).toBuffer();
 }
 

@@ -2,15 +2,23 @@
 // analysed stream, which is small and gray), cut and scaled in points so that what an agent sees
 // lines up with the outline's tap points. What cannot be served as asked is refused with what can,
 // never quietly served otherwise.
+//
+// When the capture stalls (the backend says so with `stalledMs`), the newest frame of the stream is
+// served instead if it has the pixels asked for: the stream sends a frame on every repaint, so its
+// newest frame is what the screen shows unless it is still painting, and the answer's age says how
+// long ago that was. The answer names its source either way.
 import type { components } from '../../openapi/generated/types.js';
-import { DeviceError, type DeviceBackend } from '../devices/backend.js';
+import { DeviceError, type DeviceBackend, type Frame } from '../devices/backend.js';
 import { cropAndEncode } from './image.js';
 
 type Schemas = components['schemas'];
 
 const DEFAULT_QUALITY = 80;
 
-export async function look(device: DeviceBackend, req: Schemas['LookRequest']): Promise<Schemas['LookImage']> {
+/** The newest frame the stream brought, if any. */
+export type NewestFrame = () => Frame | undefined;
+
+export async function look(device: DeviceBackend, req: Schemas['LookRequest'], newest?: NewestFrame): Promise<Schemas['LookImage']> {
   const screen = device.screen();
   const scale = req.scale ?? 1;
   if (scale > screen.scale + 1e-9) {
@@ -21,17 +29,42 @@ export async function look(device: DeviceBackend, req: Schemas['LookRequest']): 
     throw new DeviceError('LOOK_UNAVAILABLE', `crop ${crop.x},${crop.y},${crop.width},${crop.height} is not inside the ${screen.widthPt}×${screen.heightPt} pt screen`, 'give x,y,width,height in points within the screen', { screen: { width: screen.widthPt, height: screen.heightPt } });
   }
   const t0 = performance.now();
-  const shot = await device.screenshot();
-  const pxPerPt = shot.width / screen.widthPt;
+  const pixels = await capture(device, scale, newest);
+  const pxPerPt = pixels.width / screen.widthPt;
   const region = {
     left: Math.round(crop.x * pxPerPt),
     top: Math.round(crop.y * pxPerPt),
-    width: Math.min(shot.width - Math.round(crop.x * pxPerPt), Math.max(1, Math.round(crop.width * pxPerPt))),
-    height: Math.min(shot.height - Math.round(crop.y * pxPerPt), Math.max(1, Math.round(crop.height * pxPerPt))),
+    width: Math.min(pixels.width - Math.round(crop.x * pxPerPt), Math.max(1, Math.round(crop.width * pxPerPt))),
+    height: Math.min(pixels.height - Math.round(crop.y * pxPerPt), Math.max(1, Math.round(crop.height * pxPerPt))),
   };
   const width = Math.max(1, Math.round(crop.width * scale));
   const height = Math.max(1, Math.round(crop.height * scale));
   const format = req.format ?? 'jpeg';
-  const image = await cropAndEncode(shot.png, region, { width, height, format, quality: req.quality ?? DEFAULT_QUALITY });
-  return { image: image.toString('base64'), format, width, height, scale, deviceScale: screen.scale, crop, ageMs: Math.round(performance.now() - t0) };
+  const image = await cropAndEncode(pixels.image, region, { width, height, format, quality: req.quality ?? DEFAULT_QUALITY });
+  const ageMs = Math.round(performance.now() - (pixels.takenAt ?? t0));
+  return { image: image.toString('base64'), format, width, height, scale, deviceScale: screen.scale, crop, ageMs, source: pixels.source };
+}
+
+interface Pixels {
+  image: Buffer | Frame;
+  width: number;
+  height: number;
+  source: Schemas['LookImage']['source'];
+  /** When a streamed frame arrived; a capture is as old as the look itself. */
+  takenAt?: number;
+}
+
+async function capture(device: DeviceBackend, scale: number, newest: NewestFrame | undefined): Promise<Pixels> {
+  try {
+    const shot = await device.screenshot();
+    return { image: shot.png, width: shot.width, height: shot.height, source: 'capture' };
+  } catch (err) {
+    if (!(err instanceof DeviceError) || err.details?.['stalledMs'] === undefined) throw err;
+    const frame = newest?.();
+    if (!frame) throw err;
+    if (scale > frame.pixelsPerPoint + 1e-9) {
+      throw new DeviceError(err.code, err.message, `${err.hint ?? 'retry'}; meanwhile the frame stream can serve scale ${Math.round(frame.pixelsPerPoint * 1000) / 1000} or less`, { ...err.details, streamScale: frame.pixelsPerPoint });
+    }
+    return { image: frame, width: frame.width, height: frame.height, source: 'stream', takenAt: frame.receivedAt };
+  }
 }

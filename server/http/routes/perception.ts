@@ -36,6 +36,7 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
       .header('x-simfleet-device-scale', String(img.deviceScale))
       .header('x-simfleet-crop', `${img.crop.x},${img.crop.y},${img.crop.width},${img.crop.height}`)
       .header('x-simfleet-age-ms', String(img.ageMs))
+      .header('x-simfleet-source', img.source)
       .header('cache-control', 'no-store');
     return Buffer.from(img.image, 'base64') as never;
   });

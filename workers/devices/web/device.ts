@@ -15,6 +15,7 @@ import type { SampleServer } from './sample-server.js';
 import { guardEgress } from './egress.js';
 import { unsupported, WEB_PERMISSIONS, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
 import { jpegSize, playTouches } from './touch.js';
+import { capturePng } from './capture.js';
 
 export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
 
@@ -167,10 +168,7 @@ export class WebDevice implements DeviceBackend {
   }
 
   async screenshot(): Promise<Screenshot> {
-    const png = await this.currentPage().screenshot({ type: 'png', scale: 'device' });
-    const { width, height } = this.profile.viewport;
-    const scale = this.profile.deviceScaleFactor;
-    return { png, width: Math.round(width * scale), height: Math.round(height * scale), scale };
+    return capturePng(this.session(), { deviceScaleFactor: this.profile.deviceScaleFactor });
   }
 
   async probe(): Promise<Frame> {

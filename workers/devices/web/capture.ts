@@ -1,0 +1,52 @@
+// A full-resolution capture of what the page shows, asked of the compositor over the DevTools
+// protocol directly. Playwright's page.screenshot() gives the same pixels (compared byte for byte)
+// but first runs a script in every frame of the page to hide the caret and waits for fonts: a look
+// then restyles the screen it looks at, and waits on the page's main thread, which a busy page may
+// hold. The compositor is asked for the visible viewport only, at the device's own pixel density.
+//
+// A capture is bounded: Chromium has been seen to leave one unanswered when its compositor sits
+// idle, and a caller (a look, an OCR read) is better served by a coded failure in seconds than by
+// the gateway's timeout. One retry goes out first, since the second request usually finds a frame.
+import type { CDPSession } from 'playwright-core';
+import { DeviceError, type Screenshot } from '../backend.js';
+
+export const CAPTURE_ATTEMPT_MS = 3000;
+
+export interface CaptureOptions {
+  deviceScaleFactor: number;
+  /** How long one request may go unanswered before a second is sent; both may then answer. */
+  attemptMs?: number;
+}
+
+export async function capturePng(cdp: CDPSession, opts: CaptureOptions): Promise<Screenshot> {
+  const attemptMs = opts.attemptMs ?? CAPTURE_ATTEMPT_MS;
+  const t0 = performance.now();
+  const first = requestCapture(cdp, opts.deviceScaleFactor);
+  const png = await within(first, attemptMs).then((r) => r ?? within(Promise.race([first, requestCapture(cdp, opts.deviceScaleFactor)]), attemptMs));
+  if (!png) {
+    const stalledMs = Math.round(performance.now() - t0);
+    throw new DeviceError('DEVICE_FAILED', `the browser did not capture the screen within ${stalledMs} ms (two requests)`, 'retry; a browser that stays this slow is overloaded (see the host on GET /v1/hosts)', { stalledMs });
+  }
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  return { png, width, height, scale: opts.deviceScaleFactor };
+}
+
+async function requestCapture(cdp: CDPSession, deviceScaleFactor: number): Promise<Buffer> {
+  const { cssVisualViewport: v } = await cdp.send('Page.getLayoutMetrics');
+  // clip.scale turns CSS pixels into image pixels: the device's density times any pinch zoom, so the
+  // image has the device's pixel size whatever the zoom.
+  const clip = { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: deviceScaleFactor * (v.zoom ?? 1) * v.scale };
+  // optimizeForSpeed: a faster, larger PNG; every caller decodes it at once and never keeps it.
+  const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: false, optimizeForSpeed: true });
+  return Buffer.from(data, 'base64');
+}
+
+/** The value if it comes within `ms`, else undefined; a rejection passes through. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
