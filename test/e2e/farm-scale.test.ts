@@ -2,6 +2,11 @@
 // gateway processes on one Postgres. While it runs, an invariant sampler checks that no device is
 // ever held by two sessions and that devices and sessions agree; afterwards, every request must have
 // ended ready-then-released, and contended placements must have split by team weight within 10%.
+// Contention is made certain rather than left to the machine's speed: a fourth team holds every
+// device while the 1,000 requests arrive, then lets go. (Left to arrive against free devices, the
+// first few hundred were placed in arrival order, a third to each team, before a queue formed; how
+// many depended on how slow the host was, and the weighted split after them could not make up for
+// all of them before the heaviest team ran out.)
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +50,13 @@ beforeAll(async () => {
       }),
     ),
   );
+  expect((await admin.call('putTeam', { params: { team: 'holder' }, body: { weight: 1 } })).status).toBe(200);
+  const holder = (await admin.call('createToken', { body: { name: 'holder', role: 'agent', team: 'holder' } })).body.secret;
+  clients.holder = [api(gateways[0]!.url, holder)];
+  await waitFor('50 devices available', async () => {
+    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`);
+    return rows[0]!.n === 50 || undefined;
+  }, 60_000);
   for (const [team, weight] of Object.entries(WEIGHTS)) {
     expect((await admin.call('putTeam', { params: { team }, body: { weight } })).status).toBe(200);
     const secret = (await admin.call('createToken', { body: { name: `${team} ci`, role: 'agent', team } })).body.secret;
@@ -91,8 +103,15 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
     })();
 
     const teams = Object.keys(WEIGHTS);
+    const holder = clients.holder![0]!;
+    const held = await Promise.all(Array.from({ length: 50 }, async () => {
+      const created = await holder.call('createSession', { body: { platform: 'web', waitSeconds: 60 } });
+      let s = created.body;
+      while (s.state !== 'ready') s = (await holder.call('getSession', { params: { sessionId: s.id }, query: { wait: '30', ifState: s.state } })).body;
+      return s.id as string;
+    }));
     const started = Date.now();
-    const outcomes = await Promise.all(
+    const requests = Promise.all(
       Array.from({ length: REQUESTS }, async (_, i) => {
         const team = teams[i % 3]!;
         const [viaA, viaB] = [clients[team]![i % 2]!, clients[team]![(i + 1) % 2]!];
@@ -111,6 +130,13 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
         return `${s.state}:${s.endReason}`;
       }),
     );
+    await waitFor('every request queued', async () => {
+      const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE state = 'queued' AND team <> 'holder'`);
+      return rows[0]!.n === REQUESTS || undefined;
+    }, 120_000);
+    const queuedMs = Date.now() - started;
+    for (const id of held) expect((await holder.call('releaseSession', { params: { sessionId: id } })).status).toBe(200);
+    const outcomes = await requests;
     const elapsedMs = Date.now() - started;
     sampling = false;
     await sampler;
@@ -122,7 +148,7 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
     expect(final).toEqual([]);
 
     // Fairness: while every team still had requests waiting, placements split by weight.
-    const placed = await db.query<{ team: string; placed_at: Date }>(`SELECT team, placed_at FROM sessions WHERE placed_at IS NOT NULL ORDER BY placed_at`);
+    const placed = await db.query<{ team: string; placed_at: Date }>(`SELECT team, placed_at FROM sessions WHERE placed_at IS NOT NULL AND team <> 'holder' ORDER BY placed_at`);
     expect(placed).toHaveLength(REQUESTS);
     const lastOf = (t: string) => Math.max(...placed.filter((p) => p.team === t).map((p) => new Date(p.placed_at).getTime()));
     const contendedUntil = Math.min(...teams.map(lastOf));
@@ -134,7 +160,7 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
       const share = window.filter((p) => p.team === t).length / total;
       report[t] = { share: Math.round(share * 1000) / 1000, expected: Math.round((WEIGHTS[t]! / weightSum) * 1000) / 1000 };
     }
-    console.log(JSON.stringify({ elapsedMs, samples, contendedPlacements: total, report }));
+    console.log(JSON.stringify({ elapsedMs, queuedMs, samples, contendedPlacements: total, report }));
     expect(total).toBeGreaterThan(400);
     for (const t of teams) {
       expect(report[t]!.share / report[t]!.expected, `${t}: ${JSON.stringify(report[t])}`).toBeGreaterThan(0.9);
