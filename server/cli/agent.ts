@@ -179,7 +179,7 @@ async function lookCommand(flags: Record<string, string | undefined>, s: ClientS
   const out = flags.out ?? `look-${id}.${flags.format === 'png' ? 'png' : 'jpg'}`;
   await writeFile(out, image);
   const info = { file: out, bytes: image.length, width: Number(res.headers.get('x-simfleet-width')), height: Number(res.headers.get('x-simfleet-height')), scale: Number(res.headers.get('x-simfleet-scale')), crop: res.headers.get('x-simfleet-crop'), ageMs: Number(res.headers.get('x-simfleet-age-ms')), source: res.headers.get('x-simfleet-source') };
-  print(info, `${out}: ${info.width}×${info.height} px at ${info.scale} px/pt, crop ${info.crop}`);
+  print(info, `${out}: ${info.width}×${info.height} px at ${info.scale} px/pt, crop ${info.crop}${info.source === 'stream' ? `, from the frame stream (${info.ageMs} ms old: a fresh capture stalled)` : ''}`);
   return 0;
 }
 

@@ -72,6 +72,8 @@ export interface SoakReport {
   lateGrowthMB: Record<string, number>;
   /** Chromium's PSS at the start, at the end, and a few seconds after every page collected its garbage. */
   collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
+  /** Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when asked for. */
+  chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number> };
 }
 
 export interface TimelineRow {
@@ -136,14 +138,27 @@ function chromiumUnder(root: number): number[] {
 
 /** Chromium's PSS under a worker, summed over its processes (one gone while read counts 0). */
 function chromiumPssMB(workerPid: number): number {
-  return chromiumUnder(workerPid).reduce((a, pid) => {
-    try {
-      return a + pssMB(pid);
-    } catch {
-      return a;
-    }
-  }, 0);
+  return Object.values(chromiumPssByKind(workerPid)).reduce((a, b) => a + b, 0);
 }
+
+/**
+ * The same by kind of process (browser, renderer, gpu-process, utility, zygote...), from each one's
+ * --type switch: which part of Chromium holds what grew.
+ */
+function chromiumPssByKind(workerPid: number): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  for (const pid of chromiumUnder(workerPid)) {
+    try {
+      const kind = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'browser';
+      byKind[kind] = (byKind[kind] ?? 0) + pssMB(pid);
+    } catch {
+      // gone while we looked
+    }
+  }
+  return byKind;
+}
+
+const roundAll = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
 
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const say = opts.progress ?? (() => undefined);
@@ -216,6 +231,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const screens: Record<string, Record<string, number>> = {};
     const latency: Record<string, number[]> = {};
     let actions = 0;
+    const byKindAtStart = roundAll(chromiumPssByKind(workerPid));
     sample();
     const sampler = setInterval(sample, opts.sampleMs);
     const reporter = setInterval(() => say(`${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`), 60_000);
@@ -278,11 +294,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     clearInterval(reporter);
     sample();
     let collected: SoakReport['collected'];
+    const chromiumByKind: NonNullable<SoakReport['chromiumByKind']> = { start: byKindAtStart, end: roundAll(chromiumPssByKind(workerPid)) };
     if (opts.collectAtEnd) {
       const endMB = Math.round(chromiumPssMB(workerPid));
       const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
       await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
       collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(chromiumPssMB(workerPid)), pages: done.pages };
+      chromiumByKind.after = roundAll(chromiumPssByKind(workerPid));
       say(`after every page collected its garbage: ${JSON.stringify(collected)}`);
     }
 
@@ -323,6 +341,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
     return {
       ...(collected ? { collected } : {}),
+      chromiumByKind,
       timeline,
       lateGrowthMB,
       durationMs: Date.now() - t0,
@@ -381,8 +400,21 @@ export function soakMarkdown(r: SoakReport): string {
     ...r.held.map((h) => `| ${h.kind} | ${h.start} | ${h.end} | ${h.max} | ${h.slopePerMin} |`),
     '',
     ...(r.collected ? ['error' in r.collected ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).` : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`, ''] : []),
+    ...(r.chromiumByKind ? [byKindTable(r.chromiumByKind), ''] : []),
     `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
     '',
+  ].join('\n');
+}
+
+function byKindTable(k: NonNullable<SoakReport['chromiumByKind']>): string {
+  const kinds = [...new Set([...Object.keys(k.start), ...Object.keys(k.end), ...Object.keys(k.after ?? {})])].sort();
+  const cell = (r: Record<string, number> | undefined, kind: string) => (r ? String(r[kind] ?? 0) : '–');
+  return [
+    "Chromium's PSS by kind of process (MB):",
+    '',
+    '| process kind | start | end | after collection |',
+    '|---|---|---|---|',
+    ...kinds.map((kind) => `| ${kind} | ${cell(k.start, kind)} | ${cell(k.end, kind)} | ${cell(k.after, kind)} |`),
   ].join('\n');
 }
