@@ -430,6 +430,14 @@ describe('lifecycle', () => {
     expect(shot.scale).toBe(3);
   });
 
+  it('takes a screenshot at fewer pixels per point when asked, and never at more than the device has', async () => {
+    await show('settings');
+    const two = await device.screenshot({ scale: 2 });
+    expect([two.png.readUInt32BE(16), two.png.readUInt32BE(20), two.width, two.scale]).toEqual([786, 1704, 786, 2]);
+    const capped = await device.screenshot({ scale: 5 });
+    expect([capped.width, capped.height, capped.scale]).toEqual([1179, 2556, 3]);
+  });
+
   it('takes a screenshot without touching the page it shows (no style slipped in to hide the caret)', async () => {
     await show('search');
     await page().focus('#search-field'); // a caret on screen: what Playwright's screenshot restyles to hide

@@ -85,21 +85,21 @@ function cdpDouble(delays: number[], viewport = { pageX: 0, pageY: 0, clientWidt
 describe('the web capture', () => {
   it("asks for the visible viewport at the device's density, and reads the size from the image", async () => {
     const { cdp, clips } = cdpDouble([0]);
-    const shot = await capturePng(cdp, { deviceScaleFactor: 3 });
+    const shot = await capturePng(cdp, { scale: 3 });
     expect(clips).toEqual([{ x: 0, y: 0, width: 393, height: 852, scale: 3 }]);
     expect(shot).toMatchObject({ width: 1179, height: 2556, scale: 3 });
   });
 
   it('keeps the device pixel size under a pinch zoom', async () => {
     const { cdp, clips } = cdpDouble([0], { pageX: 50, pageY: 80, clientWidth: 196.5, clientHeight: 426, scale: 2, zoom: 1 });
-    const shot = await capturePng(cdp, { deviceScaleFactor: 3 });
+    const shot = await capturePng(cdp, { scale: 3 });
     expect(clips[0]).toMatchObject({ x: 50, y: 80, scale: 6 });
     expect([shot.width, shot.height]).toEqual([1179, 2556]);
   });
 
   it('sends a second request when the first goes unanswered, and takes its answer', async () => {
     const { cdp, clips } = cdpDouble([Infinity, 10]);
-    const shot = await capturePng(cdp, { deviceScaleFactor: 1, attemptMs: 100 });
+    const shot = await capturePng(cdp, { scale: 1, attemptMs: 100 });
     expect(clips).toHaveLength(2);
     expect(shot.width).toBe(393);
   });
@@ -107,7 +107,7 @@ describe('the web capture', () => {
   it('fails with a code and how long it waited when neither request is answered', async () => {
     const { cdp } = cdpDouble([Infinity, Infinity]);
     const t0 = performance.now();
-    const err = await capturePng(cdp, { deviceScaleFactor: 1, attemptMs: 100 }).catch((e: unknown) => e);
+    const err = await capturePng(cdp, { scale: 1, attemptMs: 100 }).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(195);
     expect(err).toMatchObject({ code: 'DEVICE_FAILED', details: { stalledMs: expect.any(Number) } });
     expect((err as DeviceError).details!['stalledMs']).toBeGreaterThanOrEqual(195);

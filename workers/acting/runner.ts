@@ -273,7 +273,7 @@ export class StepRunner {
   private async screenshot(ctx: Ctx, step: Step): Promise<Attempt> {
     const device = this.actor.backendOf(ctx.localId);
     await this.settle(ctx, step.timeoutMs ?? WAIT_DEFAULT_MS);
-    const shot = await device.screenshot();
+    const shot = await device.screenshot({ scale: 1 });
     // Point-scaled: an image in the units taps are given in, and a third of the bytes of a 3x one.
     const png = await pointScaled(shot.png, shot.width / shot.scale);
     return { ok: true, verdict: 'ok', detail: `${step.name ?? 'screenshot'}: ${png.length} bytes`, image: png.toString('base64') };

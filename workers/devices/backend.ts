@@ -56,11 +56,12 @@ export interface Frame {
   receivedAt: number;
 }
 
-/** A full-resolution image, for `look` only. */
+/** The screen as an image (look, text recognition, a run's screenshot step). */
 export interface Screenshot {
   png: Buffer;
   width: number;
   height: number;
+  /** Pixels of this image per point. */
   scale: number;
 }
 
@@ -182,7 +183,12 @@ export interface DeviceBackend {
   launch(): Promise<void>;
   back(): Promise<void>;
   reload(): Promise<void>;
-  screenshot(): Promise<Screenshot>;
+  /**
+   * The screen as an image. `scale` is the most pixels per point the caller will use: a backend that
+   * can render the screen at fewer (web) does, which costs the browser a smaller buffer per capture;
+   * one that cannot (a simulator's or emulator's framebuffer) gives its own.
+   */
+  screenshot(opts?: { scale?: number }): Promise<Screenshot>;
   /**
    * How many inputs (touches, keys) the app has received so far, where the platform can tell (web:
    * counted in the page). The delivery probe compares it across an action: an input that changed

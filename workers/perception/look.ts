@@ -56,7 +56,7 @@ interface Pixels {
 
 async function capture(device: DeviceBackend, scale: number, newest: NewestFrame | undefined): Promise<Pixels> {
   try {
-    const shot = await device.screenshot();
+    const shot = await device.screenshot({ scale });
     return { image: shot.png, width: shot.width, height: shot.height, source: 'capture' };
   } catch (err) {
     if (!(err instanceof DeviceError) || err.details?.['stalledMs'] === undefined) throw err;

@@ -167,8 +167,9 @@ export class WebDevice implements DeviceBackend {
     await this.currentPage().reload({ timeout: NAVIGATION_TIMEOUT_MS });
   }
 
-  async screenshot(): Promise<Screenshot> {
-    return capturePng(this.session(), { deviceScaleFactor: this.profile.deviceScaleFactor });
+  async screenshot(opts: { scale?: number } = {}): Promise<Screenshot> {
+    const dsf = this.profile.deviceScaleFactor;
+    return capturePng(this.session(), { scale: Math.min(dsf, opts.scale ?? dsf) });
   }
 
   async probe(): Promise<Frame> {

@@ -31,7 +31,7 @@ export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogn
   const t0 = performance.now();
   const deadline = t0 + budgetMs;
   let unread = 0;
-  const shot = await device.screenshot();
+  const shot = await device.screenshot({ scale: READ_SCALE });
   const pxPerPt = shot.width / device.screen().widthPt;
   const scale = Math.min(1, READ_SCALE / pxPerPt);
   const toPt = 1 / (pxPerPt * scale);
