@@ -58,10 +58,14 @@ describe('look when the capture stalls', () => {
     expect((err as DeviceError).hint).toMatch(/scale 1 or less/);
   });
 
-  it('passes any other failure through, frame or not, and a stall with no frame yet', async () => {
+  it('passes any other failure through, frame or not, and a stall with no frame to serve', async () => {
     const broken = new DeviceError('DEVICE_FAILED', 'device web-1 is broken: the browser page crashed');
     await expect(look(stalledDevice(broken), {}, () => streamed(1, 100))).rejects.toBe(broken);
     await expect(look(stalledDevice(), {}, () => undefined)).rejects.toMatchObject({ details: { stalledMs: 6000 } });
+    const unwatched = () => {
+      throw new DeviceError('NOT_FOUND', 'this host has no device fake-1');
+    };
+    await expect(look(stalledDevice(), {}, unwatched)).rejects.toMatchObject({ code: 'DEVICE_FAILED', details: { stalledMs: 6000 } });
   });
 });
 

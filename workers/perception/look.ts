@@ -60,11 +60,20 @@ async function capture(device: DeviceBackend, scale: number, newest: NewestFrame
     return { image: shot.png, width: shot.width, height: shot.height, source: 'capture' };
   } catch (err) {
     if (!(err instanceof DeviceError) || err.details?.['stalledMs'] === undefined) throw err;
-    const frame = newest?.();
+    const frame = newestOrNone(newest);
     if (!frame) throw err;
     if (scale > frame.pixelsPerPoint + 1e-9) {
       throw new DeviceError(err.code, err.message, `${err.hint ?? 'retry'}; meanwhile the frame stream can serve scale ${Math.round(frame.pixelsPerPoint * 1000) / 1000} or less`, { ...err.details, streamScale: frame.pixelsPerPoint });
     }
     return { image: frame, width: frame.width, height: frame.height, source: 'stream', takenAt: frame.receivedAt };
+  }
+}
+
+/** The stall is what the caller hears about, not a device whose frames are not watched. */
+function newestOrNone(newest: NewestFrame | undefined): Frame | undefined {
+  try {
+    return newest?.();
+  } catch {
+    return undefined;
   }
 }
