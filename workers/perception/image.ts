@@ -6,9 +6,14 @@ import type { Frame } from '../devices/backend.js';
 
 sharp.cache(false); // every frame is new: a cache would only hold memory
 
+/** A frame as the backend sent it, encoded (jpeg, png) or raw RGBA. */
+function frameInput(frame: Frame): sharp.Sharp {
+  return frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
+}
+
 /** The frame as 8-bit gray at gridW × gridH (each grid pixel averages the points beneath it). */
 export async function grayGrid(frame: Frame, gridW: number, gridH: number): Promise<Uint8Array> {
-  const input = frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
+  const input = frameInput(frame);
   const { data } = await input.greyscale().resize(gridW, gridH, { fit: 'fill', kernel: 'linear' }).raw().toBuffer({ resolveWithObject: true });
   // greyscale() may still hand back more than one channel for some inputs; keep the first.
   if (data.length === gridW * gridH) return new Uint8Array(data.buffer, data.byteOffset, data.length);
@@ -25,14 +30,14 @@ export async function pointScaled(png: Buffer, widthPt: number): Promise<Buffer>
 
 /** A region of a screenshot (pixels), resized to `width` × `height` and encoded. */
 export async function cropAndEncode(image: Buffer | Frame, region: { left: number; top: number; width: number; height: number }, out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number }): Promise<Buffer> {
-  const input = Buffer.isBuffer(image) ? sharp(image) : image.format === 'raw' ? sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } }) : sharp(image.data);
+  const input = Buffer.isBuffer(image) ? sharp(image) : frameInput(image);
   const img = input.extract(region).resize(out.width, out.height, { fit: 'fill' });
   return out.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: out.quality, mozjpeg: false }).toBuffer();
 }
 
 /** A frame as it came from the backend (encoded or raw), resized and encoded as a JPEG. */
 export async function frameJpeg(frame: Frame, width: number, height: number, quality: number): Promise<Buffer> {
-  const input = frame.format === 'raw' ? sharp(frame.data, { raw: { width: frame.width, height: frame.height, channels: 4 } }) : sharp(frame.data);
+  const input = frameInput(frame);
   return input.resize(width, height, { fit: 'fill' }).jpeg({ quality, mozjpeg: false }).toBuffer();
 }
 

@@ -1,4 +1,4 @@
-// A full-resolution capture of what the page shows, asked of the compositor over the DevTools
+// A capture of what the page shows, asked of the compositor over the DevTools
 // protocol directly. Playwright's page.screenshot() gives the same pixels (compared byte for byte)
 // but first runs a script in every frame of the page to hide the caret and waits for fonts: a look
 // then restyles the screen it looks at, and waits on the page's main thread, which a busy page may
@@ -11,6 +11,7 @@
 // idle, and a caller (a look, an OCR read) is better served by a coded failure in seconds than by
 // the gateway's timeout. One retry goes out first, since the second request usually finds a frame.
 import type { CDPSession } from 'playwright-core';
+import { LATE, within } from '../../within.js';
 import { DeviceError, type Screenshot } from '../backend.js';
 
 export const CAPTURE_ATTEMPT_MS = 3000;
@@ -26,8 +27,9 @@ export async function capturePng(cdp: CDPSession, opts: CaptureOptions): Promise
   const attemptMs = opts.attemptMs ?? CAPTURE_ATTEMPT_MS;
   const t0 = performance.now();
   const first = requestCapture(cdp, opts.scale);
-  const png = await within(first, attemptMs).then((r) => r ?? within(Promise.race([first, requestCapture(cdp, opts.scale)]), attemptMs));
-  if (!png) {
+  let png = await within(first, attemptMs);
+  if (png === LATE) png = await within(Promise.race([first, requestCapture(cdp, opts.scale)]), attemptMs);
+  if (png === LATE) {
     const stalledMs = Math.round(performance.now() - t0);
     throw new DeviceError('DEVICE_FAILED', `the browser did not capture the screen within ${stalledMs} ms (two requests)`, 'retry; a browser that stays this slow is overloaded (see the host on GET /v1/hosts)', { stalledMs });
   }
@@ -44,13 +46,4 @@ async function requestCapture(cdp: CDPSession, scale: number): Promise<Buffer> {
   // optimizeForSpeed: a faster, larger PNG; every caller decodes it at once and never keeps it.
   const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: false, optimizeForSpeed: true });
   return Buffer.from(data, 'base64');
-}
-
-/** The value if it comes within `ms`, else undefined; a rejection passes through. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
