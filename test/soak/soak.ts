@@ -82,6 +82,9 @@ export interface TimelineRow {
   gatewayMB: number;
   workerMB: number;
   chromiumMB: number;
+  /** Chromium's GPU process and its renderers (PSS): the two parts that grew in earlier soaks. */
+  gpuMB: number;
+  renderersMB: number;
   workerHeapMB: number;
   workerNativeMB: number;
   gatewayFds: number;
@@ -202,7 +205,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     say(`${opts.subscribers} subscribers connected`);
 
     const errors: string[] = [];
-    const samples: { t: number; gateway: number; worker: number; chromium: number; gFds: number; wFds: number; heap: number; native: number; held: Record<string, number> }[] = [];
+    const samples: { t: number; gateway: number; worker: number; chromium: number; gpu: number; renderers: number; gFds: number; wFds: number; heap: number; native: number; held: Record<string, number> }[] = [];
     const t0 = Date.now();
     // The worker's JS heap and the native memory bound to JS objects (frame buffers, sharp's
     // images), as its heartbeats report them: RSS alone cannot tell a leak from an allocator that
@@ -217,8 +220,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const sample = () => {
       try {
-        const chromium = chromiumPssMB(workerPid);
-        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
+        const byKind = chromiumPssByKind(workerPid);
+        const chromium = Object.values(byKind).reduce((a, b) => a + b, 0);
+        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gpu: byKind['gpu-process'] ?? 0, renderers: byKind.renderer ?? 0, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
       } catch (err) {
         errors.push(`sampling failed: ${(err as Error).message}`);
       }
@@ -334,11 +338,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const inSlice = samples.filter((s) => s.t >= from && s.t < from + sliceMs);
       if (!inSlice.length) continue;
       const m = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(inSlice.map(f), 50));
-      timeline.push({ fromMin: from / 60_000, toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000, gatewayMB: m((s) => s.gateway), workerMB: m((s) => s.worker), chromiumMB: m((s) => s.chromium), workerHeapMB: m((s) => s.heap), workerNativeMB: m((s) => s.native), gatewayFds: m((s) => s.gFds), workerFds: m((s) => s.wFds) });
+      timeline.push({ fromMin: from / 60_000, toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000, gatewayMB: m((s) => s.gateway), workerMB: m((s) => s.worker), chromiumMB: m((s) => s.chromium), gpuMB: m((s) => s.gpu), renderersMB: m((s) => s.renderers), workerHeapMB: m((s) => s.heap), workerNativeMB: m((s) => s.native), gatewayFds: m((s) => s.gFds), workerFds: m((s) => s.wFds) });
     }
     const third = (k: number) => samples.filter((s) => s.t >= (opts.durationMs * k) / 3 && s.t < (opts.durationMs * (k + 1)) / 3);
     const late = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(third(2).map(f), 50) - percentile(third(1).map(f), 50));
-    const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
+    const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'chromium gpu-process': late((s) => s.gpu), 'chromium renderers': late((s) => s.renderers), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
     return {
       ...(collected ? { collected } : {}),
       chromiumByKind,
@@ -383,9 +387,9 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     'Memory over time (the median of each slice, MB; descriptors as counts):',
     '',
-    '| minutes | gateway | worker | chromium (PSS) | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
-    '|---|---|---|---|---|---|---|---|',
-    ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
+    '| minutes | gateway | worker | chromium (PSS) | of it: gpu-process | of it: renderers | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.gpuMB} | ${t.renderersMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
     '',
     `Growth in the last third over the middle third (medians, MB; about 0 is a plateau): ${Object.entries(r.lateGrowthMB).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v}`).join(', ')}`,
     '',
