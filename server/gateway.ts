@@ -13,7 +13,7 @@ import { hostServesTeam } from './db/repositories/sessions.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.js';
-import type { Database } from './db/database.js';
+import { sqlState, type Database } from './db/database.js';
 import { migrate, readMigrations } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { HostRegistry } from './domain/hosts.js';
@@ -138,7 +138,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
               if (outcome === 'applied') for (const e of msg.escalations) metrics.escalations.inc({ reason: e.reason });
               return outcome !== 'forgotten';
             } catch (err) {
-              metrics.memoryWrites.inc({ outcome: 'failed' });
+              metrics.memoryWrites.inc({ outcome: /^2[23]/.test(sqlState(err) ?? '') ? 'refused' : 'failed' });
               throw err;
             }
           },

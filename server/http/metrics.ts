@@ -177,7 +177,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
   });
   const memoryWrites = new Counter({
     name: 'simfleet_memory_writes_total',
-    help: "Workers' memory writes through this gateway: applied, repeated (a retry of one applied before) or failed",
+    help: "Workers' memory writes through this gateway: applied, repeated (a retry of one applied before), forgotten (for an app forgotten since), refused (data the database would not store; final) or failed (retried)",
     labelNames: ['outcome'],
     registers: [registry],
   });

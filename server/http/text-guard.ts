@@ -3,10 +3,8 @@
 // named "\u0000" (and a flow list asked for app "\u0000") reached the database and came back as
 // a 500; now it is a 400 naming the field.
 import type { FastifyInstance } from 'fastify';
+import { firstUnstorable } from '../db/unstorable.js';
 import { ApiError } from '../errors.js';
-
-// eslint-disable-next-line no-control-regex
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
@@ -20,24 +18,4 @@ export function installTextGuard(app: FastifyInstance): void {
       });
     }
   });
-}
-
-/** The path of the first string (or key) holding an unstorable character; undefined when none does. */
-function firstUnstorable(value: unknown): string | undefined {
-  // Iterative: a body nested thousands deep must not overflow the stack here.
-  const stack: { v: unknown; at: string }[] = [{ v: value, at: '' }];
-  while (stack.length) {
-    const { v, at } = stack.pop()!;
-    if (typeof v === 'string') {
-      if (UNSTORABLE.test(v)) return at;
-    } else if (Array.isArray(v)) {
-      v.forEach((x, i) => stack.push({ v: x, at: at ? `${at}[${i}]` : `[${i}]` }));
-    } else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (UNSTORABLE.test(k)) return at ? `${at}.${k}` : k;
-        stack.push({ v: x, at: at ? `${at}.${k}` : k });
-      }
-    }
-  }
-  return undefined;
 }

@@ -12,7 +12,9 @@ import {
   type Schemas,
   type WorkerMessage,
 } from '../../openapi/contract.js';
+import { sqlState } from '../db/database.js';
 import { isOutage, throughOutage } from '../db/outage.js';
+import { firstUnstorable } from '../db/unstorable.js';
 import type { Connection, HostRegistry } from '../domain/hosts.js';
 import { NO_PAUSES, type PauseClock } from '../domain/pauses.js';
 import type { Principal } from '../domain/tokens.js';
@@ -227,6 +229,11 @@ export class WorkerLink {
     try {
       if (!this.conn || !this.hostId) throw new ApiError('PROTOCOL_ERROR', { message: 'memory before hello' });
       if (!memory) throw new ApiError('NOT_READY', { message: 'this gateway keeps no memory' });
+      const bad = firstUnstorable(msg);
+      if (bad !== undefined) {
+        this.logger.warn({ hostId: this.hostId, type: msg.type, field: bad }, 'a memory message holds text the database cannot store; refused');
+        throw new ApiError('VALIDATION_FAILED', { message: `${bad} holds a character that cannot be stored (NUL, or half of a surrogate pair)` });
+      }
       if (!(await memory.mayUse(this.hostId, msg.key.team))) {
         this.logger.warn({ hostId: this.hostId, team: msg.key.team, type: msg.type }, 'a host asked for the memory of a team it serves no session of; refused');
         throw new ApiError('FORBIDDEN', { message: `host ${this.hostId} serves no session of team ${msg.key.team}` });
@@ -238,8 +245,11 @@ export class WorkerLink {
         this.send({ type: 'memory', id: msg.id, ok: true, ...(await memory.load(msg.key)) });
       }
     } catch (err) {
-      const e = err instanceof ApiError ? err : new ApiError('INTERNAL', { cause: err });
-      if (!(err instanceof ApiError)) this.logger.warn({ err }, 'a memory request failed');
+      // The database refusing the data itself (SQLSTATE classes 22 and 23) is final for this write: a
+      // retry would be refused again, so the worker is told it is not a passing fault.
+      const refused = /^2[23]/.test(sqlState(err) ?? '');
+      const e = err instanceof ApiError ? err : refused ? new ApiError('VALIDATION_FAILED', { message: `the database refused this ${msg.type}: ${(err as Error).message}` }) : new ApiError('INTERNAL', { cause: err });
+      if (!(err instanceof ApiError)) this.logger.warn({ err, hostId: this.hostId, type: msg.type, id: msg.id, refused }, 'a memory request failed');
       this.send({ type: 'memory', id: msg.id, ok: false, error: { code: e.code, message: e.message } });
     }
   }

@@ -117,4 +117,12 @@ describe('what a worker writes of a screen', () => {
     expect(words.filter((w) => w.role === 'button')).toHaveLength(100);
     for (const w of words) expect(w.tap.x >= 0 && w.tap.x <= 393 && w.tap.y >= 0 && w.tap.y <= 852).toBe(true);
   });
+
+  it('cuts a long label of emoji between characters, never inside one (Postgres refuses half a pair)', () => {
+    // 299 letters and an emoji: the 300-unit cut used to keep the emoji's first half.
+    const label = `${'x'.repeat(299)}📬 and more`;
+    const words = vocabularyOf(readScreen(tree([n('button', label, [16, 100, 300, 44])]), 'web'));
+    expect(words[0]!.label).toBe('x'.repeat(299));
+    expect(JSON.stringify(words)).not.toMatch(/\\ud83d/i);
+  });
 });

@@ -11,7 +11,7 @@ import { LATE, within } from '../../workers/within.js';
 
 type Write = Schemas['WorkerMemoryWrite'];
 /** What the stand-in does with one write: `lost` applies it but the answer never arrives. */
-type Answer = 'ok' | 'down' | 'refused' | 'lost' | 'silent';
+type Answer = 'ok' | 'down' | 'refused' | 'invalid' | 'forbidden' | 'lost' | 'silent';
 
 /**
  * The gateway as the worker sees it: applies a write's id once (as memory_writes does) and answers
@@ -30,6 +30,8 @@ class GatewayStandIn implements MemoryChannel {
     if (answer === 'down') throw new Error('not connected to a gateway');
     if (answer === 'silent') return new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref());
     if (answer === 'refused') return { type: 'memory', id: msg.id, ok: false, error: { code: 'INTERNAL', message: 'the database is away' } };
+    if (answer === 'invalid') return { type: 'memory', id: msg.id, ok: false, error: { code: 'VALIDATION_FAILED', message: 'screens[0].name holds a character that cannot be stored' } };
+    if (answer === 'forbidden') return { type: 'memory', id: msg.id, ok: false, error: { code: 'FORBIDDEN', message: 'host h serves no session of team team-a' } };
     if (!this.applied.has(msg.id)) this.applied.set(msg.id, msg);
     if (answer === 'lost') throw new Error(`no answer within ${timeoutMs} ms`);
     return { type: 'memory', id: msg.id, ok: true };
@@ -133,6 +135,38 @@ describe('memory written behind', () => {
     expect(applied.flatMap((w) => w.edges)).toHaveLength(1);
     expect(applied.flatMap((w) => w.screens.map((s) => s.id))).toEqual(['privacy']);
     expect(applied.flatMap((w) => w.escalations.map((e) => e.reason))).toEqual(['unknown-screen']);
+  });
+
+  it('drops a write refused for what it holds and goes on with the ones behind it, without backing off', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] }); // the clock stands still: a backoff would hold everything behind it
+    const gateway = new GatewayStandIn(['invalid', 'forbidden', 'ok']);
+    const sync = new MemorySync(gateway, logger);
+    const other: MemoryKey = { ...KEY, app: 'other@any' };
+    sync.screen(KEY, 0, screen('privacy'));
+    sync.screen(other, 0, screen('inbox'));
+    sync.edge({ ...KEY, app: 'third@any' }, 0, edge('privacy'));
+    await sync.flush();
+    // Before, the first refusal backed off and was retried first, for ever: the writes behind it
+    // (other apps of the same worker) never went.
+    expect(gateway.sent.map((w) => w.key.app)).toEqual(['sample@any', 'other@any', 'third@any']);
+    expect(gateway.applied.size).toBe(1);
+    expect(sync.pending).toBe(0);
+    expect(sync.counts).toMatchObject({ written: 1, dropped: 2, retried: 0 });
+    await sync.flush();
+    expect(gateway.sent).toHaveLength(3); // a dropped write is not sent again
+  });
+
+  it('sends text from pages as the database can store it: no NUL, no half of a surrogate pair', async () => {
+    const gateway = new GatewayStandIn(['ok']);
+    const sync = new MemorySync(gateway, logger);
+    const emoji = '📬';
+    sync.screen(KEY, 0, { ...screen('inbox'), name: `In\u0000box ${emoji.charAt(0)}`, vocabulary: [{ role: 'button', label: `Archive ${emoji}`, tap: { x: 1, y: 2 } }] });
+    sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 'inbox', evidence: { ['k\u0000ey']: ['x\udc00'] }, costMs: 3, at: new Date().toISOString() });
+    await sync.flush();
+    const [sent] = gateway.sent;
+    expect(sent!.screens[0]!.name).toBe('Inbox \ufffd');
+    expect(sent!.screens[0]!.vocabulary![0]!.label).toBe(`Archive ${emoji}`); // a whole pair is kept
+    expect(sent!.escalations[0]!.evidence).toEqual({ key: ['x\ufffd'] });
   });
 
   it('gives up on a link that does not answer at its deadline, keeping the write unacknowledged', async () => {

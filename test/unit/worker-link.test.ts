@@ -16,10 +16,10 @@ const owner: LinkOwner = { claim: async () => 'ok', release: () => undefined, ow
 const hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' }, backends: [], devices: [] };
 
 /** A registered link, the worker's end of its socket, and everything the worker received. */
-async function linked(registry: Partial<HostRegistry>, timings: Partial<LinkTimings> = {}) {
+async function linked(registry: Partial<HostRegistry>, timings: Partial<LinkTimings> = {}, linkOwner: LinkOwner = owner) {
   const [gatewayEnd, workerEnd] = createSocketPair();
   const full = { register: async () => [], runReclaims: () => undefined, heartbeat: async () => true, reportDevices: async () => true, disconnect: async () => undefined, ...registry } as unknown as HostRegistry;
-  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, owner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000, ...timings }, pino({ level: 'silent' }));
+  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, linkOwner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000, ...timings }, pino({ level: 'silent' }));
   const received: Record<string, unknown>[] = [];
   let closedWith: number | undefined;
   workerEnd.on('message', (d: Buffer) => received.push(JSON.parse(d.toString()) as Record<string, unknown>));
@@ -85,6 +85,47 @@ describe('a database outage under a healthy worker', () => {
     workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
     await waitFor('closed', () => closed(), 2000, 5);
     expect(closed()).toBe(1011);
+  });
+});
+
+describe("a worker's memory writes the database would not store", () => {
+  const key = { team: 'qa', platform: 'web', app: 'sample@any' };
+  const write = (id: string, name: string) => ({ type: 'memory-write', id, key, generation: 0, screens: [{ id: 'n1', name, fingerprints: [{ hash: '1a2b3c4d', title: 'Settings', tokens: [] }], readings: 1 }], edges: [], escalations: [] });
+  /** A memory handler that fails each write as told; the link's answer is what is under test. */
+  const withMemory = (fail: (id: string) => Error | undefined) => {
+    const written: string[] = [];
+    const linkOwner: LinkOwner = { ...owner, memory: { write: async (_host, msg) => { const err = fail(msg.id); if (err) throw err; written.push(msg.id); return true; }, load: async () => ({ screens: [], edges: [], generation: 0 }), mayUse: async () => true } };
+    return { linkOwner, written };
+  };
+  const answers = async (received: Record<string, unknown>[], n: number) => {
+    await waitFor(`${n} memory answers`, () => (received.filter((m) => m.type === 'memory').length >= n ? true : undefined), 2000, 5);
+    return Object.fromEntries(received.filter((m) => m.type === 'memory').map((m) => [m.id, m])) as Record<string, { ok: boolean; error?: { code: string; message: string } }>;
+  };
+
+  it('refuses text holding NUL or half a surrogate pair as VALIDATION_FAILED naming the field, before the database sees it', async () => {
+    const { linkOwner, written } = withMemory(() => undefined);
+    const { workerEnd, received, closed, link } = await linked({}, {}, linkOwner);
+    workerEnd.send(JSON.stringify(write('nul', 'Set\u0000tings')));
+    workerEnd.send(JSON.stringify(write('half', 'Inbox \ud83d')));
+    workerEnd.send(JSON.stringify(write('fine', 'Inbox 📬')));
+    const a = await answers(received, 3);
+    expect(a.nul).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('screens[0].name') } });
+    expect(a.half).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
+    expect(a.fine).toMatchObject({ ok: true });
+    expect(written).toEqual(['fine']);
+    expect(closed()).toBeUndefined(); // a refused write is an answer, not a reason to drop the worker
+    link.fail('SHUTTING_DOWN');
+  });
+
+  it("answers the database's refusal of the data (SQLSTATE 22, 23) as final, and an outage as a fault to retry", async () => {
+    const { linkOwner } = withMemory((id) => (id === 'data' ? Object.assign(new Error('invalid input syntax for type json'), { code: '22P02' }) : id === 'conflict' ? Object.assign(new Error('violates check constraint'), { code: '23514' }) : new DatabaseUnavailableError('no database connection')));
+    const { workerEnd, received, link } = await linked({}, {}, linkOwner);
+    for (const id of ['data', 'conflict', 'outage']) workerEnd.send(JSON.stringify(write(id, 'Inbox')));
+    const a = await answers(received, 3);
+    expect(a.data?.error?.code).toBe('VALIDATION_FAILED');
+    expect(a.conflict?.error?.code).toBe('VALIDATION_FAILED');
+    expect(a.outage?.error?.code).toBe('INTERNAL');
+    link.fail('SHUTTING_DOWN');
   });
 });
 

@@ -3,9 +3,15 @@
 // an id so a retry applies once, and are retried with backoff until the gateway acknowledges them:
 // the action path never waits on the database, and nothing acknowledged is lost when it restarts.
 // On shutdown the queue is flushed within a deadline.
+//
+// A write the gateway refuses for what it holds (VALIDATION_FAILED: the database would not store it;
+// FORBIDDEN: this host no longer serves that team) is not retried: it would be refused again, and,
+// first in line, it held back every write after it, for every app, for as long as the worker ran.
+// It is dropped with its evidence in the log and counted; the writes behind it go on.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
+import { storableDeep } from '../text/clip.js';
 import { within } from '../within.js';
 
 type Schemas = components['schemas'];
@@ -37,6 +43,15 @@ const MAX_ITEMS = 200;
  * the link's messages stop at 1 MiB by default.
  */
 const MAX_SCREENS = 8;
+/** Refusals about the write itself, not the moment: the same write would be refused again. */
+const FINAL_REFUSALS = new Set(['VALIDATION_FAILED', 'FORBIDDEN', 'PROTOCOL_ERROR', 'MESSAGE_TOO_LARGE']);
+
+/** The gateway answered no for this write and would again. */
+class WriteRefused extends Error {
+  constructor(readonly code: string, message: string) {
+    super(`${code}: ${message}`);
+  }
+}
 
 export class MemorySync {
   /** Changes not yet sent, per app; sent batches are frozen so a retry is the same write. */
@@ -46,7 +61,7 @@ export class MemorySync {
   private backoffMs = 0;
   private nextTryAt = 0;
   private flushing: Promise<void> | undefined;
-  readonly counts = { written: 0, retried: 0, loaded: 0, loadFailed: 0, forgotten: 0 };
+  readonly counts = { written: 0, retried: 0, dropped: 0, loaded: 0, loadFailed: 0, forgotten: 0 };
   /** Called when the farm forgot an app since this generation was loaded: start it afresh. */
   onForgotten: ((key: MemoryKey, generation: number) => void) | undefined;
 
@@ -130,8 +145,15 @@ export class MemorySync {
     while (this.sending.length) {
       const b = this.sending[0]!;
       try {
-        const reply = await this.channel.memory({ type: 'memory-write', id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], confirmations: [...b.confirmations.values()], edges: b.edges, escalations: b.escalations }, REQUEST_TIMEOUT_MS);
-        if (!reply.ok) throw new Error(`${reply.error?.code}: ${reply.error?.message}`);
+        // Text from pages nobody here wrote, made fit to store (NUL and half surrogate pairs), so a
+        // label cannot get a whole batch refused.
+        const write = storableDeep({ type: 'memory-write' as const, id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], confirmations: [...b.confirmations.values()], edges: b.edges, escalations: b.escalations });
+        const reply = await this.channel.memory(write, REQUEST_TIMEOUT_MS);
+        if (!reply.ok) {
+          const code = reply.error?.code ?? 'INTERNAL';
+          const message = reply.error?.message ?? 'refused without a reason';
+          throw FINAL_REFUSALS.has(code) ? new WriteRefused(code, message) : new Error(`${code}: ${message}`);
+        }
         this.sending.shift();
         if (reply.forgotten) {
           this.counts.forgotten++;
@@ -141,6 +163,15 @@ export class MemorySync {
         this.counts.written++;
         this.backoffMs = 0;
       } catch (err) {
+        if (err instanceof WriteRefused) {
+          this.sending.shift();
+          this.counts.dropped++;
+          this.logger.warn(
+            { code: err.code, err: err.message, batch: b.id, team: b.key.team, app: b.key.app, screens: b.screens.size, confirmations: b.confirmations.size, edges: b.edges.length, escalations: b.escalations.length },
+            'memory write refused by the gateway for what it holds; dropped, not retried',
+          );
+          continue;
+        }
         this.counts.retried++;
         this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : 500);
         this.nextTryAt = Date.now() + this.backoffMs;

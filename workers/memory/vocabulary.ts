@@ -2,6 +2,7 @@
 // that a client can answer "what is here and where do I tap" for a screen any host has read.
 import type { components } from '../../openapi/generated/types.js';
 import type { ScreenReading } from '../understanding/screen.js';
+import { clip } from '../text/clip.js';
 
 type Word = components['schemas']['MemoryWord'];
 
@@ -17,5 +18,5 @@ export function vocabularyOf(reading: ScreenReading): Word[] {
   const keep = new Set(kept);
   return shown
     .filter((e) => keep.has(e))
-    .map((e) => ({ role: e.role.slice(0, 64), label: e.label.slice(0, MAX_LABEL), ...(e.id ? { id: e.id.slice(0, 300) } : {}), tap: { x: e.tap!.x, y: e.tap!.y } }));
+    .map((e) => ({ role: clip(e.role, 64), label: clip(e.label, MAX_LABEL), ...(e.id ? { id: clip(e.id, 300) } : {}), tap: { x: e.tap!.x, y: e.tap!.y } }));
 }

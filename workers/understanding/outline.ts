@@ -5,6 +5,7 @@ import type { NodeStates } from '../devices/backend.js';
 import type { Element } from './elements.js';
 import type { RegionName } from './regions.js';
 import type { ScreenReading } from './screen.js';
+import { ellipsize } from '../text/clip.js';
 
 export interface OutlineHeader {
   /** "web iPhone 15", "android (uiautomator-xml)", … */
@@ -104,7 +105,7 @@ function rowIndex(r: ScreenReading): Map<number, string> {
   return out;
 }
 
-const cut = (s: string): string => (s.length > MAX_LABEL ? `${s.slice(0, MAX_LABEL - 1)}…` : s);
+const cut = (s: string): string => ellipsize(s, MAX_LABEL);
 export const quote = (s: string): string => JSON.stringify(cut(s));
 
 /** The same reading as JSON, for programs: every field the text shows, and the evidence. */

@@ -8,6 +8,7 @@ import type { Element } from './elements.js';
 import { inside } from './geometry.js';
 import { editDistance, normaliseLabel } from './names.js';
 import type { ScreenReading } from './screen.js';
+import { ellipsize } from '../text/clip.js';
 
 export type Target =
   | { kind: 'ref'; n: number }
@@ -120,7 +121,7 @@ function sameElement(a: Element, b: Element): boolean {
 }
 
 const describe = (n: Numbered) => `${n.screen.id}${n.screen.name ? ` ${JSON.stringify(n.screen.name)}` : ''}`;
-const say = (e: Element) => `${e.role} ${JSON.stringify(e.label.length > 40 ? `${e.label.slice(0, 39)}…` : e.label)}`;
+const say = (e: Element) => `${e.role} ${JSON.stringify(ellipsize(e.label, 40))}`;
 const where = (e: Element) => (e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above the screen' : 'below the screen');
 
 /**

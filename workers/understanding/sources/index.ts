@@ -7,6 +7,7 @@ import { readAndroid } from './android-xml.js';
 import { type JsonElement, isElement, readAxJson } from './ios-json.js';
 import { readXcuitest } from './ios-xml.js';
 import { DumpError, type XmlElement } from './roles.js';
+import { ellipsize } from '../../text/clip.js';
 
 export { DumpError } from './roles.js';
 
@@ -179,7 +180,7 @@ const keys = (o: object): string => {
 
 const excerpt = (s: string): string => {
   const line = s.replace(/\s+/g, ' ');
-  return line.length > 40 ? `${line.slice(0, 40)}…` : line;
+  return ellipsize(line, 41);
 };
 
 const parser = new XMLParser({
