@@ -25,3 +25,21 @@ export function firstUnstorable(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/**
+ * A copy with every string (keys too) made storable: NUL removed, a lone half of a pair as U+FFFD.
+ * For what simfleet itself writes from a device's screen (a recorded step's labels), where the text
+ * is evidence to keep, not input to refuse.
+ */
+export function storableCopy<T>(value: T): T {
+  const fix = (s: string) => s.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\uFFFD'));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return fix(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [fix(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -2,6 +2,7 @@
 // labels from real pages hold emoji and, now and then, characters Postgres refuses.
 import { describe, expect, it } from 'vitest';
 import { clip, ellipsize, storable, storableDeep } from '../../workers/text/clip.js';
+import { normaliseLabel } from '../../workers/understanding/names.js';
 
 /** True when no half of a surrogate pair stands alone: the string has a UTF-8 form. */
 const wellFormed = (s: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
@@ -40,5 +41,13 @@ describe('storable', () => {
     const out = storableDeep(input);
     expect(out).toEqual({ a: ['x', { ['k\uFFFD']: 1, n: null, t: true }], b: 2.5 });
     expect(input.a[0]).toBe('x\u0000'); // the input is not changed
+  });
+});
+
+describe('a label as screens are read', () => {
+  it('is storable from the start, so what a page named with NUL or half an emoji can be remembered and recorded', () => {
+    expect(normaliseLabel('  Arch\u0000ive \n ' + '📬'.charAt(0) + ' ')).toBe('Archive \uFFFD');
+    const plain = 'Settings';
+    expect(normaliseLabel(plain)).toBe(plain);
   });
 });

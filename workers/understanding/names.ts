@@ -2,6 +2,7 @@
 // (a time, a date, a price, a count, an address). Data changes while the screen stays the same, and
 // a URL in an identity inverts recognition: every page mints a new screen that never recurs. So
 // only names are admitted, and when in doubt a label is data.
+import { storable } from '../text/clip.js';
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
 const WEEKDAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun';
@@ -20,9 +21,11 @@ const LETTER = /\p{L}/gu;
 /** Labels longer than this are prose (a preview, a paragraph), not a name. */
 export const MAX_NAME_LENGTH = 40;
 
-/** Trimmed, inner whitespace collapsed: the form labels are compared in. */
+/** Trimmed, inner whitespace collapsed, storable: the form labels are compared in. */
 export function normaliseLabel(label: string): string {
-  return label.replace(/\s+/g, ' ').trim();
+  // Made storable too: a name read off a page may hold NUL or half an emoji, which nothing downstream
+  // (memory, a recorded step) can keep.
+  return storable(label).replace(/\s+/g, ' ').trim();
 }
 
 /**

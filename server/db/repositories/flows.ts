@@ -1,6 +1,7 @@
 // Recordings in progress and saved flows, per team and app, versioned.
 import type { Schemas } from '../../../openapi/contract.js';
 import type { Queryable } from '../database.js';
+import { storableCopy } from '../unstorable.js';
 
 export interface RecordingRow {
   session_id: string;
@@ -58,7 +59,9 @@ export async function appendRecordedSteps(q: Queryable, sessionId: string, steps
     await q.query(
       `INSERT INTO recording_steps (session_id, seq, app, model, step, verified)
        SELECT $1, COALESCE(MAX(seq), -1) + 1, $2, $3, $4, $5 FROM recording_steps WHERE session_id = $1`,
-      [sessionId, s.app, s.model, JSON.stringify(s.step), s.verified],
+      // Labels and screen names come from the device's screen: a page may hold NUL in an element's
+      // name, and the step must be kept whatever the page held (the action has already run).
+      [sessionId, s.app, s.model, JSON.stringify(storableCopy(s.step)), s.verified],
     );
   }
 }
