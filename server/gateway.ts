@@ -117,9 +117,9 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const flows = new FlowService(db, sessions, logger.child({ component: 'flows' }));
     const acting = new Acting(db, sessions, perception, flows);
     const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
-    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
-    const registry = new HostRegistry(db, lifecycle, logger);
     const pauses = new PauseWatch(logger, () => metrics.pauses.inc());
+    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs, pauses }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
+    const registry = new HostRegistry(db, lifecycle, logger);
     const hub = (hubRef.hub = new WorkerHub(
       registry,
       {

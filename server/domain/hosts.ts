@@ -12,6 +12,7 @@ import type { SessionRow } from '../db/repositories/sessions.js';
 import type { DeviceLifecycle } from './sessions/lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './sessions/transitions.js';
 import type { Principal } from './tokens.js';
+import type { PauseAllowance } from '../db/repositories/pause-allowance.js';
 
 type WorkerDevice = Schemas['WorkerDevice'];
 type BackendStatus = Schemas['BackendStatus'];
@@ -139,7 +140,7 @@ export class HostRegistry {
   }
 
   /** Marks silent hosts and their devices offline, ending their sessions; returns the hosts. */
-  async sweep(timeoutMs: number, pause?: { ms: number; endedAgoMs: number }): Promise<string[]> {
+  async sweep(timeoutMs: number, pause?: PauseAllowance): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       const silent = await hosts.sweepSilentHosts(tx, timeoutMs, pause);
       if (silent.length > 0) {

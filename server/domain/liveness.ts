@@ -11,11 +11,9 @@ export function startLivenessSweep(registry: HostRegistry, hostTimeoutMs: number
   const timer = setInterval(() => {
     if (running) return;
     // This gateway's own pauses of the last two timeouts are allowed to the hosts last seen before
-    // them (hosts.ts); since an older pause every host has had more than a timeout to be heard.
-    const now = Date.now();
-    const paused = pauses.pausesEndedAfter(now - 2 * hostTimeoutMs);
+    // them (pause-allowance.ts); since an older pause every host has had more than a timeout to be heard.
     running = registry
-      .sweep(hostTimeoutMs, paused && { ms: paused.ms, endedAgoMs: now - paused.lastEndedAt })
+      .sweep(hostTimeoutMs, pauses.pausesEndedAfter(Date.now() - 2 * hostTimeoutMs))
       .catch((err: unknown) => logger.warn({ err }, 'liveness sweep failed; will retry'))
       .finally(() => (running = undefined));
   }, everyMs);

@@ -14,8 +14,14 @@ export interface Pause {
 export interface PauseClock {
   /** How long the process was paused after `since` (ms since the epoch): the part of each pause after it. */
   pausedSince(since: number): number;
-  /** The whole length of every pause that ended after `since`, and when the latest of them ended. */
-  pausesEndedAfter(since: number): { ms: number; lastEndedAt: number } | undefined;
+  /** Every pause that ended after `since`: its length, and how long ago (from now) it ended. */
+  pausesEndedAfter(since: number): RecentPause[];
+}
+
+/** A pause as a judge in the database takes it: relative to now, so the clocks need not agree. */
+export interface RecentPause {
+  ms: number;
+  endedAgoMs: number;
 }
 
 const TICK_MS = 100;
@@ -62,11 +68,10 @@ export class PauseWatch implements PauseClock {
     return sum;
   }
 
-  pausesEndedAfter(since: number): { ms: number; lastEndedAt: number } | undefined {
+  pausesEndedAfter(since: number): RecentPause[] {
     this.tick();
-    const after = this.pauses.filter((p) => p.endedAt > since);
-    if (after.length === 0) return undefined;
-    return { ms: after.reduce((a, p) => a + p.ms, 0), lastEndedAt: after.at(-1)!.endedAt };
+    const now = this.now();
+    return this.pauses.filter((p) => p.endedAt > since).map((p) => ({ ms: p.ms, endedAgoMs: now - p.endedAt }));
   }
 
   stop(): void {
@@ -75,4 +80,4 @@ export class PauseWatch implements PauseClock {
 }
 
 /** For tests and tools that judge silence without a running process to watch. */
-export const NO_PAUSES: PauseClock = { pausedSince: () => 0, pausesEndedAfter: () => undefined };
+export const NO_PAUSES: PauseClock = { pausedSince: () => 0, pausesEndedAfter: () => [] };

@@ -188,4 +188,33 @@ describe('a gateway paused for longer than the host timeout', () => {
     expect((await agent.call('getSession', { params: { sessionId: held.id } })).body.endReason).toBe('host-lost');
     expect(Date.now() - killedAt).toBeLessThan(HOST_TIMEOUT_MS * 1.2 + 1000);
   });
+
+  it("does not end a session idle whose client's request was waiting unread in its sockets, and still ends one really idle", async () => {
+    const gw = await startGatewayProcess(gatewayEnv());
+    const { agent, admin } = await setup(gw.url, 1);
+    const viewer = api(gw.url, (await admin.call('createToken', { body: { name: 'viewer', role: 'viewer', team: 'chaos' } })).body.secret);
+    const IDLE_S = 5;
+    const held = await ready(agent, { idleTimeoutSeconds: IDLE_S });
+    await agent.call('getSession', { params: { sessionId: held.id } }); // activity: the idle clock starts now
+    const t0 = Date.now();
+    await sleep(1000);
+    gw.kill('SIGSTOP');
+    await sleep(2000);
+    // The client is active while the gateway is stopped: its request waits in the socket.
+    const during = agent.call('getSession', { params: { sessionId: held.id } });
+    await sleep(IDLE_S * 1000 + 2000 - (Date.now() - t0)); // resumed two seconds past the idle deadline
+    gw.kill('SIGCONT');
+    expect((await during).body).toMatchObject({ state: 'ready', epoch: held.epoch });
+    await sleep(1500); // several reaper passes
+    expect((await agent.call('getSession', { params: { sessionId: held.id } })).body.state).toBe('ready');
+
+    // The allowance is for clocks that ran during the pause: one started after it runs out as usual.
+    const lastActive = Date.now();
+    const ended = await waitFor('ended idle', async () => {
+      const s = (await viewer.call('getSession', { params: { sessionId: held.id } })).body; // a viewer's look is not activity
+      return s.state === 'ended' ? s : undefined;
+    }, IDLE_S * 1000 * 3);
+    expect(ended.endReason).toBe('idle');
+    expect(Date.now() - lastActive).toBeLessThan(IDLE_S * 1000 + 2500);
+  });
 });

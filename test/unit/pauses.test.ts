@@ -36,8 +36,8 @@ describe('a pause of the gateway', () => {
     expect(watch.pausedSince(midway)).toBe(1000);
     advance(50);
     expect(watch.pausedSince(now())).toBe(0); // heard after it
-    expect(watch.pausesEndedAfter(now() - 100)).toEqual({ ms: 4000, lastEndedAt: now() - 50 });
-    expect(watch.pausesEndedAfter(now())).toBeUndefined();
+    expect(watch.pausesEndedAfter(now() - 100)).toEqual([{ ms: 4000, endedAgoMs: 50 }]);
+    expect(watch.pausesEndedAfter(now())).toEqual([]);
   });
 
   it('is noticed by a judge that asks before the watch has ticked again', () => {

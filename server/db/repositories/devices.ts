@@ -3,6 +3,7 @@
 import type { Queryable } from '../database.js';
 import type { Schemas } from '../../../openapi/contract.js';
 import { requestFitsDevice } from './request-fits.js';
+import { allowanceParams, deadlinePassed, type PauseAllowance } from './pause-allowance.js';
 
 export interface DeviceRow {
   id: string;
@@ -187,7 +188,7 @@ export async function devicesByIds(q: Queryable, ids: readonly string[]): Promis
  * Devices a lost reply or a dead gateway left behind on a connected host: offline but needing a
  * reset, or stuck resetting past `stuckMs`. Each is claimed here (reclaiming, a fresh epoch).
  */
-export async function claimDevicesToRecover(q: Queryable, stuckMs: number): Promise<{ id: string; host_id: string; local_id: string; epoch: number }[]> {
+export async function claimDevicesToRecover(q: Queryable, stuckMs: number, pause?: PauseAllowance): Promise<{ id: string; host_id: string; local_id: string; epoch: number }[]> {
   const { rows } = await q.query<{ id: string; host_id: string; local_id: string; epoch: number }>(
     `UPDATE devices d SET state = 'reclaiming', needs_reset = true, session_id = NULL, epoch = d.epoch + 1,
        state_reason = 'resetting (recovered)', updated_at = now()
@@ -195,10 +196,10 @@ export async function claimDevicesToRecover(q: Queryable, stuckMs: number): Prom
        SELECT d2.id FROM devices d2 JOIN hosts h ON h.id = d2.host_id
        WHERE h.state = 'online' AND h.connection_id IS NOT NULL AND d2.reported AND d2.health = 'ready' AND NOT d2.quarantined
          AND ((d2.state = 'offline' AND d2.needs_reset)
-           OR (d2.state = 'reclaiming' AND d2.updated_at < now() - ($1::double precision * interval '1 millisecond')))
+           OR (d2.state = 'reclaiming' AND ${deadlinePassed('d2.updated_at', `($1::double precision * interval '1 millisecond')`, '$2', '$3')}))
        FOR UPDATE OF d2 SKIP LOCKED)
      RETURNING d.id, d.host_id, d.local_id, d.epoch`,
-    [stuckMs],
+    [stuckMs, ...allowanceParams(pause)],
   );
   return rows.map((r) => ({ ...r, epoch: Number(r.epoch) }));
 }

@@ -2,6 +2,7 @@
 // write from a connection is fenced on that id, so a stale connection cannot overwrite a newer one.
 import type { Queryable } from '../database.js';
 import type { Schemas } from '../../../openapi/contract.js';
+import { allowanceParams, deadlinePassed, type PauseAllowance } from './pause-allowance.js';
 
 export interface HostRow {
   id: string;
@@ -80,18 +81,16 @@ export async function releaseConnection(q: Queryable, hostId: string, connection
 }
 
 /**
- * Marks offline every online host silent for longer than the timeout; returns their ids. A host
- * last seen before the sweeping gateway's latest pause ended is allowed the pause's length on top
- * (`pause`: its total length and how long ago it ended), since nobody was listening meanwhile.
+ * Marks offline every online host silent for longer than the timeout; returns their ids. A host is
+ * allowed the part of the sweeping gateway's pauses that fell after it was last heard, since nobody
+ * was listening meanwhile (pause-allowance.ts).
  */
-export async function sweepSilentHosts(q: Queryable, timeoutMs: number, pause?: { ms: number; endedAgoMs: number }): Promise<string[]> {
+export async function sweepSilentHosts(q: Queryable, timeoutMs: number, pause?: PauseAllowance): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
     `UPDATE hosts SET state = 'offline', offline_since = now(), gateway_id = NULL, connection_id = NULL
-     WHERE state = 'online' AND last_seen_at < now() - ($1::double precision * interval '1 millisecond')
-       AND (last_seen_at > now() - ($3::double precision * interval '1 millisecond')
-            OR last_seen_at < now() - (($1::double precision + $2::double precision) * interval '1 millisecond'))
+     WHERE state = 'online' AND ${deadlinePassed('last_seen_at', `($1::double precision * interval '1 millisecond')`, '$2', '$3')}
      RETURNING id`,
-    [timeoutMs, pause?.ms ?? 0, pause?.endedAgoMs ?? 0],
+    [timeoutMs, ...allowanceParams(pause)],
   );
   return rows.map((r) => r.id);
 }

@@ -3,6 +3,7 @@
 import type { Queryable } from '../database.js';
 import type { Schemas } from '../../../openapi/contract.js';
 import { requestFitsDevice } from './request-fits.js';
+import { allowanceParams, deadlinePassed, type PauseAllowance } from './pause-allowance.js';
 
 export type SessionStateName = Schemas['SessionState'];
 export type EndReason = Schemas['EndReason'];
@@ -209,25 +210,32 @@ export async function lockActiveOnHosts(q: Queryable, hostIds: readonly string[]
 }
 
 /** Sessions preparing for longer than any prepare may take: the gateway running it is gone. */
-export async function lockStuckPreparing(q: Queryable, stuckMs: number): Promise<SessionRow[]> {
+// The stuck-prepare, queue and idle deadlines allow this gateway's pauses (pause-allowance.ts); a
+// lease's TTL does not: it is a promise to the teams waiting for the device.
+
+export async function lockStuckPreparing(q: Queryable, stuckMs: number, pause?: PauseAllowance): Promise<SessionRow[]> {
   const { rows } = await q.query<SessionRow>(
-    `SELECT * FROM sessions WHERE state = 'preparing' AND placed_at < now() - ($1::double precision * interval '1 millisecond') FOR UPDATE SKIP LOCKED`,
-    [stuckMs],
+    `SELECT * FROM sessions WHERE state = 'preparing' AND ${deadlinePassed('placed_at', `($1::double precision * interval '1 millisecond')`, '$2', '$3')} FOR UPDATE SKIP LOCKED`,
+    [stuckMs, ...allowanceParams(pause)],
   );
   return rows;
 }
 
-export async function lockQueueTimedOut(q: Queryable): Promise<SessionRow[]> {
-  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state = 'queued' AND queue_deadline <= now() FOR UPDATE SKIP LOCKED`);
+export async function lockQueueTimedOut(q: Queryable, pause?: PauseAllowance): Promise<SessionRow[]> {
+  const { rows } = await q.query<SessionRow>(
+    `SELECT * FROM sessions WHERE state = 'queued' AND ${deadlinePassed('queue_deadline', `interval '0'`, '$1', '$2')} FOR UPDATE SKIP LOCKED`,
+    allowanceParams(pause),
+  );
   return rows;
 }
 
-export async function lockExpired(q: Queryable): Promise<{ row: SessionRow; reason: 'expired' | 'idle' }[]> {
+export async function lockExpired(q: Queryable, pause?: PauseAllowance): Promise<{ row: SessionRow; reason: 'expired' | 'idle' }[]> {
   const { rows } = await q.query<SessionRow & { why: 'expired' | 'idle' }>(
     `SELECT *, CASE WHEN expires_at <= now() THEN 'expired' ELSE 'idle' END AS why FROM sessions
      WHERE (state IN ('preparing', 'ready') AND expires_at <= now())
-        OR (state = 'ready' AND last_activity_at + (idle_timeout_seconds * interval '1 second') <= now())
+        OR (state = 'ready' AND ${deadlinePassed('last_activity_at', `(idle_timeout_seconds * interval '1 second')`, '$1', '$2')})
      FOR UPDATE SKIP LOCKED`,
+    allowanceParams(pause),
   );
   return rows.map(({ why, ...row }) => ({ row: row as SessionRow, reason: why }));
 }

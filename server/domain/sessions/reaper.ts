@@ -2,12 +2,19 @@
 // past their idle timeout; and warns (an `expiring` event) before an idle or TTL expiry. Every
 // gateway runs one; rows are taken with SKIP LOCKED, so two reapers never end one session twice.
 // It also drops answers to Idempotency-Keys once they are a day old.
+//
+// A gateway that was paused wakes with its timers due before its sockets are read: a client's
+// request that kept a session alive, or a prepare's answer, may be waiting there. The queue, idle
+// and stuck-prepare deadlines allow each clock the pauses it ran through (the liveness sweep does
+// the same for hosts); a lease's TTL is not extended.
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
+import type { PauseAllowance } from '../../db/repositories/pause-allowance.js';
 import * as devices from '../../db/repositories/devices.js';
 import { pruneRequests } from '../../db/repositories/requests.js';
 import { pruneFarmEvents } from '../../db/repositories/farm-events.js';
 import * as sessions from '../../db/repositories/sessions.js';
+import { NO_PAUSES, type PauseClock } from '../pauses.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
 
@@ -16,6 +23,8 @@ export interface ReaperOptions {
   warnMaxMs: number;
   /** Past this, a prepare or reset nobody answered is presumed lost (its gateway died). */
   stuckMs: number;
+  /** This gateway's pauses, allowed to the deadlines above (none when left out). */
+  pauses?: PauseClock;
 }
 
 export interface ReaperHooks {
@@ -26,6 +35,8 @@ export interface ReaperHooks {
 const REQUEST_KEEP_MS = 24 * 3600_000;
 /** The farm stream resumes from up to an hour back (WS /v1/events); older changes are a new snapshot. */
 const FARM_EVENT_KEEP_MS = 3600_000;
+/** Pauses this recent are looked at (a clock older than its last pause gets only what fell after it). */
+const PAUSE_WINDOW_MS = 3600_000;
 
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
@@ -55,11 +66,16 @@ export class Reaper {
     await this.running;
   }
 
+  /** This gateway's pauses of the last hour, as the deadlines' queries take them. */
+  private allowance(): PauseAllowance {
+    return (this.opts.pauses ?? NO_PAUSES).pausesEndedAfter(Date.now() - PAUSE_WINDOW_MS);
+  }
+
   /** The safety net under lost replies and dead gateways: nothing stays stuck for good. */
-  private async recover(): Promise<void> {
+  private async recover(pause: PauseAllowance): Promise<void> {
     const jobs = await this.db.transaction(async (tx) => {
       const out: ReclaimJob[] = [];
-      for (const s of await sessions.lockStuckPreparing(tx, this.opts.stuckMs)) {
+      for (const s of await sessions.lockStuckPreparing(tx, this.opts.stuckMs, pause)) {
         const back = await sessions.requeue(tx, s.id, Number(s.epoch));
         if (back) await sessions.notifySessionEvent(tx, { id: back.id, seq: Number(back.event_seq), kind: 'session' });
         if (s.device_id) {
@@ -68,7 +84,7 @@ export class Reaper {
         }
         this.logger.warn({ sessionId: s.id, deviceId: s.device_id }, 'a prepare was never answered; the session is back in the queue');
       }
-      for (const d of await devices.claimDevicesToRecover(tx, this.opts.stuckMs)) {
+      for (const d of await devices.claimDevicesToRecover(tx, this.opts.stuckMs, pause)) {
         out.push({ deviceId: d.id, hostId: d.host_id, localId: d.local_id, epoch: d.epoch });
         this.logger.info({ deviceId: d.id }, 'recovering a device left needing a reset');
       }
@@ -80,14 +96,15 @@ export class Reaper {
   }
 
   async tick(): Promise<void> {
+    const pause = this.allowance();
     await this.db.transaction(async (tx) => {
-      for (const s of await sessions.lockQueueTimedOut(tx)) {
+      for (const s of await sessions.lockQueueTimedOut(tx, pause)) {
         if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended) this.hooks.onEnded('queue-timeout');
       }
     });
     const jobs = await this.db.transaction(async (tx) => {
       const out: ReclaimJob[] = [];
-      for (const { row, reason } of await sessions.lockExpired(tx)) {
+      for (const { row, reason } of await sessions.lockExpired(tx, pause)) {
         const detail = reason === 'expired' ? `the lease ran out (ttl ${row.ttl_seconds} s)` : `no activity for ${row.idle_timeout_seconds} s`;
         const { ended, job } = await endSessionTx(tx, row, reason, detail, { reclaim: true });
         if (ended) this.hooks.onEnded(reason);
@@ -98,7 +115,7 @@ export class Reaper {
     for (const job of jobs) {
       this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
     }
-    await this.recover();
+    await this.recover(pause);
     await pruneRequests(this.db, REQUEST_KEEP_MS);
     await pruneFarmEvents(this.db, FARM_EVENT_KEEP_MS);
     await this.db.transaction(async (tx) => {
