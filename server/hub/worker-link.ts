@@ -191,6 +191,14 @@ export class WorkerLink {
       return this.fail('PROTOCOL_ERROR', `${field || 'the message'} ${reason}`);
     }
     if (msg.type === 'result') return this.onResult(msg);
+    // Text Postgres cannot store, refused by name before it fails a statement: a device named with a
+    // NUL closed the connection 1011 INTERNAL, and the worker's every redial (its hello names the
+    // same device) failed the same way. Memory messages are answered instead (onMemory): their
+    // connection is healthy. Results are not stored as sent (a recorded step is made storable).
+    if (msg.type === 'hello' || msg.type === 'devices' || msg.type === 'heartbeat') {
+      const bad = firstUnstorable(msg);
+      if (bad !== undefined) return this.fail('PROTOCOL_ERROR', `${bad} holds a character that cannot be stored (NUL, or half of a surrogate pair)`);
+    }
     // Memory traffic is answered on its own, not behind heartbeats and device reports.
     if (msg.type === 'memory-write' || msg.type === 'memory-load') return void this.onMemory(msg);
     this.enqueue(() => this.handle(msg));

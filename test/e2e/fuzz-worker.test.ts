@@ -6,10 +6,12 @@
 // keep the good host's session and devices as they were, and refuse another team's memory.
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION } from '../../openapi/contract.js';
+import { document, PROTOCOL_VERSION } from '../../openapi/contract.js';
 import { startFarm, type Farm } from '../helpers/farm.js';
 
 const HOSTILE: unknown[] = [null, true, -1, 1e308, 2 ** 53 + 2, '', '\u0000', '\uD800', 'x'.repeat(20_000), [], [null], {}, { a: { b: { c: {} } } }, Array.from({ length: 3000 }, () => 1)];
+
+const ERROR_CODES = new Set((document as { components: { schemas: { ErrorCode: { enum: string[] } } } }).components.schemas.ErrorCode.enum);
 
 let farm: Farm;
 let workerToken: string;
@@ -39,7 +41,14 @@ const VALID: Record<string, Record<string, unknown>> = {
   heartbeat: { type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() },
   devices: { type: 'devices', backends: [], devices: [device('evil-1')] },
   result: { type: 'result', id: 'cmd-never-sent', ok: true, value: {} },
-  'memory-write': { type: 'memory-write', id: 'w1', key: key('default'), screens: [], edges: [], escalations: [] },
+  'memory-write': {
+    type: 'memory-write',
+    id: 'w1',
+    key: key('default'),
+    screens: [{ id: 's1', name: 'Inbox', fingerprints: [{ hash: '1a2b3c4d', title: 'Inbox', tokens: ['e:top:heading'] }], readings: 1, vocabulary: [{ role: 'button', label: 'Archive', tap: { x: 1, y: 2 } }] }],
+    edges: [{ from: 's1', action: 'tap "Archive"', to: 's1', count: 1, verified: 1, durations: [120], kinds: { none: 1 } }],
+    escalations: [],
+  },
   'memory-load': { type: 'memory-load', id: 'l1', key: key('default') },
 };
 
@@ -65,12 +74,33 @@ async function connect(hostId: string): Promise<Session> {
   return { ws, replies, closed };
 }
 
+/** Every path inside a value below its top level (['devices', 0, 'name'], ...). */
+function nestedPaths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => [[...at, i], ...nestedPaths(x, [...at, i])]);
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [[...at, k], ...nestedPaths(x, [...at, k])]);
+  return [];
+}
+
+/** A copy of `msg` with the value at `path` replaced. */
+function withAt(msg: unknown, path: (string | number)[], value: unknown): unknown {
+  const copy = structuredClone(msg) as Record<string | number, unknown>;
+  let node = copy;
+  for (const k of path.slice(0, -1)) node = node[k] as Record<string | number, unknown>;
+  node[path.at(-1)!] = value;
+  return copy;
+}
+
 function mutations(): string[] {
   const out: string[] = [];
   for (const msg of Object.values(VALID)) {
     for (const field of Object.keys(msg)) {
       for (const bad of HOSTILE) out.push(JSON.stringify({ ...msg, [field]: bad }));
       out.push(JSON.stringify(Object.fromEntries(Object.entries(msg).filter(([k]) => k !== field))));
+    }
+    // Inside the message too (a device's name, a screen's label): a hostile value deep in a message
+    // the schema lets through must be refused as well as one at its top.
+    for (const path of nestedPaths(msg).filter((p) => p.length > 1)) {
+      for (const bad of HOSTILE) out.push(JSON.stringify(withAt(msg, path, bad)));
     }
     out.push(JSON.stringify({ ...msg, extra: 'field' }));
     out.push(JSON.stringify(msg).slice(0, 10));
@@ -81,10 +111,12 @@ function mutations(): string[] {
 describe('a malicious worker', () => {
   it('cannot crash or confuse the gateway: thousands of hostile messages, each answered by a coded close or ignored', async () => {
     const messages = mutations();
+    const total = Math.max(2000, messages.length);
     let sent = 0;
     const closes = new Map<string, number>();
-    for (let round = 0; sent < 2000; round++) {
-      for (let i = 0; i < messages.length && sent < 2000; ) {
+    const memoryAnswers = new Map<string, number>();
+    for (let round = 0; sent < total; round++) {
+      for (let i = 0; i < messages.length && sent < total; ) {
         const s = await connect(`evil-host-${round}-${i}`);
         // One connection takes messages until the gateway closes it (the first bad one usually does).
         while (i < messages.length && s.ws.readyState === s.ws.OPEN) {
@@ -92,13 +124,27 @@ describe('a malicious worker', () => {
           sent++;
           await new Promise((r) => setTimeout(r, 2));
         }
-        if (s.ws.readyState === s.ws.OPEN) s.ws.close();
+        if (s.ws.readyState === s.ws.OPEN) {
+          await new Promise((r) => setTimeout(r, 50)); // memory answers come on their own
+          s.ws.close();
+        }
         const { code, reason } = await s.closed;
         closes.set(`${code} ${reason}`, (closes.get(`${code} ${reason}`) ?? 0) + 1);
         expect([1000, 1005, 1009, 4400, 4408, 4409]).toContain(code);
+        // A memory message the schema let through is answered with a code from the error table, and
+        // never as the gateway's own failure: this host serves no team, and bad text is named.
+        for (const r of s.replies.filter((x) => x.type === 'memory')) {
+          const answer = (r.error as { code?: string } | undefined)?.code ?? 'ok';
+          memoryAnswers.set(answer, (memoryAnswers.get(answer) ?? 0) + 1);
+          expect(r.ok).toBe(false);
+          expect(ERROR_CODES.has(answer)).toBe(true);
+          expect(answer).not.toBe('INTERNAL');
+        }
       }
     }
-    console.log(`malicious worker: ${sent} messages; closes ${[...closes].map(([k, n]) => `${k}×${n}`).join(', ')}`);
+    console.log(`malicious worker: ${sent} messages (${messages.length} distinct); closes ${[...closes].map(([k, n]) => `${k}×${n}`).join(', ')}; memory answers ${[...memoryAnswers].map(([k, n]) => `${k}×${n}`).join(', ')}`);
+    expect(memoryAnswers.get('FORBIDDEN')).toBeGreaterThan(0);
+    expect(memoryAnswers.get('VALIDATION_FAILED')).toBeGreaterThan(0);
     expect((await farm.admin.call('getHealth')).status).toBe(200);
     // The good host and its session carry on as before.
     const host = (await farm.admin.call('getHost', { params: { hostId: goodHost } })).body;
@@ -106,6 +152,35 @@ describe('a malicious worker', () => {
     expect((await farm.admin.call('getSession', { params: { sessionId } })).body.state).toBe('ready');
     expect((await farm.admin.call('getDevice', { params: { deviceId: goodDevice } })).body.state).toBe('leased');
   }, 120_000);
+
+  it('is closed with a code naming the field for text the database cannot store, deep in a hello or a device report', async () => {
+    // Before, a device named with a NUL reached Postgres and the connection closed 1011 INTERNAL; the
+    // hostile-value rounds above missed it, since a later bad message closed the link first.
+    const closedWith = async (first: Record<string, unknown>, then?: Record<string, unknown>) => {
+      const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/workers/connect`, { headers: { authorization: `Bearer ${workerToken}` } });
+      const replies: Record<string, unknown>[] = [];
+      ws.on('message', (d) => replies.push(JSON.parse(d.toString())));
+      ws.on('error', () => undefined);
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(JSON.stringify(first));
+      if (then) {
+        const deadline = Date.now() + 5000;
+        while (!replies.some((r) => r.type === 'welcome') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+        ws.send(JSON.stringify(then));
+      }
+      const code = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(0), 5000))]);
+      if (code === 0) ws.terminate();
+      return { code, error: replies.find((r) => r.type === 'error') as { code: string; message: string } | undefined };
+    };
+    for (const bad of ['Pixel\u0000', 'Pixel \uD83D']) {
+      const inHello = await closedWith({ ...hello('evil-text-hello'), host: { ...hello('x').host, id: 'evil-text-hello', name: bad } });
+      expect(inHello).toMatchObject({ code: 4400, error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('host.name') } });
+      const inDevices = await closedWith(hello('evil-text-devices'), { type: 'devices', backends: [], devices: [{ ...device('evil-2'), name: bad }] });
+      expect(inDevices).toMatchObject({ code: 4400, error: { code: 'PROTOCOL_ERROR', message: expect.stringContaining('devices[0].name') } });
+    }
+    expect((await farm.admin.call('getHealth')).status).toBe(200);
+  });
 
   it("cannot take over another host's devices, answer commands it was never sent, or read another team's memory", async () => {
     const s = await connect('evil-host-claims');

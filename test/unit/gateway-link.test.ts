@@ -18,15 +18,16 @@ afterEach(async () => {
 });
 
 /** A link to a scripted gateway that welcomes it and acknowledges heartbeats while `acking` is on. */
-function scripted() {
-  const state = { dials: 0, beats: 0, acking: true, closes: [] as number[] };
-  const inventory = { snapshot: async () => ({ backends: [], devices: [] }), onChange: () => () => undefined } as unknown as Inventory;
+function scripted(devices: unknown[] = []) {
+  const state = { dials: 0, beats: 0, acking: true, closes: [] as number[], hellos: [] as Record<string, unknown>[] };
+  const inventory = { snapshot: async () => ({ backends: [], devices }), onChange: () => () => undefined } as unknown as Inventory;
   link = new GatewayLink({
     dial: async () => {
       state.dials++;
       const [gatewayEnd, workerEnd] = createSocketPair();
       gatewayEnd.on('message', (d: Buffer) => {
         const msg = JSON.parse(d.toString()) as { type: string; seq?: number };
+        if (msg.type === 'hello') state.hellos.push(msg);
         if (msg.type === 'hello') gatewayEnd.send(JSON.stringify({ type: 'welcome', protocolVersion: PROTOCOL_VERSION, hostId: 'host-1', gatewayId: 'gw', heartbeatIntervalMs: 100, hostTimeoutMs: 600 }));
         if (msg.type === 'heartbeat') {
           state.beats++;
@@ -66,5 +67,14 @@ describe('the worker watching its gateway', () => {
     expect(state.dials).toBe(1);
     expect(state.closes).toEqual([]);
     expect(state.beats).toBeGreaterThan(beatsBefore); // and it went on beating on the same connection
+  });
+
+  it('reports its devices with names the gateway can store (a NUL or half an emoji from simctl or adb)', async () => {
+    const named = (name: string) => ({ localId: 'd1', platform: 'ios', backend: 'ios', model: 'iPhone 15', os: 'iOS 17.4', name, labels: [`team \u0000${'📱'.charAt(0)}`], health: 'ready' });
+    const state = scripted([named(`Bob's \u0000iPhone 📱${'📱'.charAt(0)}`)]);
+    await waitFor('hello', () => state.hellos[0] ?? undefined, 3000, 5);
+    const [device] = state.hellos[0]!.devices as { name: string; labels: string[] }[];
+    expect(device!.name).toBe("Bob's iPhone 📱\uFFFD");
+    expect(device!.labels).toEqual(['team \uFFFD']);
   });
 });

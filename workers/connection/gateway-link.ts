@@ -8,6 +8,7 @@ import type { Inventory } from '../devices/inventory.js';
 import type { HostIdentity } from '../host/identity.js';
 import type { Backoff } from './backoff.js';
 import { DialError, OPEN, type Dial, type GatewaySocket } from './socket.js';
+import { storableDeep } from '../text/clip.js';
 
 const isGatewayMessage = schemaValidator<GatewayMessage>('GatewayMessage');
 
@@ -95,7 +96,8 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     let socket: GatewaySocket;
     let hello: WorkerMessage;
     try {
-      const snapshot = await this.opts.inventory.snapshot();
+      // Names read from simctl, adb or a profile: storable, or the gateway could not record the host.
+      const snapshot = storableDeep(await this.opts.inventory.snapshot());
       hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: this.opts.identity, ...snapshot };
       socket = await this.opts.dial();
     } catch (err) {
@@ -216,7 +218,7 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       return;
     }
     try {
-      const snapshot = await this.opts.inventory.snapshot();
+      const snapshot = storableDeep(await this.opts.inventory.snapshot());
       this.send({ type: 'devices', ...snapshot });
     } catch (err) {
       this.logger.warn({ err }, 'could not gather the device list; will report it on the next change');
