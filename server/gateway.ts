@@ -144,6 +144,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
           },
           load: (key) => loadMemory(db, key),
           mayUse: (hostId, team) => hostServesTeam(db, hostId, team, MEMORY_GRACE_MS),
+          onRefused: () => metrics.memoryWrites.inc({ outcome: 'refused' }),
         },
       },
       logger,

@@ -55,6 +55,8 @@ export interface MemoryHandler {
    * the farm's, not a team's; without this check any host could read every team's app memory.
    */
   mayUse(hostId: string, team: string): Promise<boolean>;
+  /** A write refused before it reached the database (text it cannot store): counted with the refused ones. */
+  onRefused?(): void;
 }
 
 /** What a link needs from the hub that owns it. */
@@ -240,6 +242,7 @@ export class WorkerLink {
       const bad = firstUnstorable(msg);
       if (bad !== undefined) {
         this.logger.warn({ hostId: this.hostId, type: msg.type, field: bad }, 'a memory message holds text the database cannot store; refused');
+        if (msg.type === 'memory-write') memory.onRefused?.();
         throw new ApiError('VALIDATION_FAILED', { message: `${bad} holds a character that cannot be stored (NUL, or half of a surrogate pair)` });
       }
       if (!(await memory.mayUse(this.hostId, msg.key.team))) {

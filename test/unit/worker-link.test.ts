@@ -94,8 +94,9 @@ describe("a worker's memory writes the database would not store", () => {
   /** A memory handler that fails each write as told; the link's answer is what is under test. */
   const withMemory = (fail: (id: string) => Error | undefined) => {
     const written: string[] = [];
-    const linkOwner: LinkOwner = { ...owner, memory: { write: async (_host, msg) => { const err = fail(msg.id); if (err) throw err; written.push(msg.id); return true; }, load: async () => ({ screens: [], edges: [], generation: 0 }), mayUse: async () => true } };
-    return { linkOwner, written };
+    const refused = { count: 0 };
+    const linkOwner: LinkOwner = { ...owner, memory: { write: async (_host, msg) => { const err = fail(msg.id); if (err) throw err; written.push(msg.id); return true; }, load: async () => ({ screens: [], edges: [], generation: 0 }), mayUse: async () => true, onRefused: () => refused.count++ } };
+    return { linkOwner, written, refused };
   };
   const answers = async (received: Record<string, unknown>[], n: number) => {
     await waitFor(`${n} memory answers`, () => (received.filter((m) => m.type === 'memory').length >= n ? true : undefined), 2000, 5);
@@ -103,7 +104,7 @@ describe("a worker's memory writes the database would not store", () => {
   };
 
   it('refuses text holding NUL or half a surrogate pair as VALIDATION_FAILED naming the field, before the database sees it', async () => {
-    const { linkOwner, written } = withMemory(() => undefined);
+    const { linkOwner, written, refused } = withMemory(() => undefined);
     const { workerEnd, received, closed, link } = await linked({}, {}, linkOwner);
     workerEnd.send(JSON.stringify(write('nul', 'Set\u0000tings')));
     workerEnd.send(JSON.stringify(write('half', 'Inbox \ud83d')));
@@ -113,6 +114,7 @@ describe("a worker's memory writes the database would not store", () => {
     expect(a.half).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
     expect(a.fine).toMatchObject({ ok: true });
     expect(written).toEqual(['fine']);
+    expect(refused.count).toBe(2); // simfleet_memory_writes_total{outcome="refused"}
     expect(closed()).toBeUndefined(); // a refused write is an answer, not a reason to drop the worker
     link.fail('SHUTTING_DOWN');
   });
