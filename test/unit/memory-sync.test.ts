@@ -85,7 +85,7 @@ describe('memory written behind', () => {
 
     const [first, ...retries] = gateway.sent.slice(0, 4);
     for (const r of retries) expect(r).toEqual(first); // same id, same contents
-    expect(first!.edges).toHaveLength(2);
+    expect(first!.edges).toEqual([{ ...edge('privacy'), count: 2, verified: 2, durations: [240, 240], kinds: { push: 2 } }]); // one edge, taken twice
     expect(gateway.sent[4]!.id).not.toBe(first!.id);
     expect(gateway.applied.size).toBe(2);
     expect(gateway.traversals()).toBe(3); // each traversal once: none lost, none doubled by the retries
@@ -135,6 +135,35 @@ describe('memory written behind', () => {
     expect(applied.flatMap((w) => w.edges)).toHaveLength(1);
     expect(applied.flatMap((w) => w.screens.map((s) => s.id))).toEqual(['privacy']);
     expect(applied.flatMap((w) => w.escalations.map((e) => e.reason))).toEqual(['unknown-screen']);
+  });
+
+  it('gathers what it learns while the gateway is away in one open batch, instead of a frozen batch per try', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const gateway = new GatewayStandIn(Array.from({ length: 60 }, () => 'down' as const));
+    const sync = new MemorySync(gateway, logger);
+    const t0 = Date.now();
+    sync.screen(KEY, 0, screen('privacy'));
+    for (let minute = 0; minute < 10; minute++) {
+      // A minute of an outage: the same few screens and edges over and over, and a try every 10 s.
+      for (let i = 0; i < 50; i++) {
+        sync.screen(KEY, 0, screen(i % 2 ? 'privacy' : 'settings'));
+        sync.edge(KEY, 0, edge(i % 2 ? 'privacy' : 'settings'));
+      }
+      for (let s = 0; s < 6; s++) {
+        vi.setSystemTime(t0 + minute * 60_000 + s * 10_000 + 10_000);
+        await sync.flush();
+      }
+    }
+    // Before, each try froze what had been learned since into a batch of its own: here one per
+    // minute of learning, 10 in all, and one per try for a worker learning all the time.
+    expect(sync.pending).toBe(2); // the first batch, still unacknowledged, and what gathered since
+    gateway.answers.length = 0; // the gateway is back
+    vi.setSystemTime(t0 + 3600_000);
+    await sync.flush();
+    expect(sync.pending).toBe(0);
+    const later = gateway.sent.at(-1)!;
+    expect(later.screens.map((s) => s.id).sort()).toEqual(['privacy', 'settings']);
+    expect(gateway.traversals()).toBe(500); // every traversal, once
   });
 
   it('drops a write refused for what it holds and goes on with the ones behind it, without backing off', async () => {

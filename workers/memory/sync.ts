@@ -30,6 +30,8 @@ interface Batch {
   /** Known screens recognised again: the latest per screen (a newer one supersedes it). */
   confirmations: Map<string, Schemas['MemoryConfirmation']>;
   edges: Schemas['MemoryEdge'][];
+  /** An open batch's edges by from, action and to: an edge taken again adds to its counts. */
+  edgeIndex: Map<string, Schemas['MemoryEdge']>;
   escalations: Schemas['MemoryEscalation'][];
 }
 
@@ -43,6 +45,8 @@ const MAX_ITEMS = 200;
  * the link's messages stop at 1 MiB by default.
  */
 const MAX_SCREENS = 8;
+/** Durations kept per edge (the contract's limit; the farm keeps the newest 16 too). */
+const MAX_DURATIONS = 16;
 /** Refusals about the write itself, not the moment: the same write would be refused again. */
 const FINAL_REFUSALS = new Set(['VALIDATION_FAILED', 'FORBIDDEN', 'PROTOCOL_ERROR', 'MESSAGE_TOO_LARGE']);
 
@@ -85,7 +89,21 @@ export class MemorySync {
   }
 
   edge(key: MemoryKey, generation: number, e: Schemas['MemoryEdge']): void {
-    this.batch(key, generation).edges.push(e);
+    const b = this.batch(key, generation);
+    const k = `${e.from}\u0000${e.action}\u0000${e.to}`;
+    const same = b.edgeIndex.get(k);
+    if (!same) {
+      const copy = { ...e, durations: [...e.durations], kinds: { ...e.kinds } };
+      b.edgeIndex.set(k, copy);
+      b.edges.push(copy);
+      return;
+    }
+    // The increments the gateway would add one after the other, added here first: the same totals,
+    // the same 16 newest durations.
+    same.count += e.count;
+    same.verified += e.verified;
+    same.durations = [...same.durations, ...e.durations].slice(-MAX_DURATIONS);
+    for (const [kind, n] of Object.entries(e.kinds)) same.kinds[kind] = (same.kinds[kind] ?? 0) + n;
   }
 
   escalation(key: MemoryKey, generation: number, e: Schemas['MemoryEscalation']): void {
@@ -131,19 +149,25 @@ export class MemorySync {
   private batch(key: MemoryKey, generation: number): Batch {
     const k = `${key.team}\u0000${key.platform}\u0000${key.app}\u0000${generation}`;
     let b = this.open.get(k);
-    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), confirmations: new Map(), edges: [], escalations: [] }));
+    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), confirmations: new Map(), edges: [], edgeIndex: new Map(), escalations: [] }));
     return b;
   }
 
   private async send(): Promise<void> {
     if (Date.now() < this.nextTryAt) return;
-    // Freeze what is open: new changes go to new batches while these are in flight.
-    for (const [k, b] of this.open) {
-      this.open.delete(k);
-      this.sending.push(...split(b));
-    }
-    while (this.sending.length) {
-      const b = this.sending[0]!;
+    for (;;) {
+      // What is open is frozen into batches (a retry must be the same write) only once every batch
+      // before it is acknowledged. While the gateway is away, changes gather in the open batch, where
+      // a screen seen again or an edge taken again takes no more room: a frozen batch per try grew
+      // the queue for as long as the outage lasted.
+      if (!this.sending.length) {
+        for (const [k, b] of this.open) {
+          this.open.delete(k);
+          this.sending.push(...split(b));
+        }
+      }
+      const b = this.sending[0];
+      if (!b) return;
       try {
         // Text from pages nobody here wrote, made fit to store (NUL and half surrogate pairs), so a
         // label cannot get a whole batch refused.
@@ -198,6 +222,7 @@ function split(b: Batch): Batch[] {
       screens: new Map(slice(screens, MAX_SCREENS).map((s) => [s.id, s])),
       confirmations: new Map(slice(confirmations, MAX_SCREENS).map((c) => [c.id, c])),
       edges: slice(b.edges, MAX_ITEMS),
+      edgeIndex: new Map(),
       escalations: slice(b.escalations, MAX_ITEMS),
     });
   }
