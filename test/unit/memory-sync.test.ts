@@ -166,6 +166,21 @@ describe('memory written behind', () => {
     expect(gateway.traversals()).toBe(500); // every traversal, once
   });
 
+  it('keeps the newest 1,000 escalations of an app while the gateway is away, and counts what it lets go', async () => {
+    const gateway = new GatewayStandIn(['down']);
+    const sync = new MemorySync(gateway, logger);
+    sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 's-first', evidence: {}, costMs: 1, at: new Date().toISOString() });
+    await sync.flush(); // down: the first is frozen, the rest gather
+    for (let i = 0; i < 1500; i++) sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: `s-${i}`, evidence: {}, costMs: 1, at: new Date().toISOString() });
+    expect(sync.counts.escalationsLetGo).toBe(500);
+    expect(await sync.drain(5000)).toBe(true);
+    const screens = [...gateway.applied.values()].flatMap((w) => w.escalations.map((e) => e.screen));
+    expect(screens).toHaveLength(1001);
+    expect(screens[0]).toBe('s-first');
+    expect(screens[1]).toBe('s-500');
+    expect(screens.at(-1)).toBe('s-1499');
+  });
+
   it('drops a write refused for what it holds and goes on with the ones behind it, without backing off', async () => {
     vi.useFakeTimers({ toFake: ['Date'] }); // the clock stands still: a backoff would hold everything behind it
     const gateway = new GatewayStandIn(['invalid', 'forbidden', 'ok']);

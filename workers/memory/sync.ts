@@ -45,6 +45,8 @@ const MAX_ITEMS = 200;
  * the link's messages stop at 1 MiB by default.
  */
 const MAX_SCREENS = 8;
+/** Escalations an open batch holds while the gateway is away (the worker's app memory keeps 500 per app). */
+const MAX_OPEN_ESCALATIONS = 1000;
 /** Durations kept per edge (the contract's limit; the farm keeps the newest 16 too). */
 const MAX_DURATIONS = 16;
 /** Refusals about the write itself, not the moment: the same write would be refused again. */
@@ -65,7 +67,7 @@ export class MemorySync {
   private backoffMs = 0;
   private nextTryAt = 0;
   private flushing: Promise<void> | undefined;
-  readonly counts = { written: 0, retried: 0, dropped: 0, loaded: 0, loadFailed: 0, forgotten: 0 };
+  readonly counts = { written: 0, retried: 0, dropped: 0, escalationsLetGo: 0, loaded: 0, loadFailed: 0, forgotten: 0 };
   /** Called when the farm forgot an app since this generation was loaded: start it afresh. */
   onForgotten: ((key: MemoryKey, generation: number) => void) | undefined;
 
@@ -107,7 +109,15 @@ export class MemorySync {
   }
 
   escalation(key: MemoryKey, generation: number, e: Schemas['MemoryEscalation']): void {
-    this.batch(key, generation).escalations.push(e);
+    const b = this.batch(key, generation);
+    b.escalations.push(e);
+    // Escalations are events, not state: nothing merges them, so an outage long enough would grow
+    // the open batch without end. The newest are kept; what is let go is counted and said once.
+    if (b.escalations.length > MAX_OPEN_ESCALATIONS) {
+      b.escalations.shift();
+      this.counts.escalationsLetGo++;
+      if (this.counts.escalationsLetGo === 1) this.logger.warn({ app: key.app, kept: MAX_OPEN_ESCALATIONS }, 'the gateway has been away long enough that older escalations waiting to be written are let go');
+    }
   }
 
   get pending(): number {
