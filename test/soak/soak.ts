@@ -205,6 +205,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     say(`${opts.subscribers} subscribers connected`);
 
     const errors: string[] = [];
+    // Each error carries when it happened and is printed at the next progress line: a run of hours
+    // should not keep its first failure secret until the end.
+    const fail = (what: string) => errors.push(`${Math.round((Date.now() - t0) / 1000)} s: ${what}`);
+    let errorsSaid = 0;
     const samples: { t: number; gateway: number; worker: number; chromium: number; gpu: number; renderers: number; gFds: number; wFds: number; heap: number; native: number; held: Record<string, number> }[] = [];
     const t0 = Date.now();
     // The worker's JS heap and the native memory bound to JS objects (frame buffers, sharp's
@@ -224,9 +228,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         const chromium = Object.values(byKind).reduce((a, b) => a + b, 0);
         samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gpu: byKind['gpu-process'] ?? 0, renderers: byKind.renderer ?? 0, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
       } catch (err) {
-        errors.push(`sampling failed: ${(err as Error).message}`);
+        fail(`sampling failed: ${(err as Error).message}`);
       }
-      readWorkerMemory().catch((err: unknown) => errors.push(`reading the worker's memory from /metrics failed: ${(err as Error).message}`));
+      readWorkerMemory().catch((err: unknown) => fail(`reading the worker's memory from /metrics failed: ${(err as Error).message}`));
     };
     await readWorkerMemory();
     const refusals: Record<string, number> = {};
@@ -238,7 +242,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const byKindAtStart = roundAll(chromiumPssByKind(workerPid));
     sample();
     const sampler = setInterval(sample, opts.sampleMs);
-    const reporter = setInterval(() => say(`${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`), 60_000);
+    const reporter = setInterval(() => {
+      say(`${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`);
+      for (const e of errors.slice(errorsSaid)) say(`  error at ${e}`);
+      errorsSaid = errors.length;
+    }, 60_000);
     const deadline = t0 + opts.durationMs;
 
     const timed = async (route: string, call: () => Promise<{ status: number; body: any; text: string }>) => {
@@ -246,10 +254,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const res = await call();
       (latency[route] ??= []).push(performance.now() - started);
       const code = res.body?.error?.code as string | undefined;
-      if (res.status >= 500) errors.push(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status >= 500) fail(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
       else if (res.status >= 400) {
         if (code && EXPECTED_REFUSALS.has(code)) refusals[code] = (refusals[code] ?? 0) + 1;
-        else errors.push(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
+        else fail(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
       }
       return res;
     };
@@ -268,7 +276,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             continue;
           }
           const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
-          if (screen.status === 410) return void errors.push(`session ${id} ended under its agent: ${screen.text.slice(0, 200)}`);
+          if (screen.status === 410) return void fail(`session ${id} ended under its agent: ${screen.text.slice(0, 200)}`);
           if (screen.status !== 200) {
             await new Promise((res) => setTimeout(res, 500)); // a refusal is not a reason to hammer
             continue;
@@ -284,11 +292,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             where[res.body.verdict] = (where[res.body.verdict] ?? 0) + 1;
           }
           if (res.status === 410) {
-            errors.push(`session ${id} ended under its agent: ${res.text.slice(0, 200)}`);
+            fail(`session ${id} ended under its agent: ${res.text.slice(0, 200)}`);
             return;
           }
         } catch (err) {
-          errors.push(`agent on ${id}: ${(err as Error).message}`);
+          fail(`agent on ${id}: ${(err as Error).message}`);
           await new Promise((res) => setTimeout(res, 1000));
         }
       }
@@ -313,7 +321,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     crowd.kill();
     for (const id of ids) {
       const s = (await agent.call('getSession', { params: { sessionId: id } })).body;
-      if (s.state !== 'ready') errors.push(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
+      if (s.state !== 'ready') fail(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
       await agent.call('releaseSession', { params: { sessionId: id } });
     }
     // What the subscribers and sessions held must be given back; idle keep-alive connections and
