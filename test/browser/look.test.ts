@@ -61,8 +61,13 @@ describe('look', () => {
     const meta = await sharp(body).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', Math.round(f.width * 2), Math.round(f.height * 2)]);
     // The icon is drawn in the tint colour on the bar: the crop holds it, not the bar's background.
+    // A full run once got a crop of one colour here (3 of 3 alone, and 48 captures on a loaded
+    // browser, were fine): the message keeps what is needed to tell a blank capture from a crop
+    // in the wrong place.
     const { channels } = await sharp(body).stats();
-    expect(Math.max(...channels.slice(0, 3).map((c) => c.max - c.min))).toBeGreaterThan(60);
+    const whole = await sharp((await look('?scale=2&format=png')).body).stats();
+    const evidence = { frame: f, source: res.headers.get('x-simfleet-source'), ageMs: res.headers.get('x-simfleet-age-ms'), crop: channels.map((c) => [c.min, c.max]), wholeScreen: whole.channels.map((c) => [c.min, c.max]) };
+    expect(Math.max(...channels.slice(0, 3).map((c) => c.max - c.min)), JSON.stringify(evidence)).toBeGreaterThan(60);
   });
 
   it('refuses what it cannot serve, saying what it can', async () => {
