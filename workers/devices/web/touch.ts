@@ -22,12 +22,12 @@ export async function playTouches(cdp: Pick<CDPSession, 'send'>, frames: TouchFr
   let previous = 0;
   for (const [i, frame] of frames.entries()) {
     // Chromium acknowledges a touch only with a frame of the page's compositor. On a starved host
-    // (20 devices on 2 cores) that took 1.5-2 s per event, and a 48-event drag took 80-120 s where
+    // (20 devices on 2 cores) that took 1.5-2 s per event, and a 48-event drag took 75-104 s where
     // it should take 0.8: the agent's scroll outlived the gateway's wait, and every call queued
     // behind it on the device was refused unbegun. A finger keeps its time whatever the screen
     // does, so a move whose successor is already due is left out, as a slow touch panel samples
-    // fewer points. Presses, lifts and the last move before either are always played: where the
-    // finger ends and how long it rests there before lifting (no fling) do not change.
+    // fewer points. Presses, lifts and the last move before either are always played: the finger
+    // ends where the gesture says and still rests there before it lifts (no fling).
     const next = frames[i + 1];
     const isMove = i > 0 && frame.touches.length > 0 && frame.touches.length === frames[i - 1]!.touches.length;
     const nextIsMove = next !== undefined && next.touches.length === frame.touches.length;
