@@ -38,8 +38,15 @@ const open = async (path: string) => {
 };
 // The app's router exists once its scripts have run: on a loaded CI the template7 example was not
 // there yet half a second after opening (it fetches its templates first), and mainView was undefined.
+// A full run on a loaded machine once waited 15 s for it in vain: the wait is now longer, and one
+// that still fails names the requests the page lost, to tell a slow load from a broken one.
+const failedRequests: string[] = [];
 const router = async (js: string) => {
-  await page().waitForFunction("typeof mainView !== 'undefined' && !!mainView.router", undefined, { timeout: 15_000 });
+  await page()
+    .waitForFunction("typeof mainView !== 'undefined' && !!mainView.router", undefined, { timeout: 45_000 })
+    .catch((err: Error) => {
+      throw new Error(`${err.message}; requests the page lost: ${JSON.stringify(failedRequests)}`);
+    });
   await page().evaluate(js);
 };
 const scroll = (selector: string, dy: number) =>
@@ -61,6 +68,7 @@ beforeAll(async () => {
   device = provider.device('web-1')!;
   await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
   await device.prepare({ url: `${server.origin}/framework7/dist/index.html` }, { signal: new AbortController().signal, origins: { allowedOrigins: [server.origin], allowPrivate: false } });
+  page().on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText ?? '?'}`));
 
   // Framework7: pages pushed by its router, the previous one kept in the DOM underneath.
   await read('f7', 'f7 home');

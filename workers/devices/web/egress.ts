@@ -18,7 +18,21 @@ export async function guardEgress(context: BrowserContext, policy: OriginPolicy,
   const own = (url: string) => ownOrigins.some((o) => url.startsWith(`${o}/`) || url === o);
   const refuse = (url: string, reason: string) => logger.warn({ url, reason }, 'request refused by the origin policy');
 
-  await context.route('**/*', async (route: Route) => {
+  // A request can outlive its page: a device reset closes the context while a fetch is still
+  // out, and answering the route then throws ("Fetch response has been disposed"). Playwright
+  // leaves a handler's rejection unhandled, which stopped a worker and every device on it in a
+  // full test run. A failed handler now refuses what it can (a page still there is not left
+  // waiting) and logs the rest.
+  const handled = <T>(handler: (arg: T) => Promise<unknown>, refuseAfterFailure: (arg: T) => Promise<unknown>) => async (arg: T) => {
+    try {
+      await handler(arg);
+    } catch (err) {
+      logger.debug({ err: (err as Error).message }, 'a request could not be answered (its page or context may have gone)');
+      await refuseAfterFailure(arg).catch(() => undefined);
+    }
+  };
+
+  await context.route('**/*', handled(async (route: Route) => {
     const request = route.request();
     let url = request.url();
     if (own(url)) return route.continue();
@@ -65,9 +79,9 @@ export async function guardEgress(context: BrowserContext, policy: OriginPolicy,
     }
     refuse(url, `more than ${MAX_REDIRECTS} redirects`);
     return route.abort('failed');
-  });
+  }, (route) => route.abort('failed')));
 
-  await context.routeWebSocket(/.*/, async (ws: WebSocketRoute) => {
+  await context.routeWebSocket(/.*/, handled(async (ws: WebSocketRoute) => {
     const url = ws.url();
     // The policy speaks http(s); a socket's origin is the same host and port.
     const verdict = own(url.replace(/^ws/, 'http')) ? null : await policy.verdict(url.replace(/^ws/, 'http'));
@@ -76,5 +90,5 @@ export async function guardEgress(context: BrowserContext, policy: OriginPolicy,
       return ws.close({ code: 1008, reason: 'refused by the origin policy' });
     }
     ws.connectToServer();
-  });
+  }, (ws) => ws.close({ code: 1011, reason: 'the request could not be routed' })));
 }
