@@ -1,10 +1,10 @@
 // `simfleet gateway` and `simfleet start`: run until a signal, then shut down in order.
-// close-with-grace gives the sequence a deadline and exits at once on a second signal.
-import closeWithGrace from 'close-with-grace';
+// close-with-grace (graceful.ts) gives the sequence a deadline and exits at once on a second signal.
 import { loadWorkerConfig, startWorker } from '../../workers/index.js';
 import type { GatewayConfig } from '../config.js';
 import { startGateway, type Gateway } from '../gateway.js';
 import { version } from '../paths.js';
+import { shutDownGracefully } from './graceful.js';
 
 export async function runGateway(config: GatewayConfig): Promise<void> {
   const gateway = await startGateway(config);
@@ -50,15 +50,5 @@ function announceAdmin(gateway: Gateway, laptop: boolean): void {
 }
 
 function onShutdown(config: GatewayConfig, gateway: Gateway, stop: () => Promise<void>): void {
-  closeWithGrace(
-    {
-      delay: config.shutdownTimeoutMs + 2000,
-      logger: { error: (m: unknown) => gateway.logger.error({ detail: m }, 'forced shutdown') },
-    },
-    async ({ signal, err }) => {
-      if (err) gateway.logger.error({ err }, 'fatal error; shutting down');
-      else gateway.logger.info({ signal }, 'signal received; shutting down');
-      await stop();
-    },
-  );
+  shutDownGracefully(gateway.logger, config.shutdownTimeoutMs + 2000, stop);
 }

@@ -1,6 +1,6 @@
 // The written shutdown sequence, observed from outside: 503 while draining, worker sockets closed
 // with a reason, a deadline that cuts stragglers, and a second signal that forces the exit.
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -151,3 +151,36 @@ describe('gateway shutdown', () => {
     stubborn.destroy();
   });
 });
+
+describe('a diagnostic signal', () => {
+  // SIGUSR2 is Node's heap snapshot and report signal. close-with-grace counts it as a stop signal,
+  // so a snapshot taken in a soak to find a leak also shut the worker down with its devices. A
+  // diagnostic report stands in for the snapshot here: the same signal, written in milliseconds
+  // where a snapshot of even an idle worker takes 20-30 s on this machine.
+  it('writes a diagnostic report of a worker that keeps serving, and leaves a gateway running', async () => {
+    const gw = await startGatewayProcess({ DATABASE_URL: db.url, SIMFLEET_HEARTBEAT_INTERVAL_MS: '200' });
+    const snaps = await mkdtemp(join(tmpdir(), 'sf-report-'));
+    const worker = await startWorkerProcess({
+      SIMFLEET_GATEWAY_URL: gw.url,
+      SIMFLEET_WORKER_TOKEN: workerToken,
+      SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-w-')),
+      SIMFLEET_FAKE_DEVICES: '1',
+      NODE_OPTIONS: `--report-on-signal --report-signal=SIGUSR2 --report-directory=${snaps}`,
+    });
+    const hostId = worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
+    worker.kill('SIGUSR2');
+    await worker.waitForLog('the signal noted', (l) => l.msg === 'signal left to Node diagnostics (heap snapshot, report); not shutting down');
+    await waitFor('a diagnostic report', async () => (await readdir(snaps)).find((f) => f.startsWith('report.') && f.endsWith('.json')), 10_000);
+    gw.kill('SIGUSR2');
+    await gw.waitForLog('the signal noted', (l) => l.msg === 'signal left to Node diagnostics (heap snapshot, report); not shutting down');
+    await sleep(1000); // heartbeats go on after the snapshot
+    expect(worker.proc.exitCode).toBeNull();
+    expect(gw.proc.exitCode).toBeNull();
+    expect(worker.logs.some((l) => l.msg === 'signal received; shutting down')).toBe(false);
+    const host = (await api(gw.url, TEST_ADMIN_TOKEN).call('getHost', { params: { hostId } })).body;
+    expect(host).toMatchObject({ state: 'online', connected: true, deviceCount: 1 });
+    worker.kill('SIGTERM');
+    expect((await worker.exited()).code).toBe(0);
+  });
+});
+
