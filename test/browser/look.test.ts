@@ -65,9 +65,14 @@ describe('look', () => {
     // browser, were fine): the message keeps what is needed to tell a blank capture from a crop
     // in the wrong place.
     const { channels } = await sharp(body).stats();
-    const whole = await sharp((await look('?scale=2&format=png')).body).stats();
-    const evidence = { frame: f, source: res.headers.get('x-simfleet-source'), ageMs: res.headers.get('x-simfleet-age-ms'), crop: channels.map((c) => [c.min, c.max]), wholeScreen: whole.channels.map((c) => [c.min, c.max]) };
-    expect(Math.max(...channels.slice(0, 3).map((c) => c.max - c.min)), JSON.stringify(evidence)).toBeGreaterThan(60);
+    const spread = Math.max(...channels.slice(0, 3).map((c) => c.max - c.min));
+    // The whole screen is fetched only to explain a failure: on a loaded run it costs seconds.
+    let evidence = '';
+    if (spread <= 60) {
+      const whole = await sharp((await look('?scale=2&format=png')).body).stats();
+      evidence = JSON.stringify({ frame: f, source: res.headers.get('x-simfleet-source'), ageMs: res.headers.get('x-simfleet-age-ms'), crop: channels.map((c) => [c.min, c.max]), wholeScreen: whole.channels.map((c) => [c.min, c.max]) });
+    }
+    expect(spread, evidence).toBeGreaterThan(60);
   });
 
   it('refuses what it cannot serve, saying what it can', async () => {
