@@ -12,16 +12,27 @@ export interface Crowd {
 
 export function startCrowd(): Crowd {
   const child: ChildProcess = fork(CROWD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // A crowd that died answers nothing: a question asked of it fails instead of waiting forever (a
+  // soak whose worker went away once hung here after its sessions had ended).
+  let gone: Error | undefined;
+  child.once('exit', (code, signal) => (gone = new Error(`the stream crowd exited (${signal ?? code})`)));
   return {
     ask: <T>(msg: object, key: string) =>
-      new Promise<T>((resolve) => {
+      new Promise<T>((resolve, reject) => {
+        if (gone) return reject(gone);
         const on = (m: Record<string, unknown>) => {
           if (key in m) {
             child.off('message', on);
+            child.off('exit', died);
             resolve(m[key] as T);
           }
         };
+        const died = () => {
+          child.off('message', on);
+          reject(gone);
+        };
         child.on('message', on);
+        child.once('exit', died);
         child.send(msg);
       }),
     kill: () => void child.kill(),

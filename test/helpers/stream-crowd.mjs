@@ -22,6 +22,9 @@ process.on('message', async (msg) => {
         ws.once('open', resolve);
         ws.once('error', reject);
       });
+      // A socket that fails later (its session ended, its gateway went away) is counted as it
+      // stands, not a reason for the whole crowd to die with an unhandled 'error'.
+      ws.on('error', () => undefined);
       sub.ws = ws;
       subs.push(sub);
     }
