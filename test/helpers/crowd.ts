@@ -12,8 +12,7 @@ export interface Crowd {
 
 export function startCrowd(): Crowd {
   const child: ChildProcess = fork(CROWD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  // A crowd that died answers nothing: a question asked of it fails instead of waiting forever (a
-  // soak whose worker went away once hung here after its sessions had ended).
+  // A crowd that died answers nothing: a question asked of it fails instead of waiting forever.
   let gone: Error | undefined;
   child.once('exit', (code, signal) => (gone = new Error(`the stream crowd exited (${signal ?? code})`)));
   return {
