@@ -13,8 +13,13 @@ import type { CallCommand, DeviceCommands } from './commands.js';
 import { ended, type SessionService } from './service.js';
 
 const CALL_TIMEOUT_MS = 10_000;
-/** A wait is answered by the worker at its own timeout; this margin covers the hops around it. */
-const WAIT_MARGIN_MS = 5_000;
+/**
+ * A wait is answered by the worker at its own timeout; this margin covers what comes after it: the
+ * worker composing its answer (the moving region, the screen) and the hops back. That costs what a
+ * screen read does, so it gets a screen read's time: at 5 s, a full test run on 2 cores once got a
+ * 504 for a 1.5 s wait whose answer (not-settled) was merely late.
+ */
+const WAIT_MARGIN_MS = CALL_TIMEOUT_MS;
 
 const checks = {
   'perception.mark': schemaValidator<Schemas['MarkCreated']>('MarkCreated'),
