@@ -7,12 +7,15 @@ import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
+import type { DeviceBackend, Frame, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
 import { PROFILES } from '../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../workers/devices/web/provider.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { analyse, GRID_W, gridHeight } from '../../workers/perception/analysis.js';
+import { grayGrid } from '../../workers/perception/image.js';
+import { significantChange } from '../../workers/perception/settle.js';
 
 let provider: WebProvider;
 let device: WebDevice;
@@ -38,6 +41,11 @@ async function show(route: string): Promise<void> {
   await page().waitForSelector(`.screen[data-route="${route}"]:not([hidden])`, { timeout: 5000 });
   if (route === 'inbox') await page().waitForSelector('[data-testid="message-1"]');
   await sleep(300);
+}
+
+/** A frame as the eyes analyse it (on the iPhone profile's 393x852 pt screen). */
+async function gridOf(f: Frame) {
+  return analyse(await grayGrid(f, GRID_W, gridHeight(393, 852)), { seq: 1, at: f.receivedAt, wallAt: Date.now(), widthPt: 393, heightPt: 852 });
 }
 
 function countFrames(d: DeviceBackend, ms: number): Promise<number> {
@@ -85,6 +93,36 @@ describe('frames', () => {
     await waitFor('a frame', () => first || undefined, 2000);
     off();
     expect(first).toBeGreaterThan(0);
+  });
+
+  // Chromium repaints the page at a capture's density while the capture lasts, and its screencast
+  // sent that paint as a frame: a magnified corner, which the eyes took for motion over the whole
+  // screen (a form's submit "had not settled" for 26 s in CI, an OCR read after every settle).
+  it('leave out the repaint of a capture at another density: every frame sent while an idle screen is captured at 2 and 3 px/pt shows that screen', async () => {
+    await show('settings');
+    await sleep(500);
+    const dropped = device.capturePaintsDropped;
+    const frames: Frame[] = [];
+    const off = device.onFrame((f) => frames.push(f));
+    for (let i = 0; i < 10; i++) {
+      await device.screenshot({ scale: i % 2 ? 3 : 2 });
+      await sleep(150);
+    }
+    await sleep(500);
+    off();
+    const still = await gridOf(await device.probe());
+    const unlike: number[] = [];
+    for (const f of frames) if (significantChange(still, await gridOf(f), []).changed) unlike.push(f.width);
+    console.log(`captures at 2 and 3 px/pt: ${frames.length} frames sent (a repaint each), ${unlike.length} unlike the screen; ${device.capturePaintsDropped - dropped} capture paints dropped`);
+    expect(unlike).toEqual([]);
+  });
+
+  it('are captured one at a time: a probe sent beside a 2 px/pt capture still comes back at one pixel per point', async () => {
+    await show('settings');
+    for (let i = 0; i < 8; i++) {
+      const [shot, probe] = await Promise.all([device.screenshot({ scale: 2 }), device.probe()]);
+      expect([shot.width, probe.width, probe.height, probe.pixelsPerPoint]).toEqual([786, 393, 852, 1]);
+    }
   });
 
   it('are JPEGs at one pixel per point', async () => {

@@ -15,7 +15,9 @@ import type { SampleServer } from './sample-server.js';
 import { guardEgress } from './egress.js';
 import { unsupported, WEB_PERMISSIONS, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
 import { jpegSize, playTouches } from './touch.js';
-import { capturePng } from './capture.js';
+import { CAPTURE_ATTEMPT_MS, capturePng } from './capture.js';
+import { LATE, within } from '../../within.js';
+import { CapturePaints, TAIL_MS } from './capture-paints.js';
 
 export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
 
@@ -39,6 +41,9 @@ export class WebDevice implements DeviceBackend {
   private readonly frames = new EventEmitter();
   private readonly policy: OriginPolicy;
   private generation = 0;
+  private captures: Promise<unknown> = Promise.resolve();
+  private readonly paints: CapturePaints;
+  private repaintTimer: NodeJS.Timeout | undefined;
   /** What prepare() opened: launch() opens it again. */
   private appUrl: string;
 
@@ -51,6 +56,7 @@ export class WebDevice implements DeviceBackend {
     private readonly onHealth: () => void,
   ) {
     this.frames.setMaxListeners(0);
+    this.paints = new CapturePaints(profile.viewport);
     this.policy = new OriginPolicy(DEFAULT_RULES, [sample.origin]);
     this.appUrl = sample.url;
   }
@@ -169,7 +175,38 @@ export class WebDevice implements DeviceBackend {
 
   async screenshot(opts: { scale?: number } = {}): Promise<Screenshot> {
     const dsf = this.profile.deviceScaleFactor;
-    return capturePng(this.session(), { scale: Math.min(dsf, opts.scale ?? dsf) });
+    const cdp = this.session();
+    try {
+      return await this.oneCapture(() => this.paints.during(() => capturePng(cdp, { scale: Math.min(dsf, opts.scale ?? dsf) })));
+    } finally {
+      this.repaintIfOwed();
+    }
+  }
+
+  /** Screencast frames left out as a capture's own paint (capture-paints.ts). */
+  get capturePaintsDropped(): number {
+    return this.paints.dropped;
+  }
+
+  /** Once no capture runs and its tail has passed: one fresh frame of the screen in place of the paints left out. */
+  private repaintIfOwed(): void {
+    if (this.repaintTimer) return;
+    this.repaintTimer = setTimeout(() => {
+      this.repaintTimer = undefined;
+      this.repaintNow();
+    }, TAIL_MS);
+    this.repaintTimer.unref();
+  }
+
+  private repaintNow(): void {
+    if (this.paints.capturing || this.paints.takeOwed() === 0) return;
+    const generation = this.generation;
+    this.probe().then(
+      (frame) => {
+        if (generation === this.generation) this.frames.emit('frame', frame);
+      },
+      (err: unknown) => this.logger.debug({ localId: this.localId, err: (err as Error).message }, 'no fresh frame after a capture; the next paint will tell'),
+    );
   }
 
   async probe(): Promise<Frame> {
@@ -178,10 +215,24 @@ export class WebDevice implements DeviceBackend {
     const { width, height } = this.profile.viewport;
     // Same encoding as the screencast (JPEG, quality 70, 1 px/pt under emulation), so a probe of
     // an unchanged screen matches the last streamed frame.
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true });
-    const buf = Buffer.from(data, 'base64');
+    // Bounded: captures go one at a time, and one Chromium leaves unanswered must not hold the rest.
+    const shot = await this.oneCapture(() => within(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true }), CAPTURE_ATTEMPT_MS));
+    if (shot === LATE) throw new DeviceError('DEVICE_FAILED', `the browser did not draw the screen within ${CAPTURE_ATTEMPT_MS} ms`, 'retry; a browser that stays this slow is overloaded', { stalledMs: CAPTURE_ATTEMPT_MS });
+    const buf = Buffer.from(shot.data, 'base64');
     const size = jpegSize(buf) ?? { width, height };
     return { data: buf, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() };
+  }
+
+  /**
+   * One capture at a time. A capture at a pixel density of its own has Chromium render the page at
+   * that density while it lasts, and a second capture sent meanwhile comes back at the first one's
+   * size (measured: a probe beside a 2 px/pt capture came back 786 px wide, not 393, in 10 of 20),
+   * and the screencast sends those paints too (capture-paints.ts).
+   */
+  private oneCapture<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.captures.then(fn, fn);
+    this.captures = run.catch(() => undefined);
+    return run;
   }
 
   /** The page, for tests that check what the device shows by reading the DOM. */
@@ -257,6 +308,11 @@ export class WebDevice implements DeviceBackend {
     cdp.on('Page.screencastFrame', (event) => {
       cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined);
       if (generation !== this.generation) return;
+      if (this.paints.isCapturePaint(event.metadata)) {
+        this.logger.debug({ localId: this.localId, deviceWidth: event.metadata.deviceWidth }, "a capture's own paint came through the screencast; not a frame of the screen");
+        this.repaintIfOwed();
+        return;
+      }
       const data = Buffer.from(event.data, 'base64');
       const size = jpegSize(data) ?? { width, height };
       this.frames.emit('frame', { data, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() } satisfies Frame);
