@@ -377,13 +377,13 @@ describe('touch input', () => {
     await waitFor('toggled', async () => (await find((n) => n.role === 'switch' && n.label === 'Allow', 'Allow')).states.checked === false || undefined, 2000);
   });
 
-  it('scrolls the inbox exactly as far as a drag says (300 ± 15 pt), without a fling', async () => {
+  it('scrolls the inbox exactly as far as a drag says (300 ± 5 pt), without a fling', async () => {
     await show('inbox');
     const before = await contentScrollTop();
     await device.touch(g.drag({ x: 200, y: 650 }, { x: 200, y: 350 }, { slopPt: device.touchSlopPt }));
     await sleep(800); // a fling would still be moving
     const moved = (await contentScrollTop()) - before;
-    expect(Math.abs(moved - 300)).toBeLessThanOrEqual(15);
+    expect(Math.abs(moved - 300)).toBeLessThanOrEqual(5);
     const plainBefore = await contentScrollTop();
     await device.touch(g.drag({ x: 200, y: 650 }, { x: 200, y: 500 }));
     await sleep(800);

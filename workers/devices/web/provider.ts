@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import { sumPageMemory, type BackendProvider, type BackendStatus, type DeviceReport, type PageMemory } from '../backend.js';
+import { chromiumArgs } from './chromium-args.js';
 import { WebDevice } from './device.js';
 import { findChromium, INSTALL_HINT, type BrowserFound } from './discovery.js';
 import { PAGE_MEMORY_INTERVAL_MS } from './page-memory.js';
@@ -16,16 +17,6 @@ export interface WebOptions {
   chromium: string | undefined;
   logger: Logger;
 }
-
-const CHROMIUM_ARGS = [
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-default-apps',
-  '--disable-dev-shm-usage',
-];
 
 export class WebProvider implements BackendProvider {
   readonly backend = 'web' as const;
@@ -119,7 +110,7 @@ export class WebProvider implements BackendProvider {
   private async launch(): Promise<void> {
     if (this.closed || !this.found || 'missing' in this.found) return;
     try {
-      const args = [...CHROMIUM_ARGS, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
+      const args = chromiumArgs({ noSandbox: process.getuid?.() === 0 });
       // Playwright talks to Chromium over a pipe: if this worker dies, the pipe closes and Chromium exits.
       this.browser = await chromium.launch({ executablePath: this.found.path, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
       this.launchError = undefined;
