@@ -12,7 +12,7 @@ import type { SessionRow } from '../db/repositories/sessions.js';
 import type { DeviceLifecycle } from './sessions/lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './sessions/transitions.js';
 import type { Principal } from './tokens.js';
-import type { PauseAllowance } from '../db/repositories/pause-allowance.js';
+import type { Judgement } from './pauses.js';
 
 type WorkerDevice = Schemas['WorkerDevice'];
 type BackendStatus = Schemas['BackendStatus'];
@@ -140,9 +140,10 @@ export class HostRegistry {
   }
 
   /** Marks silent hosts and their devices offline, ending their sessions; returns the hosts. */
-  async sweep(timeoutMs: number, pause?: PauseAllowance): Promise<string[]> {
+  async sweep(timeoutMs: number, pause?: Judgement): Promise<string[]> {
     return this.db.transaction(async (tx) => {
-      const silent = await hosts.sweepSilentHosts(tx, timeoutMs, pause);
+      const silent = await hosts.sweepSilentHosts(tx, timeoutMs, pause?.allowance);
+      pause?.confirm(); // throws before anything is ended: the UPDATE rolls back
       if (silent.length > 0) {
         await this.hostsGone(tx, silent, 'host offline: no heartbeat');
         for (const id of silent) {

@@ -81,3 +81,39 @@ export class PauseWatch implements PauseClock {
 
 /** For tests and tools that judge silence without a running process to watch. */
 export const NO_PAUSES: PauseClock = { pausedSince: () => 0, pausesEndedAfter: () => [] };
+
+/** A pause of this gateway noticed after a judgement's allowance was taken: the judgement is void. */
+export class PauseOvertook extends Error {
+  constructor(readonly pausedMs: number) {
+    super(`this gateway was paused for ${pausedMs} ms while a deadline was being judged`);
+  }
+}
+
+export interface Judgement {
+  /** The pauses known when the judgement began, for the deadlines' queries. */
+  allowance: RecentPause[];
+  /** Throws PauseOvertook if a pause fell since the allowance was taken. */
+  confirm(): void;
+}
+
+/**
+ * The allowance for deadlines the database judges, and the check that keeps it honest. A judge
+ * takes the pauses known now and then waits on a query; a pause that falls in that wait (before
+ * the query goes out, or before its answer is read) is not in the allowance, while the database's
+ * now() ran on through it. So a session idle for a second before a SIGSTOP was ended as idle for
+ * eight when the gateway woke (a full test run, 2026-12-06). The judge calls confirm() after the
+ * query and before it commits: a transaction that throws rolls back, and the next pass judges
+ * again with the pause known.
+ */
+export function judgement(clock: PauseClock, windowMs: number, now: () => number = Date.now): Judgement {
+  const allowance = clock.pausesEndedAfter(now() - windowMs);
+  // Taken after the allowance: a pause noticed while it was taken is in it, one noticed later ends after this.
+  const takenAt = now();
+  return {
+    allowance,
+    confirm: () => {
+      const paused = clock.pausedSince(takenAt);
+      if (paused > 0) throw new PauseOvertook(paused);
+    },
+  };
+}

@@ -2,7 +2,7 @@
 // after a given moment (the part of a worker's silence that nobody was listening to).
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PauseWatch } from '../../server/domain/pauses.js';
+import { judgement, PauseOvertook, PauseWatch } from '../../server/domain/pauses.js';
 
 const logger = pino({ level: 'silent' });
 let watch: PauseWatch | undefined;
@@ -46,4 +46,20 @@ describe('a pause of the gateway', () => {
     advance(3000); // no tick between: the judge's timer runs first after a pause
     expect(watch.pausedSince(heard)).toBe(2900);
   });
+
+  it('voids a judgement it fell inside: confirm throws after a pause noticed since the allowance was taken', () => {
+    const { watch, advance, now } = clocked();
+    advance(2100); // an earlier 2 s pause, not yet noticed: it goes into the allowance
+    const before = judgement(watch, 3_600_000, now);
+    expect(before.allowance).toEqual([{ ms: 2000, endedAgoMs: 0 }]);
+    advance(50);
+    expect(() => before.confirm()).not.toThrow(); // ordinary time passing
+    advance(3000); // paused while the query was on its way
+    expect(() => before.confirm()).toThrow(PauseOvertook);
+    // The next judgement has it in its allowance and stands.
+    const after = judgement(watch, 3_600_000, now);
+    expect(after.allowance.map((p) => p.ms)).toEqual([2000, 2900]);
+    expect(() => after.confirm()).not.toThrow();
+  });
 });
+

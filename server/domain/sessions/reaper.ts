@@ -6,15 +6,15 @@
 // A gateway that was paused wakes with its timers due before its sockets are read: a client's
 // request that kept a session alive, or a prepare's answer, may be waiting there. The queue, idle
 // and stuck-prepare deadlines allow each clock the pauses it ran through (the liveness sweep does
-// the same for hosts); a lease's TTL is not extended.
+// the same for hosts); a lease's TTL is not extended. A pause that falls while a pass waits on the
+// database voids that pass's judgements (pauses.ts, judgement): they are made again at the next.
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
-import type { PauseAllowance } from '../../db/repositories/pause-allowance.js';
 import * as devices from '../../db/repositories/devices.js';
 import { pruneRequests } from '../../db/repositories/requests.js';
 import { pruneFarmEvents } from '../../db/repositories/farm-events.js';
 import * as sessions from '../../db/repositories/sessions.js';
-import { NO_PAUSES, type PauseClock } from '../pauses.js';
+import { judgement, NO_PAUSES, PauseOvertook, type Judgement, type PauseClock } from '../pauses.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
 
@@ -66,16 +66,20 @@ export class Reaper {
     await this.running;
   }
 
-  /** This gateway's pauses of the last hour, as the deadlines' queries take them. */
-  private allowance(): PauseAllowance {
-    return (this.opts.pauses ?? NO_PAUSES).pausesEndedAfter(Date.now() - PAUSE_WINDOW_MS);
+  /** This gateway's pauses of the last hour, as the deadlines' queries take them, and their check. */
+  private judge(): Judgement {
+    return judgement(this.opts.pauses ?? NO_PAUSES, PAUSE_WINDOW_MS);
   }
 
   /** The safety net under lost replies and dead gateways: nothing stays stuck for good. */
-  private async recover(pause: PauseAllowance): Promise<void> {
+  private async recover(): Promise<void> {
+    const j = this.judge();
     const jobs = await this.db.transaction(async (tx) => {
       const out: ReclaimJob[] = [];
-      for (const s of await sessions.lockStuckPreparing(tx, this.opts.stuckMs, pause)) {
+      const stuck = await sessions.lockStuckPreparing(tx, this.opts.stuckMs, j.allowance);
+      const toRecover = await devices.claimDevicesToRecover(tx, this.opts.stuckMs, j.allowance);
+      j.confirm();
+      for (const s of stuck) {
         const back = await sessions.requeue(tx, s.id, Number(s.epoch));
         if (back) await sessions.notifySessionEvent(tx, { id: back.id, seq: Number(back.event_seq), kind: 'session' });
         if (s.device_id) {
@@ -84,7 +88,7 @@ export class Reaper {
         }
         this.logger.warn({ sessionId: s.id, deviceId: s.device_id }, 'a prepare was never answered; the session is back in the queue');
       }
-      for (const d of await devices.claimDevicesToRecover(tx, this.opts.stuckMs, pause)) {
+      for (const d of toRecover) {
         out.push({ deviceId: d.id, hostId: d.host_id, localId: d.local_id, epoch: d.epoch });
         this.logger.info({ deviceId: d.id }, 'recovering a device left needing a reset');
       }
@@ -96,15 +100,29 @@ export class Reaper {
   }
 
   async tick(): Promise<void> {
-    const pause = this.allowance();
+    try {
+      await this.pass();
+    } catch (err) {
+      if (!(err instanceof PauseOvertook)) throw err;
+      this.logger.info({ pausedMs: err.pausedMs }, 'this gateway was paused during a reaper pass; its deadlines are judged again at the next one');
+    }
+  }
+
+  private async pass(): Promise<void> {
+    const queued = this.judge();
     await this.db.transaction(async (tx) => {
-      for (const s of await sessions.lockQueueTimedOut(tx, pause)) {
+      const timedOut = await sessions.lockQueueTimedOut(tx, queued.allowance);
+      queued.confirm();
+      for (const s of timedOut) {
         if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended) this.hooks.onEnded('queue-timeout');
       }
     });
+    const active = this.judge();
     const jobs = await this.db.transaction(async (tx) => {
       const out: ReclaimJob[] = [];
-      for (const { row, reason } of await sessions.lockExpired(tx, pause)) {
+      const expired = await sessions.lockExpired(tx, active.allowance);
+      active.confirm();
+      for (const { row, reason } of expired) {
         const detail = reason === 'expired' ? `the lease ran out (ttl ${row.ttl_seconds} s)` : `no activity for ${row.idle_timeout_seconds} s`;
         const { ended, job } = await endSessionTx(tx, row, reason, detail, { reclaim: true });
         if (ended) this.hooks.onEnded(reason);
@@ -115,7 +133,7 @@ export class Reaper {
     for (const job of jobs) {
       this.lifecycle.reclaim(job).catch((err: unknown) => this.logger.error({ err, deviceId: job.deviceId }, 'device reset could not be recorded'));
     }
-    await this.recover(pause);
+    await this.recover();
     await pruneRequests(this.db, REQUEST_KEEP_MS);
     await pruneFarmEvents(this.db, FARM_EVENT_KEEP_MS);
     await this.db.transaction(async (tx) => {
