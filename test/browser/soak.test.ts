@@ -1,13 +1,13 @@
 // The soak's short variant (`npm run soak` runs the long one): 3 agents exploring the sample app at
 // random on real Chromium through a real gateway and worker, with 30 event-stream subscribers, for
-// 40 s. Every answer must be a success or a typed refusal, every session must still be ready at the
-// end, the gateway must give back the descriptors its subscribers held, and what the worker's stores
-// hold must be reported.
+// 45 s, relaunching every app twice on the way. Every answer must be a success or a typed refusal,
+// every session must still be ready at the end, the gateway must give back the descriptors its
+// subscribers held, and what the worker's stores and Chromium hold must be reported.
 import { expect, it } from 'vitest';
 import { runSoak, soakMarkdown } from '../soak/soak.js';
 
-it('three agents and thirty subscribers for 40 s: no error, sessions alive, descriptors given back', async () => {
-  const r = await runSoak({ durationMs: 40_000, sessions: 3, subscribers: 30, sampleMs: 2000 });
+it('three agents and thirty subscribers for 45 s: no error, sessions alive, descriptors given back', async () => {
+  const r = await runSoak({ durationMs: 45_000, sessions: 3, subscribers: 30, sampleMs: 2000, relaunchEveryMs: 15_000 });
   console.log(soakMarkdown(r));
   expect(r.errors).toEqual([]);
   expect(r.actions).toBeGreaterThan(15);
@@ -26,4 +26,15 @@ it('three agents and thirty subscribers for 40 s: no error, sessions alive, desc
   // Chromium's GPU process and renderers are given apart, since either can grow alone.
   expect(Object.keys(r.lateGrowthMB)).toEqual(['gateway', 'worker', 'chromium', 'chromium gpu-process', 'chromium renderers', 'worker JS heap', 'worker native bound to JS']);
   for (const v of Object.values(r.lateGrowthMB)) expect(Number.isFinite(v)).toBe(true);
+  // Relaunch cycles: the fresh pages, then two rounds of every agent relaunching its app, each
+  // measured after every page collected its garbage.
+  const rows = r.relaunches!;
+  expect(rows.map((row) => row.cycle)).toEqual([0, 1, 2]);
+  for (const row of rows) {
+    expect(row.error).toBeUndefined();
+    expect(row.agents).toBe(3);
+    expect(row.pages).toBe(3);
+    expect(row.renderersMB).toBeGreaterThan(0);
+    expect(row.domNodes).toBeGreaterThan(0);
+  }
 }, 180_000);

@@ -17,21 +17,26 @@ export function debuggableChromium(dir: string): string | null {
   return path;
 }
 
-/** Asks every page of the browser under these processes to collect its garbage; how many did. */
-export async function collectGarbage(browserPids: number[]): Promise<{ pages: number } | { error: string }> {
+/**
+ * Asks every page of the browser under these processes to collect its garbage; how many did, and
+ * the DOM nodes the pages hold after it (DevTools' own count, summed over the pages).
+ */
+export async function collectGarbage(browserPids: number[]): Promise<{ pages: number; domNodes: number } | { error: string }> {
   const port = browserPids.map(devToolsPort).find((p) => p !== null);
   if (!port) return { error: 'no Chromium with a DevTools port found under the worker' };
   const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
   try {
     let pages = 0;
+    let domNodes = 0;
     for (const context of browser.contexts()) {
       for (const page of context.pages()) {
         const cdp = await context.newCDPSession(page);
         await cdp.send('HeapProfiler.collectGarbage').then(() => pages++, () => undefined);
+        await cdp.send('Memory.getDOMCounters').then((c) => (domNodes += c.nodes), () => undefined);
         await cdp.detach().catch(() => undefined);
       }
     }
-    return { pages };
+    return { pages, domNodes };
   } finally {
     // A browser connected to, not launched: closing only disconnects (its contexts are the worker's).
     await browser.close().catch(() => undefined);

@@ -1,5 +1,5 @@
 // npm run soak [-- --minutes N --sessions N --subscribers N --frame-budget-mb N
-//                  --worker-node-options=S --worker-preload=LIB --relaunch-at-minute M]: the long soak (30 minutes, 20
+//                  --worker-node-options=S --worker-preload=LIB --relaunch-every M]: the long soak (30 minutes, 20
 // agent sessions, 100 subscribers by default; the worker's frame store budget per device is its
 // default unless given). --worker-node-options is for diagnosing the worker: "=--heapsnapshot-signal=SIGUSR2
 // --diagnostic-dir=/tmp/snaps" lets `kill -USR2` take heap snapshots (each one stops the worker
@@ -9,14 +9,17 @@
 // /usr/lib/x86_64-linux-gnu/libjemalloc.so.2). Writes bench/results/soak.{json,md} and exits 1 on
 // any error or a gateway that kept descriptors its clients had given back. At the end every page
 // collects its garbage and Chromium is measured again (collect.ts), which tells garbage waiting
-// from memory kept. Interrupted, it takes its gateway, worker and browsers down with it.
+// from memory kept. --relaunch-every M has every agent relaunch its app every M minutes; once all
+// have, every page collects its garbage and Chromium is measured (a table of cycles): what the
+// renderers hold then is not the pages' state. Interrupted, it takes its gateway, worker and
+// browsers down with it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAll } from '../helpers/processes.js';
 import { runSoak, soakMarkdown } from './soak.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' }, 'relaunch-at-minute': { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' }, 'relaunch-every': { type: 'string' } } });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 const subscribers = Number(values.subscribers);
@@ -38,12 +41,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void killAll().finally(() => process.exit(130)));
 }
 const gatewayEnv: Record<string, string> = values['host-timeout-ms'] ? { SIMFLEET_HOST_TIMEOUT_MS: String(Number(values['host-timeout-ms'])) } : {};
-const relaunchAt = values['relaunch-at-minute'] === undefined ? undefined : Number(values['relaunch-at-minute']);
-if (relaunchAt !== undefined && !(relaunchAt > 0 && relaunchAt < minutes)) {
-  console.error('soak: --relaunch-at-minute takes a minute within the soak');
+const relaunchEvery = values['relaunch-every'] === undefined ? undefined : Number(values['relaunch-every']);
+if (relaunchEvery !== undefined && !(relaunchEvery > 0 && relaunchEvery < minutes)) {
+  console.error('soak: --relaunch-every takes a number of minutes shorter than the soak');
   process.exit(2);
 }
-const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchAt === undefined ? {} : { relaunchAtMs: relaunchAt * 60_000 }) });
+const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchEvery === undefined ? {} : { relaunchEveryMs: relaunchEvery * 60_000 }) });
 const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}soak.json`, `${JSON.stringify(report, null, 2)}\n`);

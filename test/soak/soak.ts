@@ -14,6 +14,7 @@ import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN } fr
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 import { collectGarbage, debuggableChromium } from './collect.js';
+import { cycleTimes, RelaunchCycles } from './relaunch-cycles.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -26,10 +27,11 @@ export interface SoakOptions {
   gatewayEnv?: Record<string, string>;
   progress?: (line: string) => void;
   /**
-   * Every agent relaunches its app once, this long into the soak (a fresh page in the same
-   * session): memory the renderers give back then was the pages' state, memory they keep is theirs.
+   * Every this often, every agent relaunches its app (a fresh page in the same session); once all
+   * have, every page collects its garbage and Chromium is measured (relaunch-cycles.ts). What the
+   * renderers still hold then is theirs, not the pages' state: flat from cycle to cycle or not.
    */
-  relaunchAtMs?: number;
+  relaunchEveryMs?: number;
   /**
    * At the end, every page collects its garbage and Chromium is measured again (collect.ts): what
    * the renderers grew by and give back then was garbage not yet collected, not a leak.
@@ -74,6 +76,22 @@ export interface SoakReport {
   collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
   /** Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when asked for. */
   chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number> };
+  /** One row per relaunch cycle (cycle 0: the fresh pages before the agents start), when asked for. */
+  relaunches?: RelaunchRow[];
+}
+
+export interface RelaunchRow {
+  cycle: number;
+  atMin: number;
+  /** Agents that relaunched and arrived in time (all of them, unless a session ended). */
+  agents: number;
+  /** Pages that collected their garbage, and the DOM nodes they hold after it. */
+  pages: number;
+  domNodes: number;
+  renderersMB: number;
+  gpuMB: number;
+  chromiumMB: number;
+  error?: string;
 }
 
 export interface TimelineRow {
@@ -173,7 +191,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
     const agent = api(gateway.url, agentSecret);
     const dataDir = await mkdtemp(join(tmpdir(), 'sf-soak-'));
-    const withPort = opts.collectAtEnd ? debuggableChromium(dataDir) : null;
+    const withPort = opts.collectAtEnd || opts.relaunchEveryMs ? debuggableChromium(dataDir) : null;
     const worker = await startWorkerProcess({
       SIMFLEET_GATEWAY_URL: gateway.url,
       SIMFLEET_WORKER_TOKEN: workerToken,
@@ -240,6 +258,17 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const latency: Record<string, number[]> = {};
     let actions = 0;
     const byKindAtStart = roundAll(chromiumPssByKind(workerPid));
+    const cycles = opts.relaunchEveryMs ? new RelaunchCycles(ids.length) : null;
+    const relaunches: RelaunchRow[] = [];
+    const measureCycle = async (cycle: number, agents: number, atMs: number) => {
+      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
+      await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
+      const byKind = chromiumPssByKind(workerPid);
+      const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
+      relaunches.push(row);
+      say(`relaunch cycle ${cycle}: ${JSON.stringify(row)}`);
+    };
+    if (cycles) await measureCycle(0, ids.length, 0);
     sample();
     const sampler = setInterval(sample, opts.sampleMs);
     const reporter = setInterval(() => {
@@ -248,6 +277,20 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       errorsSaid = errors.length;
     }, 60_000);
     const deadline = t0 + opts.durationMs;
+    // Cycle by cycle: relaunch, wait for every agent, measure, let them go on.
+    const coordinate = async () => {
+      if (!cycles) return;
+      for (const at of cycleTimes(opts.durationMs, opts.relaunchEveryMs!)) {
+        await new Promise((res) => setTimeout(res, Math.max(0, t0 + at - Date.now())));
+        cycles.begin();
+        const arrived = await cycles.waitForAgents(120_000);
+        try {
+          await measureCycle(cycles.current, arrived, Date.now() - t0);
+        } finally {
+          cycles.end();
+        }
+      }
+    };
 
     const timed = async (route: string, call: () => Promise<{ status: number; body: any; text: string }>) => {
       const started = performance.now();
@@ -266,13 +309,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       let r = seed;
       const rand = () => ((r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
       const at = { params: { sessionId: id } };
-      let relaunched = opts.relaunchAtMs === undefined;
+      let cycle = 0;
       while (Date.now() < deadline) {
         try {
-          if (!relaunched && Date.now() >= t0 + opts.relaunchAtMs!) {
-            relaunched = true;
+          if (cycles && cycle < cycles.current) {
+            cycle = cycles.current;
             const res = await timed('runAction', () => agent.call('runAction', { ...at, body: { action: 'launch' } }));
             if (res.status === 200) actions++;
+            await cycles.arrive();
             continue;
           }
           const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
@@ -301,7 +345,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         }
       }
     };
-    await Promise.all(ids.map((id, i) => explore(id, 7 + i)));
+    await Promise.all([...ids.map((id, i) => explore(id, 7 + i)), coordinate()]);
     clearInterval(sampler);
     clearInterval(reporter);
     sample();
@@ -354,6 +398,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     return {
       ...(collected ? { collected } : {}),
       chromiumByKind,
+      ...(cycles ? { relaunches } : {}),
       timeline,
       lateGrowthMB,
       durationMs: Date.now() - t0,
@@ -413,6 +458,7 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     ...(r.collected ? ['error' in r.collected ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).` : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`, ''] : []),
     ...(r.chromiumByKind ? [byKindTable(r.chromiumByKind), ''] : []),
+    ...(r.relaunches ? [relaunchTable(r.relaunches), ''] : []),
     `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
     ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
     '',
@@ -428,5 +474,15 @@ function byKindTable(k: NonNullable<SoakReport['chromiumByKind']>): string {
     '| process kind | start | end | after collection |',
     '|---|---|---|---|',
     ...kinds.map((kind) => `| ${kind} | ${cell(k.start, kind)} | ${cell(k.end, kind)} | ${cell(k.after, kind)} |`),
+  ].join('\n');
+}
+
+function relaunchTable(rows: RelaunchRow[]): string {
+  return [
+    'Relaunch cycles (every agent relaunched its app, then every page collected its garbage; cycle 0 is the fresh pages before the agents started):',
+    '',
+    '| cycle | minute | agents relaunched | pages collected | DOM nodes | renderers MB | gpu-process MB | chromium MB (PSS) |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`),
   ].join('\n');
 }
