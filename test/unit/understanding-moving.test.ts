@@ -4,55 +4,19 @@
 // screen's answer, and "START", on screen all along, was refused as matching nothing. Real eyes
 // (frame store, settle, confirmation) on synthetic frames; the device's tree and the recogniser
 // are stubs, since what is tested is what the read does with them.
-import { pino } from 'pino';
-import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
+import type { TreeSnapshot } from '../../workers/devices/backend.js';
 import { DeviceError } from '../../workers/devices/backend.js';
-import { Eyes } from '../../workers/perception/eyes.js';
-import type { TextRecogniser } from '../../workers/understanding/ocr/engine.js';
-import { Understanding } from '../../workers/understanding/service.js';
+import type { Eyes } from '../../workers/perception/eyes.js';
 import { Canvas, SCREEN, SyntheticDevice, W } from '../helpers/synthetic-screen.js';
+import { canvasTree, understandingRig } from '../helpers/understanding-rig.js';
 import { waitFor } from '../helpers/wait.js';
 
-const logger = pino({ level: 'silent' });
-const QUIET = 150;
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
-
-/** A game's screen: the tree says nothing but the canvas; the words are only in its pixels. */
-function canvasTree(): TreeSnapshot {
-  const canvas: TreeNode = { index: 0, parent: null, role: 'canvas', label: '', value: null, states: {}, frame: { x: 0, y: 0, width: SCREEN.widthPt, height: SCREEN.heightPt }, id: 'arcade', source: 'web', interactive: false, unnamed: false, offscreen: false };
-  return { nodes: [canvas], skippedInvisible: 0, screen: SCREEN, durationMs: 1 };
-}
-
-async function rig() {
-  const device = new SyntheticDevice();
-  const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET }, logger);
-  eyes.start();
-  cleanups.push(() => eyes.stop());
-  const png = await sharp({ create: { width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, channels: 3, background: { r: 20, g: 20, b: 40 } } }).png().toBuffer();
-  const counts = { trees: 0, recognised: 0 };
-  const backend = {
-    localId: 'd1',
-    platform: 'web',
-    model: 'synthetic phone',
-    screen: () => SCREEN,
-    tree: async () => (counts.trees++, canvasTree()),
-    screenshot: async () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }),
-    foreground: () => 'arcade',
-    appVersion: () => '1.0.0',
-  } as unknown as DeviceBackend;
-  const recogniser: TextRecogniser = {
-    status: async () => ({ available: true, detail: 'scripted recogniser' }),
-    recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
-  };
-  const u = new Understanding(() => eyes, logger, undefined, recogniser);
-  u.watch([{ localId: 'd1', backend }]);
-  return { device, eyes, u, counts };
-}
+const rig = () => understandingRig(cleanups);
 
 /** Frames that keep the screen moving (a large box sliding) every 40 ms until stopped. */
 function keepMoving(device: SyntheticDevice): () => void {
@@ -112,9 +76,9 @@ describe('a read that needs the pixel tiers, on a moving screen', () => {
   });
 
   it('marks nothing on a moving screen with nothing to look for in pixels', async () => {
-    const { device, u } = await rig();
-    const u2 = u as unknown as { devices: Map<string, { backend: DeviceBackend }> };
-    const backend = u2.devices.get('d1')!.backend as unknown as { tree: () => Promise<TreeSnapshot> };
+    const rigged = await rig();
+    const { device, u } = rigged;
+    const backend = rigged.backend as unknown as { tree: () => Promise<TreeSnapshot> };
     // A tree that accounts for what moves (an animation it names): no area is left unexplained.
     backend.tree = async () => ({ ...canvasTree(), nodes: [{ ...canvasTree().nodes[0]!, role: 'image', label: 'Loading animation', frame: { x: 0, y: 150, width: SCREEN.widthPt, height: 200 } }] });
     keepMoving(device);

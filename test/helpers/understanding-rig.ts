@@ -1,0 +1,54 @@
+// Understanding over real eyes (frame store, settle, confirmation) on synthetic frames, with the
+// device's tree, its captures and the recogniser stubbed: for tests of what a read does with them.
+// The stubs can be slowed, as a starved host slows the real ones.
+import { pino } from 'pino';
+import sharp from 'sharp';
+import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
+import { Eyes } from '../../workers/perception/eyes.js';
+import type { TextRecogniser } from '../../workers/understanding/ocr/engine.js';
+import { Understanding } from '../../workers/understanding/service.js';
+import { SCREEN, SyntheticDevice } from './synthetic-screen.js';
+
+export const QUIET_MS = 150;
+
+/** A game's screen: the tree says nothing but the canvas; the words are only in its pixels. */
+export function canvasTree(): TreeSnapshot {
+  const canvas: TreeNode = { index: 0, parent: null, role: 'canvas', label: '', value: null, states: {}, frame: { x: 0, y: 0, width: SCREEN.widthPt, height: SCREEN.heightPt }, id: 'arcade', source: 'web', interactive: false, unnamed: false, offscreen: false };
+  return { nodes: [canvas], skippedInvisible: 0, screen: SCREEN, durationMs: 1 };
+}
+
+export interface RigDelays {
+  /** How long reading the tree takes (ms). */
+  treeMs: number;
+  /** How long a capture takes (ms). */
+  captureMs: number;
+}
+
+export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number } = {}) {
+  const logger = pino({ level: 'silent' });
+  const device = new SyntheticDevice();
+  const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS }, logger);
+  eyes.start();
+  cleanups.push(() => eyes.stop());
+  const png = await sharp({ create: { width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, channels: 3, background: { r: 20, g: 20, b: 40 } } }).png().toBuffer();
+  const counts = { trees: 0, captures: 0, recognised: 0 };
+  const delays: RigDelays = { treeMs: 0, captureMs: 0 };
+  const after = <T>(ms: number, value: () => T) => (ms ? new Promise<T>((resolve) => setTimeout(() => resolve(value()), ms)) : Promise.resolve(value()));
+  const backend = {
+    localId: 'd1',
+    platform: 'web',
+    model: 'synthetic phone',
+    screen: () => SCREEN,
+    tree: () => (counts.trees++, after(delays.treeMs, canvasTree)),
+    screenshot: () => (counts.captures++, after(delays.captureMs, () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }))),
+    foreground: () => 'arcade',
+    appVersion: () => '1.0.0',
+  } as unknown as DeviceBackend;
+  const recogniser: TextRecogniser = {
+    status: async () => ({ available: true, detail: 'scripted recogniser' }),
+    recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
+  };
+  const u = new Understanding(() => eyes, logger, undefined, recogniser, ...(opts.readAnswerMs ? [{ readAnswerMs: opts.readAnswerMs }] : []));
+  u.watch([{ localId: 'd1', backend }]);
+  return { device, eyes, u, counts, delays, backend };
+}
