@@ -6919,7 +6919,7 @@ const document: Record<string, unknown> = {
                   },
                   "ms": {
                     "type": "number",
-                    "description": "capture and recognition time (included in treeMs)"
+                    "description": "capture and recognition time, waiting for the capture included (included in treeMs)"
                   },
                   "why": {
                     "type": "string",
@@ -6937,7 +6937,7 @@ const document: Record<string, unknown> = {
                   "unread": {
                     "type": "integer",
                     "minimum": 1,
-                    "description": "areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again"
+                    "description": "areas left unread (or read only in part) when recognition reached its time budget, so the read still answers in time: 4 s a read for capture and recognition, less when the tree was slow, for a read answers within 8 s of its call (on a starved host, every area can be left unread, with the tree as the answer). A run still going finishes in the background, and the next read goes on where this one stopped: read again"
                   },
                   "moving": {
                     "type": "boolean",

@@ -2049,7 +2049,7 @@ export type components = {
                     areas: number;
                     /** @description lines of text found */
                     lines: number;
-                    /** @description capture and recognition time (included in treeMs) */
+                    /** @description capture and recognition time, waiting for the capture included (included in treeMs) */
                     ms: number;
                     /**
                      * @description empty-tree: the tree said nothing; uncovered: drawn parts no element accounts for; contradicted: most labelled elements sit where nothing is drawn (a stale tree, or text hidden from the eye), so the whole screen was read
@@ -2058,7 +2058,7 @@ export type components = {
                     why?: "empty-tree" | "uncovered" | "contradicted";
                     /** @description why no text could be read (no recogniser installed, or it failed) */
                     unavailable?: string;
-                    /** @description areas left unread (or read only in part) when recognition reached its time budget (4 s a read), so the read still answers in time. A run still going finishes in the background, and the next read goes on where this one stopped: read again */
+                    /** @description areas left unread (or read only in part) when recognition reached its time budget, so the read still answers in time: 4 s a read for capture and recognition, less when the tree was slow, for a read answers within 8 s of its call (on a starved host, every area can be left unread, with the tree as the answer). A run still going finishes in the background, and the next read goes on where this one stopped: read again */
                     unread?: number;
                     /**
                      * @description no text was read: the screen was still moving, when a frame and the tree show different moments (every area is counted unread). Read again once it settles

@@ -54,7 +54,7 @@ async function openScreen(route: string): Promise<{ text: string; elements: El[]
 
 /**
  * The screen as JSON, read the way an agent is told to. Under load, text recognition may stop at its
- * budget and say so ("text recognition stopped at its 4 s budget … read again to go on"), and each
+ * budget and say so ("text recognition stopped at its time budget … read again to go on"), and each
  * read goes on where the last stopped; or the screen may still be moving when it is read (a busy
  * machine delays frames past the settle wait), and the read says that pixels were not looked at
  * ("the screen was still moving … read again once it settles"): the agent waits for it to settle and

@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import { api } from '../helpers/api.js';
 import { startCrowd } from '../helpers/crowd.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { descendantsOf } from '../helpers/proc.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN } from '../helpers/processes.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 import { collectGarbage, debuggableChromium } from './collect.js';
 import { cycleTimes, RelaunchCycles } from './relaunch-cycles.js';
+import { slowReads, slowReadsMarkdown, type SlowReads } from './slow-reads.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -63,6 +65,8 @@ export interface SoakReport {
   processes: ProcessTrend[];
   /** Descriptors of the gateway before the subscribers came and after they left. */
   gatewayFds: { before: number; after: number };
+  /** Screen reads the worker logged as slow, with where their time went. */
+  slowReads: SlowReads;
   /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
   held: { kind: string; start: number; end: number; max: number; slopePerMin: number }[];
   /** Memory per process over time: the median of each slice of the run (about ten of them). */
@@ -136,25 +140,11 @@ const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 const pssMB = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
 const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
-/** Chromium's processes under a worker (the browser and its renderers), by walking /proc. */
+/** Chromium's processes under a worker (the browser and its renderers). */
 function chromiumUnder(root: number): number[] {
-  const parent = new Map<number, number>();
-  const comm = new Map<number, string>();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      comm.set(Number(d), stat.slice(stat.indexOf('(') + 1, close));
-      parent.set(Number(d), Number(stat.slice(close + 2).split(' ')[1]));
-    } catch {
-      // gone while we looked
-    }
-  }
-  const under = (pid: number): boolean => {
-    for (let p = parent.get(pid); p && p > 1; p = parent.get(p)) if (p === root) return true;
-    return false;
-  };
-  return [...comm.keys()].filter((pid) => /chrom/i.test(comm.get(pid)!) && under(pid));
+  return descendantsOf(root)
+    .filter((p) => /chrom/i.test(p.comm))
+    .map((p) => p.pid);
 }
 
 /** Chromium's PSS under a worker, summed over its processes (one gone while read counts 0). */
@@ -260,10 +250,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const byKindAtStart = roundAll(chromiumPssByKind(workerPid));
     const cycles = opts.relaunchEveryMs ? new RelaunchCycles(ids.length) : null;
     const relaunches: RelaunchRow[] = [];
-    const measureCycle = async (cycle: number, agents: number, atMs: number) => {
+    /** Every page collects its garbage; a few seconds later, Chromium's PSS by kind of process. */
+    const collectAndMeasure = async () => {
       const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
       await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
-      const byKind = chromiumPssByKind(workerPid);
+      return { done, byKind: chromiumPssByKind(workerPid) };
+    };
+    const measureCycle = async (cycle: number, agents: number, atMs: number) => {
+      const { done, byKind } = await collectAndMeasure();
       const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
       relaunches.push(row);
       say(`relaunch cycle ${cycle}: ${JSON.stringify(row)}`);
@@ -353,10 +347,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const chromiumByKind: NonNullable<SoakReport['chromiumByKind']> = { start: byKindAtStart, end: roundAll(chromiumPssByKind(workerPid)) };
     if (opts.collectAtEnd) {
       const endMB = Math.round(chromiumPssMB(workerPid));
-      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
-      await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
-      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(chromiumPssMB(workerPid)), pages: done.pages };
-      chromiumByKind.after = roundAll(chromiumPssByKind(workerPid));
+      const { done, byKind } = await collectAndMeasure();
+      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), pages: done.pages };
+      chromiumByKind.after = roundAll(byKind);
       say(`after every page collected its garbage: ${JSON.stringify(collected)}`);
     }
 
@@ -413,6 +406,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       events,
       processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes, PSS)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
+      slowReads: slowReads(worker.logs),
       held: Object.keys(samples.at(-1)!.held).map((kind) => {
         const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
         return { kind, start: v(samples[0]!), end: v(samples.at(-1)!), max: Math.max(...samples.map(v)), slopePerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: v(s) }))) };
@@ -449,6 +443,8 @@ export function soakMarkdown(r: SoakReport): string {
     '| route | calls | p50 ms | p99 ms |',
     '|---|---|---|---|',
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
+    '',
+    slowReadsMarkdown(r.slowReads),
     '',
     "What the worker's stores held (from its heartbeats; bytes as named, the rest counts):",
     '',

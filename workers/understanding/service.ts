@@ -22,6 +22,21 @@ import { probeContainer, silentContainers } from './probe.js';
 
 /** Containers probed per read, at most: a screen with more silent bars than this is unusual. */
 const MAX_PROBED_CONTAINERS = 3;
+/**
+ * A read slower than this is logged with where its time went: half the gateway's 10 s call
+ * timeout, so the reads that come near it are on record before one runs past it.
+ */
+export const SLOW_READ_MS = 5000;
+/**
+ * A read from the tree answers within this of its call, the pixel tier cut to fit: the gateway
+ * gives a screen read 10 s, and the answer still has its outline to build and its way to go. On a
+ * starved host the tree alone took seconds and a capture up to its 6 s bound, and the read ran past
+ * the gateway's timeout (149 504s in a 60-minute soak) when it could have answered with the tree
+ * and said what it left unread.
+ */
+export const READ_ANSWER_MS = 8000;
+/** Less time than this left for the pixel tier: no capture is begun; the read says what it left. */
+const MIN_PIXEL_MS = 250;
 
 type Schemas = components['schemas'];
 
@@ -45,6 +60,8 @@ export interface Read {
   newModal: boolean;
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
   probe?: { containers: number; probes: number; found: number; moving?: true } | null;
+  /** Where a read from the tree spent its time, in ms (logged for slow reads). */
+  phases?: { tree: number; probe: number; pixels: number; capture?: number };
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
   ocr?: { areas: number; lines: number; ms: number; why?: OcrArea['why']; unavailable?: string; unread?: number; moving?: true } | null;
 }
@@ -81,6 +98,7 @@ export class Understanding {
     sync?: MemorySync,
     /** Reads text in pixels where the tree leaves something unsaid; without one, the tree is all. */
     private readonly recogniser?: TextRecogniser,
+    private readonly timing: { readAnswerMs: number } = { readAnswerMs: READ_ANSWER_MS },
   ) {
     this.memories = new Memories(sync);
   }
@@ -106,7 +124,9 @@ export class Understanding {
   async current(localId: string, epoch: number, team: string, opts: CurrentOptions = {}): Promise<{ read: Read; cached: boolean }> {
     const d = this.device(localId);
     const eyes = this.eyesOf(localId);
+    const began = performance.now();
     await eyes.idle();
+    const idleMs = performance.now() - began;
     const newest = eyes.store.newest();
     const seq = newest?.seq;
     // The screen of the last read when no frame came since, or none that moved anything (a clock
@@ -125,7 +145,9 @@ export class Understanding {
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
     // An app's memory is per version band: a new major version may have moved everything.
+    const tm = performance.now();
     const memory = await this.memories.ensure(team, d.backend.platform, `${d.backend.foreground() ?? 'unknown app'}@${versionBand(d.backend.appVersion?.())}`);
+    const memoryMs = performance.now() - tm;
     if (!opts.live && newest && (opts.arrived || eyes.activity.isSettled())) {
       const t0 = performance.now();
       const match = memory.matchPixels(newest, opts.expect);
@@ -139,13 +161,21 @@ export class Understanding {
         return { read, cached: false };
       }
     }
-    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts)
+    // A read already going answers this call too: it began earlier, so it ends sooner.
+    const joined = d.reading !== undefined;
+    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts, began + this.timing.readAnswerMs)
       .then((read) => {
         this.onRead?.(localId, epoch, read);
         return read;
       })
       .finally(() => (d.reading = undefined));
-    return { read: await d.reading, cached: false };
+    const read = await d.reading;
+    const ms = performance.now() - began;
+    if (ms > SLOW_READ_MS) {
+      const phases = { idle: Math.round(idleMs), memory: Math.round(memoryMs), ...read.phases };
+      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0 }, `a screen read took longer than ${SLOW_READ_MS / 1000} s`);
+    }
+    return { read, cached: false };
   }
 
   /** Numbers a reading for a lease: its refs are what @N means until the next outline. */
@@ -165,7 +195,7 @@ export class Understanding {
       if (read.ocr?.moving || read.probe?.moving) {
         throw new DeviceError('NO_MATCH', `${err.message} (the screen was still moving when it was read, so ${[read.ocr?.moving ? 'text drawn in pixels' : null, read.probe?.moving ? 'controls the tree hides' : null].filter(Boolean).join(' and ')} could not be looked for)`, 'wait for the screen to settle, then ask again', { ...err.details, moving: true, ...(unread ? { ocrUnread: unread } : {}) });
       }
-      throw new DeviceError('NO_MATCH', `${err.message} (text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet)`, 'ask again: each read goes on where the last stopped', { ...err.details, ocrUnread: unread });
+      throw new DeviceError('NO_MATCH', `${err.message} (text recognition stopped at its time budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet)`, 'ask again: each read goes on where the last stopped', { ...err.details, ocrUnread: unread });
     }
   }
 
@@ -184,10 +214,11 @@ export class Understanding {
     return d;
   }
 
-  private async readTree(d: Watched, epoch: number, seq: number | undefined, frameAt: number | undefined, memory: AppMemory, opts: CurrentOptions): Promise<Read> {
+  private async readTree(d: Watched, epoch: number, seq: number | undefined, frameAt: number | undefined, memory: AppMemory, opts: CurrentOptions, deadline: number): Promise<Read> {
     const t0 = performance.now();
     const eyes = this.eyesOf(d.backend.localId);
     let tree = await this.treeOf(d, epoch);
+    const tTree = performance.now();
     // The tiers hold the tree against the newest frame, so they run on settled screens only; on a
     // moving screen the two show different moments. A read that needed them there says so and is
     // not the screen's answer: skipping them silently once left a canvas's words out of a read that
@@ -195,9 +226,11 @@ export class Understanding {
     // host that is up to a second on every read mid-motion, actions' own reads included.
     const probed = await this.probeTier(d, tree);
     tree = probed.tree;
-    const pixels = await this.pixelTier(d, tree);
+    const tProbe = performance.now();
+    const pixels = await this.pixelTier(d, tree, deadline);
     tree = pixels.tree;
     const t1 = performance.now();
+    const phases = { tree: Math.round(tTree - t0), probe: Math.round(tProbe - tTree), pixels: Math.round(t1 - tProbe), ...(pixels.captureMs === undefined ? {} : { capture: pixels.captureMs }) };
     const reading = readScreen(tree, d.backend.platform);
     const identified = memory.book.identify(reading.fingerprint, reading.title);
     const t2 = performance.now();
@@ -215,7 +248,7 @@ export class Understanding {
     const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
     // Nor from a read whose pixel tiers were cut short or skipped: memory would serve its missing
     // words and controls as the screen's, to every later session.
-    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe };
+    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe, phases };
     if (newest && sameScreen && eyes.activity.isSettled() && !incomplete(read)) memory.remember(identified.node.id, reading, newest);
     else if (identified.known) memory.confirm(identified.node.id); // recognised, but nothing settled to learn from
     d.last = read;
@@ -271,7 +304,7 @@ export class Understanding {
    * nothing at all), merged into the tree by containment. A recogniser that is missing or fails
    * leaves the tree as it is, and the read says so.
    */
-  private async pixelTier(d: Watched, tree: TreeSnapshot): Promise<{ tree: TreeSnapshot; ocr: Read['ocr'] }> {
+  private async pixelTier(d: Watched, tree: TreeSnapshot, deadline: number): Promise<{ tree: TreeSnapshot; ocr: Read['ocr']; captureMs?: number }> {
     if (!this.recogniser) return { tree, ocr: null };
     // Only on a settled screen: mid-transition, the newest frame and the tree show different
     // moments, every moving part looks unexplained, and seconds of recognition would be spent on
@@ -284,12 +317,18 @@ export class Understanding {
     if (!eyes.activity.isSettled()) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why, moving: true } };
     const status = await this.recogniser.status();
     if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: status.detail } };
+    // What the read has left of its time, at most the tier's own budget; the capture counts in it.
+    const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - performance.now());
+    if (budgetMs < MIN_PIXEL_MS) {
+      this.logger.info({ localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) }, 'no time left for text recognition; the read answers with the tree');
+      return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why } };
+    }
     try {
-      const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length);
+      const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length, budgetMs);
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
-      if (pixels.unread) this.logger.info({ areas: areas.length, unread: pixels.unread, ms: pixels.ms }, 'text recognition stopped at its budget');
-      return { tree: merged, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
+      if (pixels.unread) this.logger.info({ localId: d.backend.localId, areas: areas.length, unread: pixels.unread, ms: pixels.ms, budgetMs: Math.round(budgetMs), captureMs: pixels.captureMs }, pixels.captureLate ? 'the screen was not captured within the read\'s time; the read answers with the tree' : 'text recognition stopped at its budget');
+      return { tree: merged, captureMs: pixels.captureMs, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: (err as Error).message } };
@@ -311,7 +350,7 @@ export class Understanding {
       read.ocr?.moving || read.probe?.moving
         ? `the screen was still moving: ${[read.ocr?.moving ? `${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read from pixels` : null, read.probe?.moving ? `${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed` : null].filter(Boolean).join(', ')}; read again once it settles`
         : null,
-      read.ocr?.unread && !read.ocr.moving ? `text recognition stopped at its ${PIXEL_BUDGET_MS / 1000} s budget: ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
+      read.ocr?.unread && !read.ocr.moving ? `text recognition stopped at its time budget (${PIXEL_BUDGET_MS / 1000} s, less when the tree was slow; a read answers within ${READ_ANSWER_MS / 1000} s): ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
       read.source === 'memory' ? 'from memory (pixels agree)' : null,
       read.disagreement,
     ].filter((n): n is string => !!n);

@@ -12,10 +12,11 @@ import type { OcrArea } from './where.js';
 const READ_SCALE = 2;
 
 /**
- * How long one read may spend recognising text: a screen read answers within the gateway's 10 s
- * call timeout even when the pixels contradict the tree everywhere (each area may take four
- * recogniser runs, and a thin stripe of a pattern once took 7 s of them). Areas not begun by then
- * are left unread and counted; a run still going finishes in the background for the next read.
+ * How long one read may spend capturing and recognising text: a screen read answers within the
+ * gateway's 10 s call timeout even when the pixels contradict the tree everywhere (each area may
+ * take four recogniser runs, and a thin stripe of a pattern once took 7 s of them). Areas not begun
+ * by then are left unread and counted; a run still going finishes in the background for the next
+ * read. A read whose tree was slow gives the tier less (service.ts, READ_ANSWER_MS).
  */
 export const PIXEL_BUDGET_MS = 4000;
 
@@ -23,15 +24,24 @@ export interface PixelReading {
   nodes: TreeNode[];
   areas: OcrArea[];
   ms: number;
+  /** Of which the capture took (waiting its turn among the device's captures included). */
+  captureMs: number;
   /** Areas the budget ran out before (not read at all, or not to the end of their ladder). */
   unread: number;
+  /** The capture itself did not come within the budget: nothing was read. */
+  captureLate?: true;
 }
 
 export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogniser: TextRecogniser, firstIndex: number, budgetMs = PIXEL_BUDGET_MS): Promise<PixelReading> {
   const t0 = performance.now();
   const deadline = t0 + budgetMs;
   let unread = 0;
-  const shot = await device.screenshot({ scale: READ_SCALE });
+  // The capture counts in the budget: on a starved host it alone took seconds (it waits its turn
+  // among the device's captures, then up to two attempts of 3 s). One that comes late is left to
+  // finish on its own; the areas all count unread, and the next read captures again.
+  const shot = await within(device.screenshot({ scale: READ_SCALE }), budgetMs);
+  const captureMs = Math.round(performance.now() - t0);
+  if (shot === LATE) return { nodes: [], areas, ms: captureMs, captureMs, unread: areas.length, captureLate: true };
   const pxPerPt = shot.width / device.screen().widthPt;
   const scale = Math.min(1, READ_SCALE / pxPerPt);
   const toPt = 1 / (pxPerPt * scale);
@@ -71,7 +81,7 @@ export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogn
       });
     }
   }
-  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10, unread };
+  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10, captureMs, unread };
 }
 
 /** A line of text is at most this tall (points): an area no taller is read as one line if need be. */
