@@ -125,6 +125,22 @@ describe('frames', () => {
     }
   });
 
+  it('are not taken when their caller stopped waiting before their turn came; the ones after them still are', async () => {
+    await show('settings');
+    const givenUp = new AbortController();
+    const before = device.capturesGivenUp;
+    const first = device.screenshot({ scale: 3 });
+    const abandoned = device.screenshot({ scale: 2, signal: givenUp.signal });
+    const probeAbandoned = device.probe(givenUp.signal);
+    const after = device.probe();
+    givenUp.abort(); // while the first capture still holds the queue
+    await expect(abandoned).rejects.toMatchObject({ code: 'DEVICE_FAILED', message: expect.stringContaining('given up before its turn') });
+    await expect(probeAbandoned).rejects.toMatchObject({ code: 'DEVICE_FAILED' });
+    expect((await first).width).toBe(1179);
+    expect((await after).width).toBe(393);
+    expect(device.capturesGivenUp - before).toBe(2);
+  });
+
   it('are JPEGs at one pixel per point', async () => {
     await show('settings/loading');
     const frame = await new Promise<Parameters<Parameters<DeviceBackend['onFrame']>[0]>[0]>((resolve) => {

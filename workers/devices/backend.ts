@@ -158,9 +158,10 @@ export interface DeviceBackend {
   /**
    * The screen as it is now, drawn on request (about 1 px/pt), not taken from the frame stream.
    * A stream that stalls (a renderer starved of CPU, a slow link) looks exactly like a still
-   * screen; perception asks for a probe before it calls a screen that moved settled.
+   * screen; perception asks for a probe before it calls a screen that moved settled. A probe whose
+   * signal is aborted before it begins (it may wait its turn behind other captures) is not taken.
    */
-  probe(): Promise<Frame>;
+  probe(signal?: AbortSignal): Promise<Frame>;
   tree(): Promise<TreeSnapshot>;
   /**
    * The app in the foreground, as the platform names it (web: origin and path of the page; Android:
@@ -186,9 +187,10 @@ export interface DeviceBackend {
   /**
    * The screen as an image. `scale` is the most pixels per point the caller will use: a backend that
    * can render the screen at fewer (web) does, which costs the browser a smaller buffer per capture;
-   * one that cannot (a simulator's or emulator's framebuffer) gives its own.
+   * one that cannot (a simulator's or emulator's framebuffer) gives its own. A capture whose
+   * `signal` is aborted before it begins (its caller stopped waiting) is not taken.
    */
-  screenshot(opts?: { scale?: number }): Promise<Screenshot>;
+  screenshot(opts?: { scale?: number; signal?: AbortSignal }): Promise<Screenshot>;
   /**
    * How many inputs (touches, keys) the app has received so far, where the platform can tell (web:
    * counted in the page). The delivery probe compares it across an action: an input that changed

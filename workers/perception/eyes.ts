@@ -139,10 +139,11 @@ export class Eyes {
     if (!before) return true;
     let frame: Frame;
     let timer: NodeJS.Timeout | undefined;
+    const givenUp = new AbortController();
     try {
       this.probes.taken++;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)));
-      frame = await Promise.race([this.device.probe(), late]);
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => (givenUp.abort(), reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`))), PROBE_TIMEOUT_MS)));
+      frame = await Promise.race([this.device.probe(givenUp.signal), late]);
     } catch (err) {
       this.probes.failed++;
       this.logger.debug({ err: (err as Error).message }, 'probe failed; trusting the frame stream');

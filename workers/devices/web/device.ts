@@ -173,15 +173,18 @@ export class WebDevice implements DeviceBackend {
     await this.currentPage().reload({ timeout: NAVIGATION_TIMEOUT_MS });
   }
 
-  async screenshot(opts: { scale?: number } = {}): Promise<Screenshot> {
+  async screenshot(opts: { scale?: number; signal?: AbortSignal } = {}): Promise<Screenshot> {
     const dsf = this.profile.deviceScaleFactor;
     const cdp = this.session();
     try {
-      return await this.oneCapture(() => this.paints.during(() => capturePng(cdp, { scale: Math.min(dsf, opts.scale ?? dsf) })));
+      return await this.oneCapture(() => this.paints.during(() => capturePng(cdp, { scale: Math.min(dsf, opts.scale ?? dsf) })), opts.signal);
     } finally {
       this.repaintIfOwed();
     }
   }
+
+  /** Captures not taken because their caller had stopped waiting by their turn (oneCapture). */
+  capturesGivenUp = 0;
 
   /** Screencast frames left out as a capture's own paint (capture-paints.ts). */
   get capturePaintsDropped(): number {
@@ -209,14 +212,14 @@ export class WebDevice implements DeviceBackend {
     );
   }
 
-  async probe(): Promise<Frame> {
+  async probe(signal?: AbortSignal): Promise<Frame> {
     const cdp = this.cdp;
     if (!cdp) throw new DeviceError('DEVICE_FAILED', `device ${this.localId} has no page running`);
     const { width, height } = this.profile.viewport;
     // Same encoding as the screencast (JPEG, quality 70, 1 px/pt under emulation), so a probe of
     // an unchanged screen matches the last streamed frame.
     // Bounded: captures go one at a time, and one Chromium leaves unanswered must not hold the rest.
-    const shot = await this.oneCapture(() => within(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true }), CAPTURE_ATTEMPT_MS));
+    const shot = await this.oneCapture(() => within(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true }), CAPTURE_ATTEMPT_MS), signal);
     if (shot === LATE) throw new DeviceError('DEVICE_FAILED', `the browser did not draw the screen within ${CAPTURE_ATTEMPT_MS} ms`, 'retry; a browser that stays this slow is overloaded', { stalledMs: CAPTURE_ATTEMPT_MS });
     const buf = Buffer.from(shot.data, 'base64');
     const size = jpegSize(buf) ?? { width, height };
@@ -228,9 +231,20 @@ export class WebDevice implements DeviceBackend {
    * that density while it lasts, and a second capture sent meanwhile comes back at the first one's
    * size (measured: a probe beside a 2 px/pt capture came back 786 px wide, not 393, in 10 of 20),
    * and the screencast sends those paints too (capture-paints.ts).
+   *
+   * One whose caller has stopped waiting by its turn is not taken: on a host held to 0.8 of a core,
+   * a text-recognition capture waited up to 23 s behind others (a soak's slow reads, 2026-12-06),
+   * and captures nobody would use only lengthened the queue.
    */
-  private oneCapture<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.captures.then(fn, fn);
+  private oneCapture<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const turn = () => {
+      if (signal?.aborted) {
+        this.capturesGivenUp++;
+        return Promise.reject(new DeviceError('DEVICE_FAILED', 'the capture was given up before its turn: its caller stopped waiting', 'retry; the device\'s captures are queued behind each other on a busy host'));
+      }
+      return fn();
+    };
+    const run = this.captures.then(turn, turn);
     this.captures = run.catch(() => undefined);
     return run;
   }

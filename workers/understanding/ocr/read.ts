@@ -39,9 +39,13 @@ export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogn
   // The capture counts in the budget: on a starved host it alone took seconds (it waits its turn
   // among the device's captures, then up to two attempts of 3 s). One that comes late is left to
   // finish on its own; the areas all count unread, and the next read captures again.
-  const shot = await within(device.screenshot({ scale: READ_SCALE }), budgetMs);
+  const givenUp = new AbortController();
+  const shot = await within(device.screenshot({ scale: READ_SCALE, signal: givenUp.signal }), budgetMs);
   const captureMs = Math.round(performance.now() - t0);
-  if (shot === LATE) return { nodes: [], areas, ms: captureMs, captureMs, unread: areas.length, captureLate: true };
+  if (shot === LATE) {
+    givenUp.abort(); // not taken at all if it has not begun
+    return { nodes: [], areas, ms: captureMs, captureMs, unread: areas.length, captureLate: true };
+  }
   const pxPerPt = shot.width / device.screen().widthPt;
   const scale = Math.min(1, READ_SCALE / pxPerPt);
   const toPt = 1 / (pxPerPt * scale);
