@@ -133,6 +133,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
+    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, capturesGivenUp: inventory.capturesGivenUp() }),
   });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());

@@ -7739,6 +7739,39 @@ const document: Record<string, unknown> = {
           },
           "held": {
             "$ref": "#/components/schemas/WorkerHoldings"
+          },
+          "strain": {
+            "$ref": "#/components/schemas/WorkerStrain"
+          }
+        }
+      },
+      "WorkerStrain": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "signs that the host cannot keep up with its devices, counted since the worker started, so a starved host shows in /metrics before its calls time out; the gateway holding the connection exports each as simfleet_worker_strain_total{host,kind}",
+        "required": [
+          "slowReads",
+          "readsCutShort",
+          "capturesGivenUp"
+        ],
+        "properties": {
+          "slowReads": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "screen reads that took longer than 5 s (each is logged with where its time went)"
+          },
+          "readsCutShort": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "screen reads that answered without reading all the text drawn in pixels, because the capture or the recognition did not fit in the read's time"
+          },
+          "capturesGivenUp": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "screen captures not taken because their caller had stopped waiting before the device's capture queue reached them"
           }
         }
       },

@@ -2290,6 +2290,16 @@ export type components = {
             sentAt: string;
             process?: components["schemas"]["WorkerProcessMemory"];
             held?: components["schemas"]["WorkerHoldings"];
+            strain?: components["schemas"]["WorkerStrain"];
+        };
+        /** @description signs that the host cannot keep up with its devices, counted since the worker started, so a starved host shows in /metrics before its calls time out; the gateway holding the connection exports each as simfleet_worker_strain_total{host,kind} */
+        WorkerStrain: {
+            /** @description screen reads that took longer than 5 s (each is logged with where its time went) */
+            slowReads: number;
+            /** @description screen reads that answered without reading all the text drawn in pixels, because the capture or the recognition did not fit in the read's time */
+            readsCutShort: number;
+            /** @description screen captures not taken because their caller had stopped waiting before the device's capture queue reached them */
+            capturesGivenUp: number;
         };
         /** @description what the worker's bounded stores hold when it sent the heartbeat, summed over its devices, so a process that grows can be told which part grows; the gateway holding the connection exports each as simfleet_worker_held{host,kind} */
         WorkerHoldings: {

@@ -38,6 +38,7 @@ type HeldKind = keyof Schemas['WorkerHoldings'];
 const HELD_KINDS = Object.keys({
   frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1, pageJsHeapBytes: 1, pageDomNodes: 1, pageEventListeners: 1,
 } satisfies Record<HeldKind, 1>) as HeldKind[];
+const STRAIN_KINDS = Object.keys({ slowReads: 1, readsCutShort: 1, capturesGivenUp: 1 } satisfies Record<keyof Schemas['WorkerStrain'], 1>) as (keyof Schemas['WorkerStrain'])[];
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A gauge read from Postgres at scrape time; left out (not zero) when the read fails. */
@@ -117,6 +118,14 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['host', 'kind'],
     registers: [registry],
   });
+  // The worker counts these itself, from its start; the gateway mirrors its count (a restarted
+  // worker starts again from 0, which Prometheus's rate() reads as a counter reset).
+  const workerStrain = new Counter({
+    name: 'simfleet_worker_strain_total',
+    help: "Signs that a host cannot keep up with its devices, from its worker's heartbeats: screen reads slower than 5 s, reads that answered without all the text drawn in pixels, captures given up before their turn",
+    labelNames: ['host', 'kind'],
+    registers: [registry],
+  });
   const setWorkerReport = (host: string, report: WorkerReport | undefined) => {
     const m = report?.process;
     const kinds = { rss: m?.rssBytes, heap_used: m?.heapUsedBytes, external: m?.externalBytes, array_buffers: m?.arrayBuffersBytes };
@@ -128,6 +137,11 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
       const value = report?.held?.[kind];
       if (value === undefined) workerHeld.remove({ host, kind: snake(kind) });
       else workerHeld.set({ host, kind: snake(kind) }, value);
+    }
+    for (const kind of STRAIN_KINDS) {
+      const value = report?.strain?.[kind];
+      workerStrain.remove({ host, kind: snake(kind) });
+      if (value !== undefined) workerStrain.inc({ host, kind: snake(kind) }, value);
     }
   };
   const protocolErrors = new Counter({

@@ -71,7 +71,7 @@ export interface LinkOwner {
 }
 
 /** What a worker's heartbeat says about the process: its memory, and what its stores hold. */
-export type WorkerReport = Partial<Pick<Schemas['WorkerHeartbeat'], 'process' | 'held'>>;
+export type WorkerReport = Partial<Pick<Schemas['WorkerHeartbeat'], 'process' | 'held' | 'strain'>>;
 
 /** A command for the worker, before the link gives it an id. */
 export type WorkerCommand = Omit<Schemas['GatewayPrepare'], 'id'> | Omit<Schemas['GatewayReset'], 'id'> | Omit<Schemas['GatewayCall'], 'id'>;
@@ -214,7 +214,7 @@ export class WorkerLink {
       case 'heartbeat':
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
         if (!(await this.recordHeartbeat(this.conn))) return this.lostOwnership();
-        if (msg.process || msg.held) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held });
+        if (msg.process || msg.held || msg.strain) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held, strain: msg.strain });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
       case 'devices': {

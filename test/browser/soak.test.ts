@@ -20,6 +20,10 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
   // The agents take no marks of their own; the actions' marks are not kept (they held up to 500
   // analysed frames per device, which no one could ask for).
   expect(held.marks?.max).toBe(0);
+  // The host's strain comes the same way; what it counted of slow reads is at most what it logged
+  // (the last heartbeat may predate the last ones).
+  expect(Object.keys(r.strain).sort()).toEqual(['captures_given_up', 'reads_cut_short', 'slow_reads']);
+  expect(r.strain.slow_reads).toBeLessThanOrEqual(r.slowReads.count);
   // Memory per process is reported over time, not only at the ends.
   expect(r.timeline.length).toBeGreaterThan(0);
   expect(r.timeline[0]!.workerMB).toBeGreaterThan(0);

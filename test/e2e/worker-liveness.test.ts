@@ -80,13 +80,18 @@ describe('a worker process registering with a gateway process', () => {
     expect(Number(heldLine('marks').exec(text)![1])).toBe(0);
     // Fake devices have no pages to read: none is reported, rather than a zero that looks measured.
     expect(heldLine('page_js_heap_bytes').test(text)).toBe(false);
+    // Its strain, counted since it started: an idle host of fake devices has none, and says so.
+    const strainLine = (kind: string) => new RegExp(`^simfleet_worker_strain_total\\{host="${hostId}",kind="${kind}"\\} (\\d+)$`, 'm');
+    for (const kind of ['slow_reads', 'reads_cut_short', 'captures_given_up']) expect(strainLine(kind).exec(text)?.[1], kind).toBe('0');
     const session = await client.call('createSession', { body: { platform: 'web' } });
     expect(session.status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await client.call('createMark', { params: { sessionId: session.body.id } })).status).toBe(201);
     await waitFor('three marks counted in /metrics', async () => (Number(heldLine('marks').exec((await client.call('getMetrics')).text)?.[1]) === 3 ? true : undefined));
     worker.kill('SIGKILL');
     await waitFor('worker memory gone from /metrics', async () => (memoryLine('rss').test((await client.call('getMetrics')).text) ? undefined : true));
-    expect(heldLine('marks').test((await client.call('getMetrics')).text)).toBe(false);
+    const gone = (await client.call('getMetrics')).text;
+    expect(heldLine('marks').test(gone)).toBe(false);
+    expect(strainLine('slow_reads').test(gone)).toBe(false); // a lost host's counts are not kept as if current
   });
 
   it('stays online across several host timeouts while heartbeats arrive', async () => {

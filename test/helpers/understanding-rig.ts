@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
 import { Eyes } from '../../workers/perception/eyes.js';
 import type { TextRecogniser } from '../../workers/understanding/ocr/engine.js';
-import { Understanding } from '../../workers/understanding/service.js';
+import { READ_ANSWER_MS, Understanding } from '../../workers/understanding/service.js';
 import { SCREEN, SyntheticDevice } from './synthetic-screen.js';
 
 export const QUIET_MS = 150;
@@ -24,7 +24,7 @@ export interface RigDelays {
   captureMs: number;
 }
 
-export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number } = {}) {
+export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number; slowReadMs?: number } = {}) {
   const logger = pino({ level: 'silent' });
   const device = new SyntheticDevice();
   const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS }, logger);
@@ -48,7 +48,7 @@ export async function understandingRig(cleanups: (() => void)[], opts: { readAns
     status: async () => ({ available: true, detail: 'scripted recogniser' }),
     recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
   };
-  const u = new Understanding(() => eyes, logger, undefined, recogniser, ...(opts.readAnswerMs ? [{ readAnswerMs: opts.readAnswerMs }] : []));
+  const u = new Understanding(() => eyes, logger, undefined, recogniser, { readAnswerMs: opts.readAnswerMs ?? READ_ANSWER_MS, ...(opts.slowReadMs ? { slowReadMs: opts.slowReadMs } : {}) });
   u.watch([{ localId: 'd1', backend }]);
   return { device, eyes, u, counts, delays, backend };
 }

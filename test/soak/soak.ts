@@ -67,6 +67,8 @@ export interface SoakReport {
   gatewayFds: { before: number; after: number };
   /** Screen reads the worker logged as slow, with where their time went. */
   slowReads: SlowReads;
+  /** The worker's strain counters at the end (simfleet_worker_strain_total), kind by kind: they should agree with slowReads. */
+  strain: Record<string, number>;
   /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
   held: { kind: string; start: number; end: number; max: number; slopePerMin: number }[];
   /** Memory per process over time: the median of each slice of the run (about ten of them). */
@@ -193,7 +195,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // A worker with 20 web devices registers only once its browser is up: on a busy machine that
     // took longer than the 20 s other tests allow a worker of fake devices (two soaks failed on it).
     await worker.waitForLog('registration', (l) => l.msg === 'registered with the gateway', 90_000);
-    await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 60_000);
+    // 20 devices starting on a throttled host (a cgroup of 0.8 of a core) took more than a minute.
+    await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 180_000);
     const ids: string[] = [];
     // Leases long enough for the whole soak (the default 15 minutes would end them half way).
     const ttlSeconds = Math.ceil(opts.durationMs / 1000) + 600;
@@ -224,11 +227,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // keeps what it once needed.
     // What the worker's stores hold comes the same way: the part that grows, when one does.
     let workerMemory = { heap: 0, native: 0, held: {} as Record<string, number> };
+    let strain: Record<string, number> = {};
     const readWorkerMemory = async () => {
       const text = (await admin.call('getMetrics')).text as string;
       const kind = (k: string) => Number(new RegExp(`^simfleet_worker_memory_bytes\\{host="[^"]+",kind="${k}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
       const held = Object.fromEntries([...text.matchAll(/^simfleet_worker_held\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
       workerMemory = { heap: kind('heap_used'), native: kind('external') + kind('array_buffers'), held };
+      strain = Object.fromEntries([...text.matchAll(/^simfleet_worker_strain_total\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
     };
     const sample = () => {
       try {
@@ -407,6 +412,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes, PSS)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
       slowReads: slowReads(worker.logs),
+      strain,
       held: Object.keys(samples.at(-1)!.held).map((kind) => {
         const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
         return { kind, start: v(samples[0]!), end: v(samples.at(-1)!), max: Math.max(...samples.map(v)), slopePerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: v(s) }))) };
@@ -445,6 +451,8 @@ export function soakMarkdown(r: SoakReport): string {
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
     '',
     slowReadsMarkdown(r.slowReads),
+    '',
+    `The worker's strain counters in /metrics at the last sample: ${Object.entries(r.strain).map(([k, v]) => `${k} ${v}`).join(', ') || 'none reported'}`,
     '',
     "What the worker's stores held (from its heartbeats; bytes as named, the rest counts):",
     '',

@@ -35,6 +35,8 @@ describe('a screen read on a starved host', () => {
     expect(u.header('d1', read).note).toContain('text recognition stopped at its time budget');
     expect(() => u.locate('d1', 1, read, 'START')).toThrow(/text recognition stopped at its time budget with 1 of 1 area unread/);
     expect(read.memory.recall(read.identified.node.id)).toBeFalsy(); // a read missing its words is not learnt
+    // Counted for the heartbeat's strain; about 4 s is not a slow read (over 5 s).
+    expect(u.counts).toMatchObject({ cutShort: 1, slowReads: 0 });
     // Captures come back: the next read is not the last one served again, and it has the words.
     delays.captureMs = 0;
     const again = await u.current('d1', 1, 'team-a');
@@ -42,6 +44,7 @@ describe('a screen read on a starved host', () => {
     expect(again.read.ocr).toMatchObject({ lines: 1 });
     expect(again.read.ocr?.unread).toBeUndefined();
     expect(u.locate('d1', 1, again.read, 'START').how).toBe('ocr');
+    expect(u.counts.cutShort).toBe(1);
   });
 
   it('begins no capture when the tree alone used up the read\'s time, and answers with the tree', async () => {
@@ -58,11 +61,12 @@ describe('a screen read on a starved host', () => {
     expect(counts.captures).toBe(0);
     expect(read.ocr).toMatchObject({ areas: 1, lines: 0, unread: 1 });
     expect(read.nodes).toBe(1); // the tree's answer
+    expect(u.counts.cutShort).toBe(1);
   });
 
   it('gives the pixel tier what the tree left of the read\'s time', async () => {
     const readAnswerMs = 2000;
-    const { device, eyes, u, counts, delays } = await understandingRig(cleanups, { readAnswerMs });
+    const { device, eyes, u, counts, delays } = await understandingRig(cleanups, { readAnswerMs, slowReadMs: 1500 });
     device.show(new Canvas(30));
     await settled(eyes);
     delays.treeMs = 800;
@@ -74,5 +78,6 @@ describe('a screen read on a starved host', () => {
     expect(took).toBeGreaterThanOrEqual(readAnswerMs - 50);
     expect(took).toBeLessThan(readAnswerMs + 500); // not the tree's 800 ms plus a whole pixel budget of 4 s
     expect(read.ocr).toMatchObject({ unread: 1 });
+    expect(u.counts).toMatchObject({ cutShort: 1, slowReads: 1 }); // 2 s, over this rig's slow mark of 1.5 s
   });
 });

@@ -30,6 +30,8 @@ export interface GatewayLinkOptions {
   logger: Logger;
   /** What the worker's stores hold now, sent with every heartbeat. */
   held?: () => Schemas['WorkerHoldings'];
+  /** Signs of a host that cannot keep up (counted since start), sent with every heartbeat. */
+  strain?: () => Schemas['WorkerStrain'];
 }
 
 export interface GatewayLinkEvents {
@@ -198,8 +200,10 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     }
     const m = process.memoryUsage();
     let held: Schemas['WorkerHoldings'] | undefined;
+    let strain: Schemas['WorkerStrain'] | undefined;
     try {
       held = this.opts.held?.();
+      strain = this.opts.strain?.();
     } catch (err) {
       this.logger.warn({ err }, 'could not count what the stores hold; the heartbeat goes without it');
     }
@@ -209,6 +213,7 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       sentAt: new Date().toISOString(),
       process: { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external, arrayBuffersBytes: m.arrayBuffers },
       ...(held ? { held } : {}),
+      ...(strain ? { strain } : {}),
     });
   }
 

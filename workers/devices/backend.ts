@@ -240,6 +240,11 @@ export interface BackendProvider {
    * read it (a simulator's app is not ours to inspect). For telling a growing host's parts apart.
    */
   pageMemory?(): PageMemory | undefined;
+  /**
+   * Captures not taken because their caller stopped waiting before the device's capture queue
+   * reached them, since the backend started: a sign the host cannot keep up with its devices.
+   */
+  capturesGivenUp?(): number;
 }
 
 export interface PageMemory {

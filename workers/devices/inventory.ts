@@ -41,6 +41,10 @@ export class Inventory {
     return read.length ? sumPageMemory(read) : undefined;
   }
 
+  capturesGivenUp(): number {
+    return this.providers.reduce((n, p) => n + (p.capturesGivenUp?.() ?? 0), 0);
+  }
+
   /** The backend for one of this host's devices. */
   device(localId: string): DeviceBackend | undefined {
     return (this.owners.get(localId) ?? this.providers.find((p) => p.device(localId)))?.device(localId);

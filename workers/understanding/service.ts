@@ -88,7 +88,11 @@ export interface CurrentOptions {
 export class Understanding {
   private readonly devices = new Map<string, Watched>();
   readonly memories: Memories;
-  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0 };
+  /**
+   * Reads by kind, and the host's strain: reads slower than the slow mark, and reads that answered
+   * without all the text drawn in pixels because it did not fit in their time (heartbeats carry both).
+   */
+  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0, slowReads: 0, cutShort: 0 };
   /** Told of every fresh read (from the tree or from memory): the event stream names the screen. */
   onRead: ((localId: string, epoch: number, read: Read) => void) | undefined;
 
@@ -98,7 +102,7 @@ export class Understanding {
     sync?: MemorySync,
     /** Reads text in pixels where the tree leaves something unsaid; without one, the tree is all. */
     private readonly recogniser?: TextRecogniser,
-    private readonly timing: { readAnswerMs: number } = { readAnswerMs: READ_ANSWER_MS },
+    private readonly timing: { readAnswerMs: number; slowReadMs?: number } = { readAnswerMs: READ_ANSWER_MS },
   ) {
     this.memories = new Memories(sync);
   }
@@ -171,9 +175,11 @@ export class Understanding {
       .finally(() => (d.reading = undefined));
     const read = await d.reading;
     const ms = performance.now() - began;
-    if (ms > SLOW_READ_MS) {
+    const slowMs = this.timing.slowReadMs ?? SLOW_READ_MS;
+    if (ms > slowMs) {
+      this.counts.slowReads++;
       const phases = { idle: Math.round(idleMs), memory: Math.round(memoryMs), ...read.phases };
-      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0 }, `a screen read took longer than ${SLOW_READ_MS / 1000} s`);
+      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0 }, `a screen read took longer than ${slowMs / 1000} s`);
     }
     return { read, cached: false };
   }
@@ -320,6 +326,7 @@ export class Understanding {
     // What the read has left of its time, at most the tier's own budget; the capture counts in it.
     const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - performance.now());
     if (budgetMs < MIN_PIXEL_MS) {
+      this.counts.cutShort++;
       this.logger.info({ localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) }, 'no time left for text recognition; the read answers with the tree');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why } };
     }
@@ -327,7 +334,10 @@ export class Understanding {
       const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length, budgetMs);
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
-      if (pixels.unread) this.logger.info({ localId: d.backend.localId, areas: areas.length, unread: pixels.unread, ms: pixels.ms, budgetMs: Math.round(budgetMs), captureMs: pixels.captureMs }, pixels.captureLate ? 'the screen was not captured within the read\'s time; the read answers with the tree' : 'text recognition stopped at its budget');
+      if (pixels.unread) {
+        this.counts.cutShort++;
+        this.logger.info({ localId: d.backend.localId, areas: areas.length, unread: pixels.unread, ms: pixels.ms, budgetMs: Math.round(budgetMs), captureMs: pixels.captureMs }, pixels.captureLate ? 'the screen was not captured within the read\'s time; the read answers with the tree' : 'text recognition stopped at its budget');
+      }
       return { tree: merged, captureMs: pixels.captureMs, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');

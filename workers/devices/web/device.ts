@@ -1,7 +1,8 @@
 // One web device: a browser context of its own (so nothing carries over between sessions) with one
 // page in mobile emulation. Frames come from the screencast, which sends a frame only when the page
 // repaints. Every request the page makes passes the origin policy. A crashed renderer makes the
-// device report itself broken, then it rebuilds itself and reports ready again.
+// device report itself broken, then it is booted again (through the provider's boot lane, which
+// retries with backoff) and reports ready again.
 import { EventEmitter } from 'node:events';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import { jpegSize, playTouches } from './touch.js';
 import { CAPTURE_ATTEMPT_MS, capturePng } from './capture.js';
 import { LATE, within } from '../../within.js';
 import { CapturePaints, TAIL_MS } from './capture-paints.js';
+import type { PageLoads } from './page-loads.js';
 
 export type WebHealth = { state: 'booting' } | { state: 'ready' } | { state: 'broken'; reason: string };
 
@@ -46,6 +48,8 @@ export class WebDevice implements DeviceBackend {
   private repaintTimer: NodeJS.Timeout | undefined;
   /** What prepare() opened: launch() opens it again. */
   private appUrl: string;
+  /** How a crashed device is booted again: the provider routes it through its boot lane. */
+  reboot: () => void = () => void this.boot().catch((err: unknown) => this.bootFailed(`could not rebuild after a crash: ${(err as Error).message}`));
 
   constructor(
     readonly localId: string,
@@ -54,6 +58,8 @@ export class WebDevice implements DeviceBackend {
     private readonly sample: SampleServer,
     private readonly logger: Logger,
     private readonly onHealth: () => void,
+    /** The host's page loads, shared by its devices. */
+    private readonly loads: PageLoads,
   ) {
     this.frames.setMaxListeners(0);
     this.paints = new CapturePaints(profile.viewport);
@@ -260,6 +266,11 @@ export class WebDevice implements DeviceBackend {
     this.context = this.page = this.cdp = undefined;
   }
 
+  /** A boot failed: broken for the farm to see until the next attempt brings the device up. */
+  bootFailed(reason: string): void {
+    this.setHealth({ state: 'broken', reason });
+  }
+
   /** The browser went away: every page with it. The provider relaunches and boots us again. */
   browserLost(reason: string): void {
     this.context = this.page = this.cdp = undefined;
@@ -299,7 +310,12 @@ export class WebDevice implements DeviceBackend {
     await cdp.send('Page.resetNavigationHistory');
   }
 
-  private async navigate(page: Page, url: string): Promise<void> {
+  /** Loads take turns with the host's other devices' (page-loads.ts); the timeout starts with the turn. */
+  private navigate(page: Page, url: string): Promise<void> {
+    return this.loads.run(() => this.load(page, url));
+  }
+
+  private async load(page: Page, url: string): Promise<void> {
     try {
       await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
     } catch (err) {
@@ -312,6 +328,11 @@ export class WebDevice implements DeviceBackend {
       }
       if (message.includes('ERR_BLOCKED_BY_CLIENT')) {
         throw new DeviceError('ORIGIN_NOT_ALLOWED', `${url} was refused by the origin policy`);
+      }
+      // A load that ran out of time reached the app: on a starved host a page takes longer to load,
+      // and "check that the URL is reachable" sent people looking in the wrong place.
+      if (/Timeout \d+ms exceeded/.test(message)) {
+        throw new DeviceError('APP_UNREACHABLE', `${url} did not finish loading within ${NAVIGATION_TIMEOUT_MS / 1000} s`, 'retry; a page this slow to load is slow itself or its host is overloaded (see simfleet_worker_strain_total)', { timeoutMs: NAVIGATION_TIMEOUT_MS });
       }
       throw new DeviceError('APP_UNREACHABLE', `could not load ${url}: ${message.split('\n')[0]}`);
     }
@@ -341,8 +362,7 @@ export class WebDevice implements DeviceBackend {
     this.setHealth({ state: 'broken', reason: 'the browser page crashed' });
     // Give the gateway a moment to see "broken" (ending the session), then come back clean.
     setTimeout(() => {
-      if (generation !== this.generation) return;
-      this.boot().catch((err: unknown) => this.setHealth({ state: 'broken', reason: `could not rebuild after a crash: ${(err as Error).message}` }));
+      if (generation === this.generation) this.reboot();
     }, 500);
   }
 

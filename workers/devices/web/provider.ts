@@ -1,10 +1,14 @@
 // The web backend on this host: one Chromium (found, never downloaded) with a slot per configured
 // profile. Without a browser the worker still starts and says why in the backend status. A browser
 // that dies takes its devices down as broken; it is relaunched with backoff and they come back.
+// Pages load a few at a time (page-loads.ts), and a device that would not come up is booted again
+// (boot-lane.ts).
 import { EventEmitter } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import { sumPageMemory, type BackendProvider, type BackendStatus, type DeviceReport, type PageMemory } from '../backend.js';
+import { BootLane } from './boot-lane.js';
+import { PageLoads } from './page-loads.js';
 import { chromiumArgs } from './chromium-args.js';
 import { WebDevice } from './device.js';
 import { findChromium, INSTALL_HINT, type BrowserFound } from './discovery.js';
@@ -31,7 +35,13 @@ export class WebProvider implements BackendProvider {
   private pages: PageMemory | undefined;
   private pageSampler: NodeJS.Timeout | undefined;
 
-  constructor(private readonly opts: WebOptions) {}
+  private readonly lane: BootLane;
+  /** Every page load of this host's devices takes its turn here (page-loads.ts). */
+  readonly loads = new PageLoads();
+
+  constructor(private readonly opts: WebOptions) {
+    this.lane = new BootLane(opts.logger);
+  }
 
   async start(): Promise<void> {
     this.found = await findChromium(this.opts.chromium);
@@ -42,8 +52,9 @@ export class WebProvider implements BackendProvider {
     this.sample = await startSampleServer();
     this.opts.logger.info({ url: this.sample.url }, 'sample app served on loopback for this host\'s web devices');
     this.devices = this.opts.profiles.map(
-      (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change')),
+      (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change'), this.loads),
     );
+    for (const d of this.devices) d.reboot = () => void this.lane.boot(d);
     await this.launch();
     this.pageSampler = setInterval(() => void this.samplePages(), PAGE_MEMORY_INTERVAL_MS).unref();
     void this.samplePages();
@@ -51,6 +62,10 @@ export class WebProvider implements BackendProvider {
 
   pageMemory(): PageMemory | undefined {
     return this.pages;
+  }
+
+  capturesGivenUp(): number {
+    return this.devices.reduce((n, d) => n + d.capturesGivenUp, 0);
   }
 
   /** Reads every running page; one mid-reset or crashed is left out of this sample, not waited for. */
@@ -100,6 +115,7 @@ export class WebProvider implements BackendProvider {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.lane.close();
     clearInterval(this.pageSampler);
     for (const d of this.devices) await d.close();
     await this.browser?.close().catch(() => undefined);
@@ -125,18 +141,15 @@ export class WebProvider implements BackendProvider {
       if (this.closed) return;
       this.browser = undefined;
       this.opts.logger.error('Chromium went away; relaunching');
-      for (const d of this.devices) d.browserLost('the browser exited');
+      for (const d of this.devices) {
+        this.lane.cancel(d.localId);
+        d.browserLost('the browser exited');
+      }
       this.retry();
     });
     this.events.emit('change');
-    await Promise.all(
-      this.devices.map((d) =>
-        d.boot().catch((err: unknown) => {
-          this.opts.logger.error({ localId: d.localId, err: (err as Error).message }, 'web device would not start');
-          d.browserLost(`would not start: ${(err as Error).message}`);
-        }),
-      ),
-    );
+    // The first attempt of each; one that failed goes on being retried in the background.
+    await Promise.all(this.devices.map((d) => this.lane.boot(d)));
   }
 
   private retry(): void {
