@@ -148,8 +148,11 @@ export class WebProvider implements BackendProvider {
       this.retry();
     });
     this.events.emit('change');
-    // The first attempt of each; one that failed goes on being retried in the background.
-    await Promise.all(this.devices.map((d) => this.lane.boot(d)));
+    // Not waited for: each device boots when its load gets a turn and is reported as it comes up
+    // (one that fails is booted again). On a starved host twenty loads took minutes, and a worker
+    // waiting for them did not register in the 90 s a soak gives it.
+    // The pages' memory is sampled once the first attempts are done, not 30 s later.
+    void Promise.all(this.devices.map((d) => this.lane.boot(d))).then(() => this.samplePages());
   }
 
   private retry(): void {
