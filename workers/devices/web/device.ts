@@ -58,7 +58,7 @@ export class WebDevice implements DeviceBackend {
     private readonly sample: SampleServer,
     private readonly logger: Logger,
     private readonly onHealth: () => void,
-    /** The host's page loads, shared by its devices. */
+    /** The host's loads of fresh pages, shared by its devices. */
     private readonly loads: PageLoads,
   ) {
     this.frames.setMaxListeners(0);
@@ -303,19 +303,18 @@ export class WebDevice implements DeviceBackend {
     this.cdp = cdp;
     page.on('crash', () => this.onCrash(generation));
     await this.startScreencast(cdp, generation);
-    await this.navigate(page, url);
+    // A fresh page's load takes turns with the host's other devices' (page-loads.ts); its timeout
+    // starts with its turn. Boots, resets and sessions' first loads wait here, with no caller or a
+    // patient one (a prepare has two minutes). An action's relaunch or open does not: in a soak on a
+    // starved host, twenty relaunches queued behind each other ran past their actions' 45 s.
+    await this.loads.run(() => this.navigate(page, url));
     // The new page's first entry is about:blank: without this, back at the app's first screen
     // leaves the app for a blank page that has nothing to tap and nowhere further back (soak agents
     // were stranded there). The app is launched, as on a phone: back at its root goes nowhere.
     await cdp.send('Page.resetNavigationHistory');
   }
 
-  /** Loads take turns with the host's other devices' (page-loads.ts); the timeout starts with the turn. */
-  private navigate(page: Page, url: string): Promise<void> {
-    return this.loads.run(() => this.load(page, url));
-  }
-
-  private async load(page: Page, url: string): Promise<void> {
+  private async navigate(page: Page, url: string): Promise<void> {
     try {
       await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
     } catch (err) {

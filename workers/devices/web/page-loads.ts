@@ -1,7 +1,8 @@
-// Page loads on one host, a few at a time. Twenty pages loading at once on a starved host (a cgroup
-// of 0.8 of a core) all missed their 30 s load together: at boot every device stayed broken, and when
-// twenty agents relaunched their apps in the same minute most relaunches failed. One after another,
-// a few at a time, each load gets enough of the host to finish.
+// Loads of fresh pages on one host (a device's boot, reset or session start), a few at a time.
+// Twenty pages loading at once on a starved host (a cgroup of 0.8 of a core) all missed their 30 s
+// load together and every device stayed broken. A few at a time, each load gets enough of the host
+// to finish. Navigations inside a session (an action's relaunch or open) do not queue here: they
+// have an action's 45 s, and twenty relaunches in line behind each other ran past it.
 
 /** Loads at once: enough to start a host quickly, few enough not to starve each other. */
 export const PAGE_LOADS_AT_ONCE = 4;
