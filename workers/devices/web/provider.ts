@@ -1,8 +1,8 @@
 // The web backend on this host: one Chromium (found, never downloaded) with a slot per configured
 // profile. Without a browser the worker still starts and says why in the backend status. A browser
 // that dies takes its devices down as broken; it is relaunched with backoff and they come back.
-// Pages load a few at a time (page-loads.ts), and a device that would not come up is booted again
-// (boot-lane.ts).
+// Fresh pages load a few at a time (page-loads.ts), and a device that would not come up is booted
+// again (boot-lane.ts).
 import { EventEmitter } from 'node:events';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
@@ -36,7 +36,7 @@ export class WebProvider implements BackendProvider {
   private pageSampler: NodeJS.Timeout | undefined;
 
   private readonly lane: BootLane;
-  /** Every page load of this host's devices takes its turn here (page-loads.ts). */
+  /** Every load of a fresh page on this host's devices takes its turn here (page-loads.ts). */
   readonly loads = new PageLoads();
 
   constructor(private readonly opts: WebOptions) {
