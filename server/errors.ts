@@ -26,6 +26,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   HOST_UNREACHABLE: { status: 503, message: "the device's host is not connected to any gateway", hint: 'GET /v1/hosts/{id} shows when it was last seen; retry once it is back' },
   STALE_LEASE: { status: 409, message: 'the command carries a lease epoch older than the device has', hint: 'the session lost its device; create a new session' },
   COMMAND_TIMEOUT: { status: 504, message: 'the host did not answer in time', hint: 'retry; if it persists the host may be overloaded or hung' },
+  HOST_OVERLOADED: { status: 503, message: "the device's host could not answer in time: it is short of CPU for its devices, or the app is too busy to answer", hint: 'ask again (Retry-After): the work goes on, and the next request joins it or is answered from it; simfleet_worker_strain_total shows how strained the host is' },
   DEVICE_FAILED: { status: 502, message: 'the device could not do what was asked', hint: 'the message says what failed; the device may be quarantined (GET /v1/devices/{id})' },
   DEVICE_BUSY: { status: 409, message: 'the device is in use or unreachable', hint: 'release its session first, or wait for its host to come back' },
   SESSION_NOT_READY: { status: 409, message: 'the session has no device yet', hint: 'wait until it is ready: GET /v1/sessions/{id}?wait=60&ifState=queued' },

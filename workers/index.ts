@@ -110,7 +110,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       checkCallParams(cmd.method, cmd.params);
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
-      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params);
+      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params, cmd.budgetMs);
       if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
       if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1], () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame);
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
@@ -133,7 +133,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
-    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, capturesGivenUp: inventory.capturesGivenUp() }),
+    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, readsOverdue: understanding.counts.overdue, capturesGivenUp: inventory.capturesGivenUp() }),
   });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());

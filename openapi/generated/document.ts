@@ -3065,6 +3065,7 @@ const document: Record<string, unknown> = {
           "HOST_UNREACHABLE",
           "STALE_LEASE",
           "COMMAND_TIMEOUT",
+          "HOST_OVERLOADED",
           "DEVICE_FAILED",
           "DEVICE_BUSY",
           "SESSION_NOT_READY",
@@ -7752,6 +7753,7 @@ const document: Record<string, unknown> = {
         "required": [
           "slowReads",
           "readsCutShort",
+          "readsOverdue",
           "capturesGivenUp"
         ],
         "properties": {
@@ -7766,6 +7768,12 @@ const document: Record<string, unknown> = {
             "minimum": 0,
             "maximum": 1099511627776,
             "description": "screen reads that answered without reading all the text drawn in pixels, because the capture or the recognition did not fit in the read's time"
+          },
+          "readsOverdue": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1099511627776,
+            "description": "screen reads and locates answered HOST_OVERLOADED because the read was not done 9 s after the call (the gateway waits 10 s); the read went on, and the next call joined it or was answered from it"
           },
           "capturesGivenUp": {
             "type": "integer",

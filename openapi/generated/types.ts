@@ -970,7 +970,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "PERMISSION_UNSUPPORTED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "HOST_OVERLOADED" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "PERMISSION_UNSUPPORTED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -2298,6 +2298,8 @@ export type components = {
             slowReads: number;
             /** @description screen reads that answered without reading all the text drawn in pixels, because the capture or the recognition did not fit in the read's time */
             readsCutShort: number;
+            /** @description screen reads and locates answered HOST_OVERLOADED because the read was not done 9 s after the call (the gateway waits 10 s); the read went on, and the next call joined it or was answered from it */
+            readsOverdue: number;
             /** @description screen captures not taken because their caller had stopped waiting before the device's capture queue reached them */
             capturesGivenUp: number;
         };

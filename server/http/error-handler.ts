@@ -60,14 +60,19 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, req, reply) => {
     const apiError = toApiError(err as FastifyError);
-    if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY') {
+    if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY' && apiError.code !== 'HOST_OVERLOADED') {
       req.log.error({ err }, 'request failed');
     } else if (apiError.code === 'NOT_READY') {
       req.log.warn({ err }, 'request refused: not ready');
+    } else if (apiError.code === 'HOST_OVERLOADED') {
+      req.log.warn({ reason: apiError.message, details: apiError.details }, "request refused: the device's host is overloaded");
     } else {
       req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
     }
     if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
+    // The host's work goes on after the refusal; a second soon is when asking again pays.
+    const retryAfterMs = apiError.details?.retryAfterMs;
+    if (apiError.code === 'HOST_OVERLOADED' && typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     // A refused WebSocket upgrade ends its connection once the answer is out: the socket was
     // detached from the HTTP server for the upgrade, so nothing else ever closes it, and a gateway
     // stopping waited for it forever (closeAllConnections does not see it).

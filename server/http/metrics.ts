@@ -38,7 +38,7 @@ type HeldKind = keyof Schemas['WorkerHoldings'];
 const HELD_KINDS = Object.keys({
   frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1, pageJsHeapBytes: 1, pageDomNodes: 1, pageEventListeners: 1,
 } satisfies Record<HeldKind, 1>) as HeldKind[];
-const STRAIN_KINDS = Object.keys({ slowReads: 1, readsCutShort: 1, capturesGivenUp: 1 } satisfies Record<keyof Schemas['WorkerStrain'], 1>) as (keyof Schemas['WorkerStrain'])[];
+const STRAIN_KINDS = Object.keys({ slowReads: 1, readsCutShort: 1, readsOverdue: 1, capturesGivenUp: 1 } satisfies Record<keyof Schemas['WorkerStrain'], 1>) as (keyof Schemas['WorkerStrain'])[];
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A gauge read from Postgres at scrape time; left out (not zero) when the read fails. */
@@ -122,7 +122,7 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
   // worker starts again from 0, which Prometheus's rate() reads as a counter reset).
   const workerStrain = new Counter({
     name: 'simfleet_worker_strain_total',
-    help: "Signs that a host cannot keep up with its devices, from its worker's heartbeats: screen reads slower than 5 s, reads that answered without all the text drawn in pixels, captures given up before their turn",
+    help: "Signs that a host cannot keep up with its devices, from its worker's heartbeats: screen reads slower than 5 s, reads that answered without all the text drawn in pixels, reads answered HOST_OVERLOADED, captures given up before their turn",
     labelNames: ['host', 'kind'],
     registers: [registry],
   });

@@ -22,7 +22,7 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
   expect(held.marks?.max).toBe(0);
   // The host's strain comes the same way; what it counted of slow reads is at most what it logged
   // (the last heartbeat may predate the last ones).
-  expect(Object.keys(r.strain).sort()).toEqual(['captures_given_up', 'reads_cut_short', 'slow_reads']);
+  expect(Object.keys(r.strain).sort()).toEqual(['captures_given_up', 'reads_cut_short', 'reads_overdue', 'slow_reads']);
   expect(r.strain.slow_reads).toBeLessThanOrEqual(r.slowReads.count);
   // Memory per process is reported over time, not only at the ends.
   expect(r.timeline.length).toBeGreaterThan(0);

@@ -82,7 +82,7 @@ describe('a worker process registering with a gateway process', () => {
     expect(heldLine('page_js_heap_bytes').test(text)).toBe(false);
     // Its strain, counted since it started: an idle host of fake devices has none, and says so.
     const strainLine = (kind: string) => new RegExp(`^simfleet_worker_strain_total\\{host="${hostId}",kind="${kind}"\\} (\\d+)$`, 'm');
-    for (const kind of ['slow_reads', 'reads_cut_short', 'captures_given_up']) expect(strainLine(kind).exec(text)?.[1], kind).toBe('0');
+    for (const kind of ['slow_reads', 'reads_cut_short', 'reads_overdue', 'captures_given_up']) expect(strainLine(kind).exec(text)?.[1], kind).toBe('0');
     const session = await client.call('createSession', { body: { platform: 'web' } });
     expect(session.status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await client.call('createMark', { params: { sessionId: session.body.id } })).status).toBe(201);

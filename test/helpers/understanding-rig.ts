@@ -22,9 +22,11 @@ export interface RigDelays {
   treeMs: number;
   /** How long a capture takes (ms). */
   captureMs: number;
+  /** The tree read fails with this, after treeMs. */
+  treeError?: Error;
 }
 
-export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number; slowReadMs?: number } = {}) {
+export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number; slowReadMs?: number; giveUpMs?: number } = {}) {
   const logger = pino({ level: 'silent' });
   const device = new SyntheticDevice();
   const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS }, logger);
@@ -33,13 +35,19 @@ export async function understandingRig(cleanups: (() => void)[], opts: { readAns
   const png = await sharp({ create: { width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, channels: 3, background: { r: 20, g: 20, b: 40 } } }).png().toBuffer();
   const counts = { trees: 0, captures: 0, recognised: 0 };
   const delays: RigDelays = { treeMs: 0, captureMs: 0 };
-  const after = <T>(ms: number, value: () => T) => (ms ? new Promise<T>((resolve) => setTimeout(() => resolve(value()), ms)) : Promise.resolve(value()));
+  const after = <T>(ms: number, value: () => T) => new Promise<void>((resolve) => (ms ? setTimeout(resolve, ms) : resolve())).then(value);
   const backend = {
     localId: 'd1',
     platform: 'web',
     model: 'synthetic phone',
     screen: () => SCREEN,
-    tree: () => (counts.trees++, after(delays.treeMs, canvasTree)),
+    tree: () => (
+      counts.trees++,
+      after(delays.treeMs, () => {
+        if (delays.treeError) throw delays.treeError;
+        return canvasTree();
+      })
+    ),
     screenshot: () => (counts.captures++, after(delays.captureMs, () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }))),
     foreground: () => 'arcade',
     appVersion: () => '1.0.0',
@@ -48,7 +56,7 @@ export async function understandingRig(cleanups: (() => void)[], opts: { readAns
     status: async () => ({ available: true, detail: 'scripted recogniser' }),
     recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
   };
-  const u = new Understanding(() => eyes, logger, undefined, recogniser, { readAnswerMs: opts.readAnswerMs ?? READ_ANSWER_MS, ...(opts.slowReadMs ? { slowReadMs: opts.slowReadMs } : {}) });
+  const u = new Understanding(() => eyes, logger, undefined, recogniser, { readAnswerMs: opts.readAnswerMs ?? READ_ANSWER_MS, ...(opts.slowReadMs ? { slowReadMs: opts.slowReadMs } : {}), ...(opts.giveUpMs ? { giveUpMs: opts.giveUpMs } : {}) });
   u.watch([{ localId: 'd1', backend }]);
   return { device, eyes, u, counts, delays, backend };
 }

@@ -81,3 +81,86 @@ describe('a screen read on a starved host', () => {
     expect(u.counts).toMatchObject({ cutShort: 1, slowReads: 1 }); // 2 s, over this rig's slow mark of 1.5 s
   });
 });
+
+describe('a screen read the caller cannot wait for', () => {
+  // The gateway waits 10 s for a read and sends that as the call's budget; these rigs use 3 s
+  // (given up at 2 s; the read fits its pixel tier into 1.5 s).
+  const budgetMs = 3000;
+  const giveUpMs = budgetMs - 1000;
+
+  const overloaded = async (p: Promise<unknown>) => {
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'HOST_OVERLOADED', details: { waitedMs: giveUpMs, retryAfterMs: 1000 } });
+    return err as Error & { hint: string };
+  };
+
+  it('is answered HOST_OVERLOADED a second before the gateway gives up, and the retry joins the read that went on', async () => {
+    const { device, eyes, u, counts, delays } = await understandingRig(cleanups);
+    device.show(new Canvas(30));
+    await settled(eyes);
+    delays.treeMs = 2600; // the tree of a starved host: longer than the caller can wait
+    const t0 = performance.now();
+    const err = await overloaded(u.call('d1', 1, 'team-a', 'screen.read', {}, budgetMs));
+    const refusedAt = performance.now() - t0;
+    expect(refusedAt).toBeGreaterThanOrEqual(giveUpMs - 20);
+    expect(refusedAt).toBeLessThan(budgetMs); // before the gateway's own timeout
+    expect(err.hint).toMatch(/ask again/);
+    expect(u.counts.overdue).toBe(1);
+    // The retry the refusal asks for: it joins the read still going rather than starting another.
+    const outline = (await u.call('d1', 1, 'team-a', 'screen.read', {}, budgetMs)) as { read: { cached: boolean; nodes: number } };
+    expect(performance.now() - t0).toBeLessThan(2600 + 500);
+    expect(counts.trees).toBe(1);
+    expect(outline.read.nodes).toBe(1);
+    expect(u.counts.overdue).toBe(1);
+  });
+
+  it('serves a read that went on after its caller gave up to the next call once, though its pixel tier was cut short', async () => {
+    const { device, eyes, u, counts, delays } = await understandingRig(cleanups);
+    device.show(new Canvas(30));
+    await settled(eyes);
+    delays.treeMs = 2600; // past the read's answer time too: the pixel tier is skipped
+    await overloaded(u.call('d1', 1, 'team-a', 'screen.read', {}, budgetMs));
+    await waitFor('the read that went on', () => (u.counts.cutShort === 1 ? true : undefined), 3000, 20);
+    expect(counts.trees).toBe(1);
+    expect(counts.captures).toBe(0);
+    delays.treeMs = 0;
+    // No caller had it: the next one does, without reading again, saying what it left unread.
+    const first = (await u.call('d1', 1, 'team-a', 'screen.read', {}, budgetMs)) as { read: { cached: boolean; ocr?: { unread?: number } } };
+    expect(first.read.cached).toBe(true);
+    expect(first.read.ocr?.unread).toBe(1);
+    expect(counts.trees).toBe(1);
+    // Served once: a read missing its words is not served again; the next one reads them.
+    const second = (await u.call('d1', 1, 'team-a', 'screen.read', {}, budgetMs)) as { read: { cached: boolean; ocr?: { unread?: number; lines: number } } };
+    expect(second.read.cached).toBe(false);
+    expect(counts.trees).toBe(2);
+    expect(second.read.ocr).toMatchObject({ lines: 1 });
+    expect(second.read.ocr?.unread).toBeUndefined();
+  });
+
+  it('keeps to its own limit with no budget given, and a read failing after its caller gave up harms nothing', async () => {
+    const { device, eyes, u, counts, delays } = await understandingRig(cleanups, { giveUpMs: 600 });
+    device.show(new Canvas(30));
+    await settled(eyes);
+    delays.treeMs = 900;
+    delays.treeError = new Error('Target closed');
+    const t0 = performance.now();
+    const err = await u.call('d1', 1, 'team-a', 'screen.locate', { target: 'START' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'HOST_OVERLOADED', details: { waitedMs: 600 } });
+    expect(performance.now() - t0).toBeLessThan(900);
+    // The read fails after its caller was answered: nobody is told, and nothing is thrown unhandled
+    // (vitest fails the run on an unhandled rejection).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(counts.trees).toBe(1);
+    delays.treeMs = 0;
+    delays.treeError = undefined;
+    const found = (await u.call('d1', 1, 'team-a', 'screen.locate', { target: 'START' })) as { how: string };
+    expect(found.how).toBe('ocr');
+    expect(counts.trees).toBe(2);
+  });
+});

@@ -35,6 +35,17 @@ export const SLOW_READ_MS = 5000;
  * and said what it left unread.
  */
 export const READ_ANSWER_MS = 8000;
+/**
+ * A screen read or locate the caller waits for this long is answered HOST_OVERLOADED, and its read
+ * goes on to answer the next call: the gateway gives a read 10 s and then says only
+ * COMMAND_TIMEOUT, and on a starved host the tree alone took 9-14 s (soaks held to 0.8 of a core),
+ * which no cut of the pixel tier can make up. With the gateway's budget known, a second before it.
+ */
+export const READ_GIVE_UP_MS = 9000;
+/** Left of the gateway's budget when the worker gives up: the answer still has its way to go. */
+const ANSWER_MARGIN_MS = 1000;
+/** When a refused caller should ask again: soon, as the read it would join is already going. */
+const RETRY_AFTER_MS = 1000;
 /** Less time than this left for the pixel tier: no capture is begun; the read says what it left. */
 const MIN_PIXEL_MS = 250;
 
@@ -58,6 +69,12 @@ export interface Read {
   disagreement: string | null;
   /** A modal layer this app's memory had not seen before this read. */
   newModal: boolean;
+  /**
+   * A caller got this read. A read that went on after its callers gave up (HOST_OVERLOADED) is
+   * served to the next call even when its pixel tier was cut short: it is what they would have had,
+   * and reading again would be as slow and end the same way.
+   */
+  claimed?: boolean;
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
   probe?: { containers: number; probes: number; found: number; moving?: true } | null;
   /** Where a read from the tree spent its time, in ms (logged for slow reads). */
@@ -83,16 +100,19 @@ export interface CurrentOptions {
   arrived?: boolean;
   /** Read the tree, whatever the last read or memory would say (a destructive target must be seen live). */
   live?: boolean;
+  /** Fires when the caller stopped waiting: the read goes on, and is kept for the next call. */
+  signal?: AbortSignal;
 }
 
 export class Understanding {
   private readonly devices = new Map<string, Watched>();
   readonly memories: Memories;
   /**
-   * Reads by kind, and the host's strain: reads slower than the slow mark, and reads that answered
-   * without all the text drawn in pixels because it did not fit in their time (heartbeats carry both).
+   * Reads by kind, and the host's strain: reads slower than the slow mark, reads that answered
+   * without all the text drawn in pixels because it did not fit in their time, and calls answered
+   * HOST_OVERLOADED because their read was not done in time (heartbeats carry all three).
    */
-  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0, slowReads: 0, cutShort: 0 };
+  readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0, slowReads: 0, cutShort: 0, overdue: 0 };
   /** Told of every fresh read (from the tree or from memory): the event stream names the screen. */
   onRead: ((localId: string, epoch: number, read: Read) => void) | undefined;
 
@@ -102,7 +122,7 @@ export class Understanding {
     sync?: MemorySync,
     /** Reads text in pixels where the tree leaves something unsaid; without one, the tree is all. */
     private readonly recogniser?: TextRecogniser,
-    private readonly timing: { readAnswerMs: number; slowReadMs?: number } = { readAnswerMs: READ_ANSWER_MS },
+    private readonly timing: { readAnswerMs: number; slowReadMs?: number; giveUpMs?: number } = { readAnswerMs: READ_ANSWER_MS },
   ) {
     this.memories = new Memories(sync);
   }
@@ -113,8 +133,10 @@ export class Understanding {
     }
   }
 
-  async call(localId: string, epoch: number, team: string, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { read, cached } = await this.current(localId, epoch, team);
+  /** `budgetMs`: how long the gateway waits for this answer (the call's budget), when it said. */
+  async call(localId: string, epoch: number, team: string, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>, budgetMs?: number): Promise<Record<string, unknown>> {
+    const giveUpMs = Math.min(this.timing.giveUpMs ?? READ_GIVE_UP_MS, budgetMs === undefined ? Infinity : Math.max(budgetMs - ANSWER_MARGIN_MS, 1));
+    const { read, cached } = await this.inTime(localId, giveUpMs, (signal) => this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4) }));
     if (method === 'screen.read') {
       this.number(localId, epoch, read);
       return this.outline(localId, epoch, read, cached);
@@ -124,8 +146,33 @@ export class Understanding {
     return { element: this.elementJson(read, found.index), screen: identity(read), how: found.how } satisfies Schemas['Located'];
   }
 
+  /**
+   * The read's answer, or HOST_OVERLOADED once the caller has waited `giveUpMs`. The read is not
+   * stopped: the tree read cannot be, and the retry the refusal asks for joins it or is answered
+   * from it, where starting over would be as slow again.
+   */
+  private async inTime<T>(localId: string, giveUpMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const gaveUp = new AbortController();
+    const answer = work(gaveUp.signal);
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        gaveUp.abort();
+        this.counts.overdue++;
+        this.logger.warn({ localId, giveUpMs }, 'a screen read was not done in time; the caller is told HOST_OVERLOADED and the read goes on');
+        reject(new DeviceError('HOST_OVERLOADED', `the screen was not read within ${giveUpMs / 1000} s: this host is short of CPU for its devices, or the app is too busy to answer`, "ask again: the read goes on, and the next request joins it or is answered from it; simfleet_worker_strain_total shows the host's strain", { waitedMs: giveUpMs, retryAfterMs: RETRY_AFTER_MS }));
+      }, giveUpMs);
+    });
+    try {
+      // The race holds `answer`: a read failing after its caller was refused is no unhandled rejection.
+      return await Promise.race([answer, overdue]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** The device's screen now: the last read when no frame has arrived since; else memory; else the tree. */
-  async current(localId: string, epoch: number, team: string, opts: CurrentOptions = {}): Promise<{ read: Read; cached: boolean }> {
+  async current(localId: string, epoch: number, team: string, opts: CurrentOptions & { answerMs?: number } = {}): Promise<{ read: Read; cached: boolean }> {
     const d = this.device(localId);
     const eyes = this.eyesOf(localId);
     const began = performance.now();
@@ -143,8 +190,10 @@ export class Understanding {
     // A read whose text recognition stopped at its budget is not served again either: the next read
     // goes on where it stopped (the areas it finished come back from the recognition cache). Nor is
     // one that skipped the pixel tiers on a moving screen: the next read runs them.
-    if (!opts.live && d.last && !d.last.memory.forgotten && !incomplete(d.last) && seq !== undefined && (d.last.seq === seq || unmoved)) {
+    // Nor one whose pixel tier was cut short, unless no caller ever had it (see Read.claimed).
+    if (!opts.live && d.last && !d.last.memory.forgotten && (!incomplete(d.last) || !d.last.claimed) && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
+      if (!opts.signal?.aborted) d.last.claimed = true;
       // The screen of the last read, seen again: known now, whatever it was then.
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
@@ -167,19 +216,20 @@ export class Understanding {
     }
     // A read already going answers this call too: it began earlier, so it ends sooner.
     const joined = d.reading !== undefined;
-    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts, began + this.timing.readAnswerMs)
+    d.reading ??= this.readTree(d, epoch, seq, newest?.at, memory, opts, began + Math.min(this.timing.readAnswerMs, opts.answerMs ?? Infinity))
       .then((read) => {
         this.onRead?.(localId, epoch, read);
         return read;
       })
       .finally(() => (d.reading = undefined));
     const read = await d.reading;
+    if (!opts.signal?.aborted) read.claimed = true;
     const ms = performance.now() - began;
     const slowMs = this.timing.slowReadMs ?? SLOW_READ_MS;
     if (ms > slowMs) {
       this.counts.slowReads++;
       const phases = { idle: Math.round(idleMs), memory: Math.round(memoryMs), ...read.phases };
-      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0 }, `a screen read took longer than ${slowMs / 1000} s`);
+      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0, ...(opts.signal?.aborted ? { callerGaveUp: true } : {}) }, `a screen read took longer than ${slowMs / 1000} s`);
     }
     return { read, cached: false };
   }

@@ -1,6 +1,6 @@
 // The fake backend: a fixed number of deterministic devices. It is the double the layers above
 // the platform boundary are tested with, and it says so in every report (backend "fake", label
-// "fake"). Tests can make a device slow to prepare, fail its reset, or report itself broken.
+// "fake"). Tests can make a device slow to prepare or to read, fail its reset, or report itself broken.
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +36,8 @@ export class FakeDevice implements DeviceBackend {
   /** Fails only the next this many resets (a transient fault), with `failReset` or a default reason. */
   failResets = 0;
   failPrepare: string | undefined;
+  /** Time reading the tree takes, as on a host too busy for its devices. */
+  treeMs = 0;
   app: AppTarget | null = null;
   prepares = 0;
   resets = 0;
@@ -84,6 +86,7 @@ export class FakeDevice implements DeviceBackend {
   }
 
   async tree(): Promise<TreeSnapshot> {
+    if (this.treeMs) await sleep(this.treeMs);
     return { nodes: fakeTree(this.current), skippedInvisible: 0, screen: this.screen(), durationMs: 0 };
   }
 
