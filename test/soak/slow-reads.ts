@@ -1,5 +1,7 @@
 // Screen reads the worker logged as slow (a read past SLOW_READ_MS logs where its time went), summed
-// up for the soak's report: a run that gets timeouts on screen reads shows which phase ran long.
+// up for the soak's report: a run that gets timeouts on screen reads shows which phase ran long. And
+// the reads it logged as short of time, by cause: reads_cut_short in /metrics is one number, and what
+// to do about it depends on which part ran out (the tree, the capture or the recognition).
 
 export interface SlowReads {
   count: number;
@@ -34,4 +36,27 @@ export function slowReadsMarkdown(s: SlowReads): string {
     '',
     `Slowest: ${s.slowest.map((r) => `${r.ms} ms${r.joined ? ' (joined a read under way)' : ''} = ${Object.entries(r.phases).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; ')}`,
   ].join('\n');
+}
+
+/** Why reads answered without all their text, or not at all, as the worker logged each. */
+export const SHORT_CAUSES = {
+  treeUsedTheTime: 'no time left for text recognition',
+  captureLate: "the screen was not captured within the read's time",
+  recognitionStopped: 'text recognition stopped at its budget',
+  overdue: 'a screen read was not done in time',
+} as const;
+
+export type ShortReads = Record<keyof typeof SHORT_CAUSES, number>;
+
+export function shortReads(logs: readonly Record<string, unknown>[]): ShortReads {
+  const counts = Object.fromEntries(Object.keys(SHORT_CAUSES).map((k) => [k, 0])) as ShortReads;
+  for (const l of logs) {
+    if (typeof l.msg !== 'string') continue;
+    for (const [cause, prefix] of Object.entries(SHORT_CAUSES)) if (l.msg.startsWith(prefix)) counts[cause as keyof ShortReads]++;
+  }
+  return counts;
+}
+
+export function shortReadsMarkdown(s: ShortReads): string {
+  return `Reads short of time, by cause (the worker's log): the tree left the pixel tier too little time ${s.treeUsedTheTime}; the capture came too late ${s.captureLate}; recognition stopped at its budget ${s.recognitionStopped}; not done in 9 s, answered HOST_OVERLOADED ${s.overdue}.`;
 }

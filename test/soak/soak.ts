@@ -16,7 +16,7 @@ import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 import { collectGarbage, debuggableChromium } from './collect.js';
 import { cycleTimes, RelaunchCycles } from './relaunch-cycles.js';
-import { slowReads, slowReadsMarkdown, type SlowReads } from './slow-reads.js';
+import { shortReads, shortReadsMarkdown, slowReads, slowReadsMarkdown, type ShortReads, type SlowReads } from './slow-reads.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -67,6 +67,8 @@ export interface SoakReport {
   gatewayFds: { before: number; after: number };
   /** Screen reads the worker logged as slow, with where their time went. */
   slowReads: SlowReads;
+  /** Reads that ran short of time, by cause: together, reads_cut_short and reads_overdue of the strain. */
+  shortReads: ShortReads;
   /** The worker's strain counters at the end (simfleet_worker_strain_total), kind by kind: they should agree with slowReads. */
   strain: Record<string, number>;
   /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
@@ -412,6 +414,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes, PSS)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
       slowReads: slowReads(worker.logs),
+      shortReads: shortReads(worker.logs),
       strain,
       held: Object.keys(samples.at(-1)!.held).map((kind) => {
         const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
@@ -451,6 +454,8 @@ export function soakMarkdown(r: SoakReport): string {
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
     '',
     slowReadsMarkdown(r.slowReads),
+    '',
+    shortReadsMarkdown(r.shortReads),
     '',
     `The worker's strain counters in /metrics at the last sample: ${Object.entries(r.strain).map(([k, v]) => `${k} ${v}`).join(', ') || 'none reported'}`,
     '',
