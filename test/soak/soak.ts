@@ -293,7 +293,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
     };
 
-    const timed = async (route: string, call: () => Promise<{ status: number; body: any; text: string }>) => {
+    const timed = async (route: string, call: () => Promise<{ status: number; body: any; text: string; headers: Headers }>) => {
       const started = performance.now();
       const res = await call();
       (latency[route] ??= []).push(performance.now() - started);
@@ -323,7 +323,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           const screen = await timed('getScreen', () => agent.call('getScreen', { ...at, headers: { accept: 'application/json' } }));
           if (screen.status === 410) return void fail(`session ${id} ended under its agent: ${screen.text.slice(0, 200)}`);
           if (screen.status !== 200) {
-            await new Promise((res) => setTimeout(res, 500)); // a refusal is not a reason to hammer
+            // A refusal is not a reason to hammer; an overloaded host says when to ask again.
+            const retryAfterS = Number(screen.headers.get('retry-after'));
+            await new Promise((res) => setTimeout(res, retryAfterS > 0 ? retryAfterS * 1000 : 500));
             continue;
           }
           const choices = (screen.body.elements as { ref: number; role: string; label: string; offscreen?: boolean }[]).filter((e) => TAPPABLE.has(e.role) && e.label);
