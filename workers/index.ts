@@ -18,7 +18,8 @@ import { Perception } from './perception/service.js';
 import { Actor } from './acting/act.js';
 import { StepRunner } from './acting/runner.js';
 import { DeviceLanes } from './acting/lanes.js';
-import { look } from './perception/look.js';
+import { LOOK_GIVE_UP_MS, look } from './perception/look.js';
+import { giveUpAfter } from './overdue.js';
 import { liveFrame, liveRequest } from './perception/live.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { identity as screenIdentity, Understanding } from './understanding/service.js';
@@ -77,6 +78,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
   );
   const runner = new StepRunner(actor);
   const lanes = new DeviceLanes();
+  /** Looks answered HOST_OVERLOADED: counted with the screen reads overdue in the host's strain. */
+  let looksOverdue = 0;
   const leases = new LeaseKeeper((localId) => inventory.device(localId), config.deviceOpTimeoutMs, logger);
   // Every leased device keeps an event log the gateway streams to watchers.
   const feeds = new Feeds(
@@ -112,7 +115,15 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       const team = cmd.team ?? 'default';
       if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params, cmd.budgetMs);
       if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
-      if (cmd.method === 'screen.look') return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1], () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame);
+      if (cmd.method === 'screen.look') {
+        return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1], () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame, giveUpAfter(cmd.budgetMs, LOOK_GIVE_UP_MS)).catch((err: unknown) => {
+          if (err instanceof DeviceError && err.code === 'HOST_OVERLOADED') {
+            looksOverdue++;
+            logger.warn({ localId: cmd.localId, waitedMs: err.details?.['waitedMs'] }, 'a look was not captured in time and the stream had no frame to serve; the caller is told HOST_OVERLOADED');
+          }
+          throw err;
+        });
+      }
       if (cmd.method === 'events.read') return feeds.read(cmd.localId, cmd.epoch, team, cmd.params);
       if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
       if (cmd.method === 'device.permission') {
@@ -133,7 +144,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
-    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, readsOverdue: understanding.counts.overdue, capturesGivenUp: inventory.capturesGivenUp() }),
+    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, readsOverdue: understanding.counts.overdue + looksOverdue, capturesGivenUp: inventory.capturesGivenUp() }),
   });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());

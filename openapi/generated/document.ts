@@ -1940,7 +1940,7 @@ const document: Record<string, unknown> = {
           "perception"
         ],
         "summary": "The screen as an image — the only operation that returns pixels.",
-        "description": "A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so\nthat positions in the image are the points taps and outlines use; `scale` up to the device's\nown pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.\nThe response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),\n`X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),\n`X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`, `X-Simfleet-Source`\n(`capture`, or `stream` when the capture stalled and the newest streamed frame, sent on the\nscreen's last repaint, was served; only a scale the stream has is served so). A scale above the\ndevice's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what\ncan be served — never served differently without saying so.\n",
+        "description": "A fresh capture of the device's screen. By default one image pixel per point (`scale=1`), so\nthat positions in the image are the points taps and outlines use; `scale` up to the device's\nown pixels per point; `crop=x,y,width,height` in points. JPEG (default, quality 80) or PNG.\nThe response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),\n`X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),\n`X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`, `X-Simfleet-Source`\n(`capture`, or `stream` when the capture stalled, or had not come 9 s into the gateway's 10,\nand the newest streamed frame, sent on the screen's last repaint, was served; only a scale the\nstream has is served so; with none, a late capture is 503 HOST_OVERLOADED). A scale above the\ndevice's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what\ncan be served — never served differently without saying so.\n",
         "x-simfleet-roles": [
           "admin",
           "agent",
@@ -5797,7 +5797,7 @@ const document: Record<string, unknown> = {
               "capture",
               "stream"
             ],
-            "description": "capture: taken for this look; stream: the capture stalled and the newest streamed frame (sent on the screen's last repaint) was served"
+            "description": "capture: taken for this look; stream: the capture stalled or came too late and the newest streamed frame (sent on the screen's last repaint) was served"
           }
         }
       },
@@ -7773,7 +7773,7 @@ const document: Record<string, unknown> = {
             "type": "integer",
             "minimum": 0,
             "maximum": 1099511627776,
-            "description": "screen reads and locates answered HOST_OVERLOADED because the read was not done 9 s after the call (the gateway waits 10 s); the read went on, and the next call joined it or was answered from it"
+            "description": "screen reads, locates and looks answered HOST_OVERLOADED because the read or capture was not done 9 s after the call (the gateway waits 10 s); a read goes on, and the next call joins it or is answered from it"
           },
           "capturesGivenUp": {
             "type": "integer",

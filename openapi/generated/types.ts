@@ -675,8 +675,9 @@ export type paths = {
          *     The response headers say what was served: `X-Simfleet-Width`/`-Height` (pixels),
          *     `X-Simfleet-Scale` (pixels per point), `X-Simfleet-Crop` (x,y,width,height in points),
          *     `X-Simfleet-Age-Ms` (how old the pixels are), `X-Simfleet-Device-Scale`, `X-Simfleet-Source`
-         *     (`capture`, or `stream` when the capture stalled and the newest streamed frame, sent on the
-         *     screen's last repaint, was served; only a scale the stream has is served so). A scale above the
+         *     (`capture`, or `stream` when the capture stalled, or had not come 9 s into the gateway's 10,
+         *     and the newest streamed frame, sent on the screen's last repaint, was served; only a scale the
+         *     stream has is served so; with none, a late capture is 503 HOST_OVERLOADED). A scale above the
          *     device's, or a crop outside the screen, is refused with 422 LOOK_UNAVAILABLE saying what
          *     can be served — never served differently without saying so.
          */
@@ -1750,7 +1751,7 @@ export type components = {
             /** @description how old the pixels were when sent */
             ageMs: number;
             /**
-             * @description capture: taken for this look; stream: the capture stalled and the newest streamed frame (sent on the screen's last repaint) was served
+             * @description capture: taken for this look; stream: the capture stalled or came too late and the newest streamed frame (sent on the screen's last repaint) was served
              * @enum {string}
              */
             source: "capture" | "stream";
@@ -2298,7 +2299,7 @@ export type components = {
             slowReads: number;
             /** @description screen reads that answered without reading all the text drawn in pixels, because the capture or the recognition did not fit in the read's time */
             readsCutShort: number;
-            /** @description screen reads and locates answered HOST_OVERLOADED because the read was not done 9 s after the call (the gateway waits 10 s); the read went on, and the next call joined it or was answered from it */
+            /** @description screen reads, locates and looks answered HOST_OVERLOADED because the read or capture was not done 9 s after the call (the gateway waits 10 s); a read goes on, and the next call joins it or is answered from it */
             readsOverdue: number;
             /** @description screen captures not taken because their caller had stopped waiting before the device's capture queue reached them */
             capturesGivenUp: number;

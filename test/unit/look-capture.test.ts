@@ -69,6 +69,40 @@ describe('look when the capture stalls', () => {
   });
 });
 
+/** A device whose capture has not come: it waits its turn behind others, as on a starved host. */
+function queuedDevice(): { device: FakeDevice; signals: AbortSignal[] } {
+  const device = new FakeDevice('fake-1', 0);
+  const signals: AbortSignal[] = [];
+  device.screenshot = (opts: { signal?: AbortSignal } = {}) => {
+    if (opts.signal) signals.push(opts.signal);
+    return new Promise(() => undefined);
+  };
+  return { device, signals };
+}
+
+describe('look when the capture does not come before the caller stops waiting', () => {
+  it('serves the newest streamed frame a margin before the budget, and gives up the capture', async () => {
+    const { device, signals } = queuedDevice();
+    const t0 = performance.now();
+    const img = await look(device, { format: 'png' }, () => streamed(1, 300), 250);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(240);
+    expect(img).toMatchObject({ source: 'stream', width: 393, height: 852 });
+    expect(img.ageMs).toBeGreaterThanOrEqual(300);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(true); // not taken if its turn has not come
+  });
+
+  it('answers HOST_OVERLOADED when the stream has no frame to serve, or not at the scale asked', async () => {
+    const { device } = queuedDevice();
+    const none = await look(device, {}, () => undefined, 200).catch((e: unknown) => e);
+    expect(none).toMatchObject({ code: 'HOST_OVERLOADED', details: { waitedMs: 200, retryAfterMs: 1000 } });
+    expect((none as DeviceError).hint).toMatch(/ask again/);
+    const finer = await look(device, { scale: 2 }, () => streamed(1, 100), 200).catch((e: unknown) => e);
+    expect(finer).toMatchObject({ code: 'HOST_OVERLOADED', details: { waitedMs: 200, streamScale: 1 } });
+    expect((finer as DeviceError).hint).toMatch(/stream can serve scale 1 or less/);
+  });
+});
+
 /** A DevTools session double: the layout it reports, and captures that answer after `delays[i]` ms (Infinity: never). */
 function cdpDouble(delays: number[], viewport = { pageX: 0, pageY: 0, clientWidth: 393, clientHeight: 852, scale: 1, zoom: 1 }) {
   const clips: Array<Record<string, number>> = [];

@@ -18,6 +18,8 @@ import type { TextRecogniser } from './ocr/engine.js';
 import { PIXEL_BUDGET_MS, readPixels } from './ocr/read.js';
 import { areasToRead, type OcrArea } from './ocr/where.js';
 import { mergeSources } from './merge.js';
+import { ANSWER_MARGIN_MS, giveUpAfter, overloaded } from '../overdue.js';
+import { LATE, within } from '../within.js';
 import { probeContainer, silentContainers } from './probe.js';
 
 /** Containers probed per read, at most: a screen with more silent bars than this is unusual. */
@@ -36,16 +38,11 @@ export const SLOW_READ_MS = 5000;
  */
 export const READ_ANSWER_MS = 8000;
 /**
- * A screen read or locate the caller waits for this long is answered HOST_OVERLOADED, and its read
- * goes on to answer the next call: the gateway gives a read 10 s and then says only
- * COMMAND_TIMEOUT, and on a starved host the tree alone took 9-14 s (soaks held to 0.8 of a core),
- * which no cut of the pixel tier can make up. With the gateway's budget known, a second before it.
+ * A screen read or locate the caller waits for this long is answered HOST_OVERLOADED (overdue.ts),
+ * and its read goes on to answer the next call: on a starved host the tree alone took 9-14 s, which
+ * no cut of the pixel tier can make up. With the gateway's budget known, a second before it ends.
  */
 export const READ_GIVE_UP_MS = 9000;
-/** Left of the gateway's budget when the worker gives up: the answer still has its way to go. */
-const ANSWER_MARGIN_MS = 1000;
-/** When a refused caller should ask again: soon, as the read it would join is already going. */
-const RETRY_AFTER_MS = 1000;
 /** Less time than this left for the pixel tier: no capture is begun; the read says what it left. */
 const MIN_PIXEL_MS = 250;
 
@@ -135,7 +132,7 @@ export class Understanding {
 
   /** `budgetMs`: how long the gateway waits for this answer (the call's budget), when it said. */
   async call(localId: string, epoch: number, team: string, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>, budgetMs?: number): Promise<Record<string, unknown>> {
-    const giveUpMs = Math.min(this.timing.giveUpMs ?? READ_GIVE_UP_MS, budgetMs === undefined ? Infinity : Math.max(budgetMs - ANSWER_MARGIN_MS, 1));
+    const giveUpMs = giveUpAfter(budgetMs, this.timing.giveUpMs ?? READ_GIVE_UP_MS);
     const { read, cached } = await this.inTime(localId, giveUpMs, (signal) => this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4) }));
     if (method === 'screen.read') {
       this.number(localId, epoch, read);
@@ -153,22 +150,13 @@ export class Understanding {
    */
   private async inTime<T>(localId: string, giveUpMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const gaveUp = new AbortController();
-    const answer = work(gaveUp.signal);
-    let timer: NodeJS.Timeout | undefined;
-    const overdue = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        gaveUp.abort();
-        this.counts.overdue++;
-        this.logger.warn({ localId, giveUpMs }, 'a screen read was not done in time; the caller is told HOST_OVERLOADED and the read goes on');
-        reject(new DeviceError('HOST_OVERLOADED', `the screen was not read within ${giveUpMs / 1000} s: this host is short of CPU for its devices, or the app is too busy to answer`, "ask again: the read goes on, and the next request joins it or is answered from it; simfleet_worker_strain_total shows the host's strain", { waitedMs: giveUpMs, retryAfterMs: RETRY_AFTER_MS }));
-      }, giveUpMs);
-    });
-    try {
-      // The race holds `answer`: a read failing after its caller was refused is no unhandled rejection.
-      return await Promise.race([answer, overdue]);
-    } finally {
-      clearTimeout(timer);
-    }
+    // `within` holds the answer: a read failing after its caller was refused is no unhandled rejection.
+    const answer = await within(work(gaveUp.signal), giveUpMs);
+    if (answer !== LATE) return answer;
+    gaveUp.abort();
+    this.counts.overdue++;
+    this.logger.warn({ localId, giveUpMs }, 'a screen read was not done in time; the caller is told HOST_OVERLOADED and the read goes on');
+    throw overloaded('the screen was not read', giveUpMs, 'the read goes on, and the next request joins it or is answered from it');
   }
 
   /** The device's screen now: the last read when no frame has arrived since; else memory; else the tree. */
