@@ -70,9 +70,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
     }
     if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
-    // The host's work goes on after the refusal; a second soon is when asking again pays.
+    // The host's work goes on after the refusal, and the worker says when asking again pays (within
+    // a minute: the number comes from a worker, which the gateway does not take at its word).
     const retryAfterMs = apiError.details?.retryAfterMs;
-    if (apiError.code === 'HOST_OVERLOADED' && typeof retryAfterMs === 'number') reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    if (apiError.code === 'HOST_OVERLOADED' && typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs)) reply.header('retry-after', String(Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)))));
     // A refused WebSocket upgrade ends its connection once the answer is out: the socket was
     // detached from the HTTP server for the upgrade, so nothing else ever closes it, and a gateway
     // stopping waited for it forever (closeAllConnections does not see it).
