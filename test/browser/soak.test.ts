@@ -45,4 +45,6 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
     expect(row.renderersMB).toBeGreaterThan(0);
     expect(row.domNodes).toBeGreaterThan(0);
   }
+  // Chromium is measured once more after the sessions ended and their devices were reset.
+  expect(r.chromiumByKind?.released?.renderer).toBeGreaterThan(0);
 }, 180_000);

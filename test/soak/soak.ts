@@ -83,7 +83,11 @@ export interface SoakReport {
   /** Chromium's PSS at the start, at the end, and a few seconds after every page collected its garbage. */
   collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
   /** Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when asked for. */
-  chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number> };
+  /**
+   * `released`: once the sessions were released and every device reset onto a fresh page (a new
+   * renderer): what the renderers grew by during the sessions should be back.
+   */
+  chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number>; released?: Record<string, number> };
   /** One row per relaunch cycle (cycle 0: the fresh pages before the agents start), when asked for. */
   relaunches?: RelaunchRow[];
 }
@@ -370,6 +374,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       if (s.state !== 'ready') fail(`session ${id} is ${s.state} (${s.endReason ?? ''}) at the end`);
       await agent.call('releaseSession', { params: { sessionId: id } });
     }
+    try {
+      await waitFor('every device reset and available again', async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= ids.length ? true : undefined), 180_000);
+      await new Promise((res) => setTimeout(res, 5000)); // the old renderers' exit, and the new pages' first paints
+      chromiumByKind.released = roundAll(chromiumPssByKind(workerPid));
+      say(`after the sessions were released and their devices reset: ${JSON.stringify(chromiumByKind.released)}`);
+    } catch (err) {
+      fail(`devices after release: ${(err as Error).message}`);
+    }
     // What the subscribers and sessions held must be given back; idle keep-alive connections and
     // pooled Postgres connections (30 s) close on their own. The agents' fetch keeps an idle socket
     // as long as the server's Keep-Alive hint says (Fastify's: 72 s), not its own 4 s default: with
@@ -477,14 +489,14 @@ export function soakMarkdown(r: SoakReport): string {
 }
 
 function byKindTable(k: NonNullable<SoakReport['chromiumByKind']>): string {
-  const kinds = [...new Set([...Object.keys(k.start), ...Object.keys(k.end), ...Object.keys(k.after ?? {})])].sort();
+  const kinds = [...new Set([...Object.keys(k.start), ...Object.keys(k.end), ...Object.keys(k.after ?? {}), ...Object.keys(k.released ?? {})])].sort();
   const cell = (r: Record<string, number> | undefined, kind: string) => (r ? String(r[kind] ?? 0) : '–');
   return [
     "Chromium's PSS by kind of process (MB):",
     '',
-    '| process kind | start | end | after collection |',
-    '|---|---|---|---|',
-    ...kinds.map((kind) => `| ${kind} | ${cell(k.start, kind)} | ${cell(k.end, kind)} | ${cell(k.after, kind)} |`),
+    '| process kind | start | end | after collection | after the sessions ended (devices reset onto fresh pages) |',
+    '|---|---|---|---|---|',
+    ...kinds.map((kind) => `| ${kind} | ${cell(k.start, kind)} | ${cell(k.end, kind)} | ${cell(k.after, kind)} | ${cell(k.released, kind)} |`),
   ].join('\n');
 }
 
