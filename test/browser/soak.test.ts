@@ -44,6 +44,10 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
     expect(row.pages).toBe(3);
     expect(row.renderersMB).toBeGreaterThan(0);
     expect(row.domNodes).toBeGreaterThan(0);
+    // A page keeps no document of the app it relaunched away from; its V8 heap is measured.
+    expect(row.documents).toBeGreaterThanOrEqual(row.pages);
+    expect(row.v8UsedMB).toBeGreaterThan(0);
+    expect(row.v8TotalMB).toBeGreaterThanOrEqual(row.v8UsedMB);
   }
   // Chromium is measured once more after the sessions ended and their devices were reset.
   expect(r.chromiumByKind?.released?.renderer).toBeGreaterThan(0);

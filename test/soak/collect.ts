@@ -18,25 +18,47 @@ export function debuggableChromium(dir: string): string | null {
 }
 
 /**
- * Asks every page of the browser under these processes to collect its garbage; how many did, and
- * the DOM nodes the pages hold after it (DevTools' own count, summed over the pages).
+ * What the pages hold after collecting their garbage, summed over the pages. Each device's page has a
+ * renderer process of its own (a browser context per device), so the V8 heap here is the renderers'
+ * JS heap: renderer memory that grows while this stays flat is native (Blink, its allocator, caches),
+ * and documents above the page count are documents kept after their page navigated away.
  */
-export async function collectGarbage(browserPids: number[]): Promise<{ pages: number; domNodes: number } | { error: string }> {
+export interface PagesAfterCollection {
+  pages: number;
+  domNodes: number;
+  documents: number;
+  jsEventListeners: number;
+  /** V8 heap in use and reserved by the pages' isolates (MB). */
+  v8UsedMB: number;
+  v8TotalMB: number;
+}
+
+/** Asks every page of the browser under these processes to collect its garbage; what they hold after it. */
+export async function collectGarbage(browserPids: number[]): Promise<PagesAfterCollection | { error: string }> {
   const port = browserPids.map(devToolsPort).find((p) => p !== null);
   if (!port) return { error: 'no Chromium with a DevTools port found under the worker' };
   const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
   try {
-    let pages = 0;
-    let domNodes = 0;
+    const sum: PagesAfterCollection = { pages: 0, domNodes: 0, documents: 0, jsEventListeners: 0, v8UsedMB: 0, v8TotalMB: 0 };
     for (const context of browser.contexts()) {
       for (const page of context.pages()) {
         const cdp = await context.newCDPSession(page);
-        await cdp.send('HeapProfiler.collectGarbage').then(() => pages++, () => undefined);
-        await cdp.send('Memory.getDOMCounters').then((c) => (domNodes += c.nodes), () => undefined);
+        await cdp.send('HeapProfiler.collectGarbage').then(() => sum.pages++, () => undefined);
+        await cdp.send('Memory.getDOMCounters').then((c) => {
+          sum.domNodes += c.nodes;
+          sum.documents += c.documents;
+          sum.jsEventListeners += c.jsEventListeners;
+        }, () => undefined);
+        await cdp.send('Runtime.getHeapUsage').then((h) => {
+          sum.v8UsedMB += h.usedSize / 2 ** 20;
+          sum.v8TotalMB += h.totalSize / 2 ** 20;
+        }, () => undefined);
         await cdp.detach().catch(() => undefined);
       }
     }
-    return { pages, domNodes };
+    sum.v8UsedMB = Math.round(sum.v8UsedMB);
+    sum.v8TotalMB = Math.round(sum.v8TotalMB);
+    return sum;
   } finally {
     // A browser connected to, not launched: closing only disconnects (its contexts are the worker's).
     await browser.close().catch(() => undefined);

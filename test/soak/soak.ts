@@ -97,9 +97,12 @@ export interface RelaunchRow {
   atMin: number;
   /** Agents that relaunched and arrived in time (all of them, unless a session ended). */
   agents: number;
-  /** Pages that collected their garbage, and the DOM nodes they hold after it. */
+  /** Pages that collected their garbage, and what they hold after it (collect.ts). */
   pages: number;
   domNodes: number;
+  documents: number;
+  v8UsedMB: number;
+  v8TotalMB: number;
   renderersMB: number;
   gpuMB: number;
   chromiumMB: number;
@@ -269,7 +272,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const measureCycle = async (cycle: number, agents: number, atMs: number) => {
       const { done, byKind } = await collectAndMeasure();
-      const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
+      const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, documents: 'error' in done ? 0 : done.documents, v8UsedMB: 'error' in done ? 0 : done.v8UsedMB, v8TotalMB: 'error' in done ? 0 : done.v8TotalMB, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
       relaunches.push(row);
       say(`relaunch cycle ${cycle}: ${JSON.stringify(row)}`);
     };
@@ -504,8 +507,8 @@ function relaunchTable(rows: RelaunchRow[]): string {
   return [
     'Relaunch cycles (every agent relaunched its app, then every page collected its garbage; cycle 0 is the fresh pages before the agents started):',
     '',
-    '| cycle | minute | agents relaunched | pages collected | DOM nodes | renderers MB | gpu-process MB | chromium MB (PSS) |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`),
+    '| cycle | minute | agents relaunched | pages collected | DOM nodes | documents | V8 heap used / reserved MB | renderers MB | gpu-process MB | chromium MB (PSS) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.documents} | ${r.v8UsedMB} / ${r.v8TotalMB} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`),
   ].join('\n');
 }
