@@ -6973,6 +6973,11 @@ const document: Record<string, unknown> = {
                     "type": "boolean",
                     "const": true,
                     "description": "nothing was probed: the screen was still moving, and what looks empty mid-motion may be a control sliding in. Read again once it settles"
+                  },
+                  "unprobed": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "containers not probed, or probed only in part, when the read reached its time (a read answers within 8 s of its call; on a busy host the platform's hit tests can take longer than that). Controls hidden there are not in this read: read again"
                   }
                 }
               }

@@ -2077,6 +2077,8 @@ export type components = {
                      * @constant
                      */
                     moving?: true;
+                    /** @description containers not probed, or probed only in part, when the read reached its time (a read answers within 8 s of its call; on a busy host the platform's hit tests can take longer than that). Controls hidden there are not in this read: read again */
+                    unprobed?: number;
                 };
             };
         };

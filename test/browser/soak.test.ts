@@ -25,8 +25,8 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
   expect(Object.keys(r.strain).sort()).toEqual(['captures_given_up', 'reads_cut_short', 'reads_overdue', 'slow_reads']);
   expect(r.strain.slow_reads).toBeLessThanOrEqual(r.slowReads.count);
   // The same for reads short of time, whose causes the report takes from the log.
-  const { treeUsedTheTime, captureLate, recognitionStopped, overdue } = r.shortReads;
-  expect(r.strain.reads_cut_short).toBeLessThanOrEqual(treeUsedTheTime + captureLate + recognitionStopped);
+  const { treeUsedTheTime, captureLate, recognitionStopped, probingStopped, overdue } = r.shortReads;
+  expect(r.strain.reads_cut_short).toBeLessThanOrEqual(treeUsedTheTime + captureLate + recognitionStopped + probingStopped);
   expect(r.strain.reads_overdue).toBeLessThanOrEqual(overdue);
   // Memory per process is reported over time, not only at the ends.
   expect(r.timeline.length).toBeGreaterThan(0);

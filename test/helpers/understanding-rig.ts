@@ -24,9 +24,22 @@ export interface RigDelays {
   captureMs: number;
   /** The tree read fails with this, after treeMs. */
   treeError?: Error;
+  /** How long one round of hit tests takes (ms). */
+  hitMs?: number;
 }
 
-export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number; slowReadMs?: number; giveUpMs?: number } = {}) {
+/** A tab bar along the bottom whose three buttons are hidden from accessibility; hit tests find them. */
+export const HIDDEN_TABS = [0, 1, 2].map((i) => ({ role: 'button', label: `Tab ${i}`, frame: { x: i * 131, y: 786, width: 131, height: 66 }, id: null, interactive: true }));
+
+/** The canvas with the tab bar over its foot, reported with no children. */
+export function tabBarTree(): TreeSnapshot {
+  const base = canvasTree();
+  const canvas = { ...base.nodes[0]!, frame: { x: 0, y: 0, width: SCREEN.widthPt, height: 786 } };
+  const bar: TreeNode = { index: 1, parent: null, role: 'tabbar', label: '', value: null, states: {}, frame: { x: 0, y: 786, width: SCREEN.widthPt, height: 66 }, id: null, source: 'web', interactive: false, unnamed: false, offscreen: false };
+  return { ...base, nodes: [canvas, bar] };
+}
+
+export async function understandingRig(cleanups: (() => void)[], opts: { readAnswerMs?: number; slowReadMs?: number; giveUpMs?: number; tree?: () => TreeSnapshot } = {}) {
   const logger = pino({ level: 'silent' });
   const device = new SyntheticDevice();
   const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS }, logger);
@@ -45,10 +58,11 @@ export async function understandingRig(cleanups: (() => void)[], opts: { readAns
       counts.trees++,
       after(delays.treeMs, () => {
         if (delays.treeError) throw delays.treeError;
-        return canvasTree();
+        return (opts.tree ?? canvasTree)();
       })
     ),
     screenshot: () => (counts.captures++, after(delays.captureMs, () => ({ png, width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, scale: 2 }))),
+    hitTest: (points: { x: number; y: number }[]) => after(delays.hitMs ?? 0, () => points.map((p) => HIDDEN_TABS.find((t) => p.x >= t.frame.x && p.x < t.frame.x + t.frame.width && p.y >= t.frame.y && p.y < t.frame.y + t.frame.height) ?? null)),
     foreground: () => 'arcade',
     appVersion: () => '1.0.0',
   } as unknown as DeviceBackend;

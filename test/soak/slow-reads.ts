@@ -43,6 +43,7 @@ export const SHORT_CAUSES = {
   treeUsedTheTime: 'no time left for text recognition',
   captureLate: "the screen was not captured within the read's time",
   recognitionStopped: 'text recognition stopped at its budget',
+  probingStopped: "hit-test probing stopped at the read's time",
   overdue: 'a screen read was not done in time',
 } as const;
 
@@ -58,5 +59,5 @@ export function shortReads(logs: readonly Record<string, unknown>[]): ShortReads
 }
 
 export function shortReadsMarkdown(s: ShortReads): string {
-  return `Reads short of time, by cause (the worker's log): the tree left the pixel tier too little time ${s.treeUsedTheTime}; the capture came too late ${s.captureLate}; recognition stopped at its budget ${s.recognitionStopped}; not done in 9 s, answered HOST_OVERLOADED ${s.overdue}.`;
+  return `Reads short of time, by cause (the worker's log): the tree left the pixel tier too little time ${s.treeUsedTheTime}; the capture came too late ${s.captureLate}; recognition stopped at its budget ${s.recognitionStopped}; hit-test probing stopped at the read's time ${s.probingStopped}; not done in 9 s, answered HOST_OVERLOADED ${s.overdue}.`;
 }

@@ -243,6 +243,28 @@ describe('hit-test probing', () => {
     expect(r.probes).toBeLessThanOrEqual(64);
   });
 
+  it('stops at its deadline with what it found, counting the probes of the round it stopped waiting for', async () => {
+    // One small control in a corner the seeds miss: the seeds' round answers at once, the next
+    // round never does (a platform stuck behind other work).
+    const small = { role: 'button', label: 'x', frame: { x: 360, y: 760, width: 30, height: 30 }, id: null, interactive: true };
+    const sent: number[] = [];
+    const stuck = (pts: { x: number; y: number }[]) => (sent.push(pts.length), sent.length === 1 ? Promise.resolve(pts.map(() => null)) : new Promise<never>(() => undefined));
+    const t0 = performance.now();
+    const r = await probeContainer(bar, stuck, 1, t0 + 300);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(r.cut).toBe(true);
+    expect(sent.length).toBe(2);
+    expect(r.nodes).toEqual([]);
+    expect(r.probes).toBe(sent[0]! + sent[1]!); // spent, though never answered
+    // A deadline already past: nothing is sent.
+    const late = await probeContainer(bar, async (pts) => pts.map((p) => (p.x >= 360 && p.y >= 760 ? small : null)), 1, performance.now() - 1);
+    expect(late).toEqual({ nodes: [], probes: 0, cut: true });
+    // With no deadline it goes on until it finds the control, and is not cut.
+    const whole = await probeContainer(bar, async (pts) => pts.map((p) => (p.x >= 360 && p.x < 390 && p.y >= 760 && p.y < 790 ? small : null)), 1);
+    expect(whole.cut).toBe(false);
+    expect(whole.nodes.map((n) => n.label)).toEqual(['x']);
+  });
+
   it('probes only containers the tree left empty whose pixels show something', () => {
     const g = grid();
     paint(g, 0, 704, 400, 800, 200);

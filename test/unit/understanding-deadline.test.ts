@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Eyes } from '../../workers/perception/eyes.js';
 import { PIXEL_BUDGET_MS } from '../../workers/understanding/ocr/read.js';
 import { Canvas } from '../helpers/synthetic-screen.js';
-import { understandingRig } from '../helpers/understanding-rig.js';
+import { tabBarTree, understandingRig } from '../helpers/understanding-rig.js';
 import { waitFor } from '../helpers/wait.js';
 
 const cleanups: (() => void)[] = [];
@@ -79,6 +79,43 @@ describe('a screen read on a starved host', () => {
     expect(took).toBeLessThan(readAnswerMs + 500); // not the tree's 800 ms plus a whole pixel budget of 4 s
     expect(read.ocr).toMatchObject({ unread: 1 });
     expect(u.counts).toMatchObject({ cutShort: 1, slowReads: 1 }); // 2 s, over this rig's slow mark of 1.5 s
+  });
+});
+
+describe('hit-test probing on a starved host', () => {
+  /** A screen whose foot is a drawn tab bar (icons on a darker band) the tree reports empty. */
+  const tabScreen = () => {
+    const c = new Canvas(242).rect(0, 96, 48, 8, 200);
+    for (const x of [5, 21, 37]) c.rect(x, 98, 6, 4, 60);
+    return c;
+  };
+
+  it('stops at the read\'s time, answers with what it has, says so once per read, and is not learnt', async () => {
+    const readAnswerMs = 1500;
+    const { device, eyes, u, delays } = await understandingRig(cleanups, { readAnswerMs, tree: tabBarTree });
+    device.show(tabScreen());
+    await settled(eyes);
+    delays.hitMs = 60_000; // the platform's hit tests stuck behind other work, as in the soak
+    const t0 = performance.now();
+    const { read } = await u.current('d1', 1, 'team-a');
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(readAnswerMs - 50);
+    expect(took).toBeLessThan(readAnswerMs + 500); // not the hit test's minute
+    expect(read.probe).toMatchObject({ containers: 1, found: 0, unprobed: 1 });
+    expect(read.probe!.probes).toBeGreaterThan(0); // the round it stopped waiting for was spent
+    expect(u.header('d1', read).note).toContain("hit-test probing stopped at the read's time");
+    expect(() => u.locate('d1', 1, read, 'Tab 1')).toThrow(/hit-test probing stopped at the read's time with 1 of 1 container/);
+    expect(read.memory.recall(read.identified.node.id)).toBeFalsy();
+    // The pixel tier found no time left either; the read counts once.
+    expect(u.counts.cutShort).toBe(1);
+    // Hit tests come back: the next read probes again and finds the tabs.
+    delays.hitMs = 0;
+    const again = await u.current('d1', 1, 'team-a');
+    expect(again.cached).toBe(false);
+    expect(again.read.probe).toMatchObject({ containers: 1, found: 3 });
+    expect(again.read.probe?.unprobed).toBeUndefined();
+    const found = u.locate('d1', 1, again.read, 'Tab 1');
+    expect(again.read.reading.elements[found.index]!.label).toBe('Tab 1');
   });
 });
 

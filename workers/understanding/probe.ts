@@ -4,6 +4,7 @@
 // grid of seeds first, then only the cells where nothing was found are split, skipping what a
 // found control already covers, down to a smallest cell. Every probe is counted.
 import type { HitElement, Point, Rect, ScreenSize, TreeNode } from '../devices/backend.js';
+import { LATE, within } from '../within.js';
 import { containment } from './geometry.js';
 import type { Gray } from './ocr/where.js';
 
@@ -49,16 +50,32 @@ function drawnIn(f: Rect, screen: ScreenSize, gray: Gray): boolean {
   return hi - lo >= DRAWN_SPREAD;
 }
 
-/** Probes one container; the controls found become nodes (children of it), in the order found. */
-export async function probeContainer(container: TreeNode, hitTest: HitTest, firstIndex: number): Promise<{ nodes: TreeNode[]; probes: number }> {
+/**
+ * Probes one container; the controls found become nodes (children of it), in the order found. By
+ * `deadline` (performance.now() time) it stops, between rounds or while waiting for one, with what
+ * it found so far and `cut` set: on a starved host one container's hit tests once took 8 s, past
+ * the time its read had to answer in. A round it stopped waiting for goes on in the platform,
+ * unused; its probes are counted, since they were spent.
+ */
+export async function probeContainer(container: TreeNode, hitTest: HitTest, firstIndex: number, deadline = Infinity): Promise<{ nodes: TreeNode[]; probes: number; cut: boolean }> {
   const found: HitElement[] = [];
   let probes = 0;
+  let cut = false;
   let cells = seeds(container.frame);
   while (cells.length && probes < MAX_PROBES) {
     const toProbe = cells.filter((c) => !found.some((f) => inside(centre(c), f.frame))).slice(0, MAX_PROBES - probes);
     if (!toProbe.length) break;
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      cut = true;
+      break;
+    }
     probes += toProbe.length;
-    const hits = await hitTest(toProbe.map(centre));
+    const hits = await within(hitTest(toProbe.map(centre)), left);
+    if (hits === LATE) {
+      cut = true;
+      break;
+    }
     const empty: Rect[] = [];
     toProbe.forEach((cell, i) => {
       const hit = hits[i];
@@ -88,7 +105,7 @@ export async function probeContainer(container: TreeNode, hitTest: HitTest, firs
       probed: true,
     }),
   );
-  return { nodes, probes };
+  return { nodes, probes, cut };
 }
 
 /** A row of seeds across a bar, a grid over anything squarer: cells of about two fingertips. */

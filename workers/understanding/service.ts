@@ -73,7 +73,7 @@ export interface Read {
    */
   claimed?: boolean;
   /** Hit-test probing, when the tree reported containers empty that visibly are not. */
-  probe?: { containers: number; probes: number; found: number; moving?: true } | null;
+  probe?: { containers: number; probes: number; found: number; moving?: true; unprobed?: number } | null;
   /** Where a read from the tree spent its time, in ms (logged for slow reads). */
   phases?: { tree: number; probe: number; pixels: number; capture?: number };
   /** The pixel tier, when the tree left parts of the screen unexplained: areas read, lines found, time. */
@@ -239,7 +239,12 @@ export class Understanding {
       if (read.ocr?.moving || read.probe?.moving) {
         throw new DeviceError('NO_MATCH', `${err.message} (the screen was still moving when it was read, so ${[read.ocr?.moving ? 'text drawn in pixels' : null, read.probe?.moving ? 'controls the tree hides' : null].filter(Boolean).join(' and ')} could not be looked for)`, 'wait for the screen to settle, then ask again', { ...err.details, moving: true, ...(unread ? { ocrUnread: unread } : {}) });
       }
-      throw new DeviceError('NO_MATCH', `${err.message} (text recognition stopped at its time budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet)`, 'ask again: each read goes on where the last stopped', { ...err.details, ocrUnread: unread });
+      const unprobed = read.probe?.unprobed;
+      const short = [
+        unread ? `text recognition stopped at its time budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet` : null,
+        unprobed ? `hit-test probing stopped at the read's time with ${unprobed} of ${read.probe!.containers} container${read.probe!.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part: controls it hides there are not known yet` : null,
+      ].filter(Boolean);
+      throw new DeviceError('NO_MATCH', `${err.message} (${short.join('; ')})`, unread ? 'ask again: each read goes on where the last stopped' : 'ask again', { ...err.details, ...(unread ? { ocrUnread: unread } : {}), ...(unprobed ? { unprobed } : {}) });
     }
   }
 
@@ -268,7 +273,7 @@ export class Understanding {
     // not the screen's answer: skipping them silently once left a canvas's words out of a read that
     // was then served again ("nothing matches START"). It does not wait for the settle: on a busy
     // host that is up to a second on every read mid-motion, actions' own reads included.
-    const probed = await this.probeTier(d, tree);
+    const probed = await this.probeTier(d, tree, deadline);
     tree = probed.tree;
     const tProbe = performance.now();
     const pixels = await this.pixelTier(d, tree, deadline);
@@ -293,6 +298,8 @@ export class Understanding {
     // Nor from a read whose pixel tiers were cut short or skipped: memory would serve its missing
     // words and controls as the screen's, to every later session.
     const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe, phases };
+    // Once per read, whichever tier ran out of time (both may have, and each logs why).
+    if ((read.ocr?.unread && !read.ocr.moving) || read.probe?.unprobed) this.counts.cutShort++;
     if (newest && sameScreen && eyes.activity.isSettled() && !incomplete(read)) memory.remember(identified.node.id, reading, newest);
     else if (identified.known) memory.confirm(identified.node.id); // recognised, but nothing settled to learn from
     d.last = read;
@@ -317,7 +324,7 @@ export class Understanding {
    * in them (a tab bar whose buttons are hidden from accessibility). Runs before text recognition:
    * what probing finds, the pixel tier need not read. Settled screens only, like the pixel tier.
    */
-  private async probeTier(d: Watched, tree: TreeSnapshot): Promise<{ tree: TreeSnapshot; probe: Read['probe'] }> {
+  private async probeTier(d: Watched, tree: TreeSnapshot, deadline: number): Promise<{ tree: TreeSnapshot; probe: Read['probe'] }> {
     const hitTest = d.backend.hitTest?.bind(d.backend);
     const eyes = this.eyesOf(d.backend.localId);
     const newest = eyes.store.newest();
@@ -328,19 +335,24 @@ export class Understanding {
     if (!eyes.activity.isSettled()) return { tree, probe: { containers: silent.length, probes: 0, found: 0, moving: true } };
     const nodes = [...tree.nodes];
     let probes = 0;
+    let done = 0;
     try {
       for (const c of silent) {
-        const r = await probeContainer(c, hitTest, nodes.length);
+        const r = await probeContainer(c, hitTest, nodes.length, deadline);
         probes += r.probes;
         nodes.push(...r.nodes);
+        if (r.cut) break;
+        done++;
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'hit-test probing failed; the tree is read as it is');
       return { tree, probe: { containers: silent.length, probes, found: 0 } };
     }
     const found = nodes.length - tree.nodes.length;
-    this.logger.debug({ containers: silent.length, probes, found }, 'probed containers the tree reported empty');
-    return { tree: { ...tree, nodes }, probe: { containers: silent.length, probes, found } };
+    const unprobed = silent.length - done;
+    if (unprobed) this.logger.info({ localId: d.backend.localId, containers: silent.length, unprobed, probes, found }, "hit-test probing stopped at the read's time; the read answers with what it found");
+    else this.logger.debug({ containers: silent.length, probes, found }, 'probed containers the tree reported empty');
+    return { tree: { ...tree, nodes }, probe: { containers: silent.length, probes, found, ...(unprobed ? { unprobed } : {}) } };
   }
 
   /**
@@ -364,7 +376,6 @@ export class Understanding {
     // What the read has left of its time, at most the tier's own budget; the capture counts in it.
     const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - performance.now());
     if (budgetMs < MIN_PIXEL_MS) {
-      this.counts.cutShort++;
       this.logger.info({ localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) }, 'no time left for text recognition; the read answers with the tree');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why } };
     }
@@ -373,7 +384,6 @@ export class Understanding {
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
       if (pixels.unread) {
-        this.counts.cutShort++;
         this.logger.info({ localId: d.backend.localId, areas: areas.length, unread: pixels.unread, ms: pixels.ms, budgetMs: Math.round(budgetMs), captureMs: pixels.captureMs }, pixels.captureLate ? 'the screen was not captured within the read\'s time; the read answers with the tree' : 'text recognition stopped at its budget');
       }
       return { tree: merged, captureMs: pixels.captureMs, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
@@ -398,6 +408,7 @@ export class Understanding {
       read.ocr?.moving || read.probe?.moving
         ? `the screen was still moving: ${[read.ocr?.moving ? `${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read from pixels` : null, read.probe?.moving ? `${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed` : null].filter(Boolean).join(', ')}; read again once it settles`
         : null,
+      read.probe?.unprobed ? `hit-test probing stopped at the read's time (a read answers within ${READ_ANSWER_MS / 1000} s): ${read.probe.unprobed} of ${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part; read again` : null,
       read.ocr?.unread && !read.ocr.moving ? `text recognition stopped at its time budget (${PIXEL_BUDGET_MS / 1000} s, less when the tree was slow; a read answers within ${READ_ANSWER_MS / 1000} s): ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
       read.source === 'memory' ? 'from memory (pixels agree)' : null,
       read.disagreement,
@@ -460,7 +471,7 @@ export function identity(read: Read): Schemas['ScreenIdentity'] {
 
 /** A read whose pixel tiers stopped at their budget or were skipped on a moving screen: not the screen's whole answer. */
 function incomplete(read: Read): boolean {
-  return !!read.ocr?.unread || !!read.probe?.moving;
+  return !!read.ocr?.unread || !!read.probe?.moving || !!read.probe?.unprobed;
 }
 
 function numberedOf(read: Read): Numbered {
