@@ -3359,6 +3359,14 @@ const document: Record<string, unknown> = {
               "null"
             ],
             "format": "date-time"
+          },
+          "strainedAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported"
           }
         }
       },

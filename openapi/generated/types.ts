@@ -1061,6 +1061,11 @@ export type components = {
             lastSeenAt: string;
             /** Format: date-time */
             offlineSince?: string | null;
+            /**
+             * Format: date-time
+             * @description the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported
+             */
+            strainedAt?: string | null;
         };
         HostList: {
             hosts: components["schemas"]["Host"][];

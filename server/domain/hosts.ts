@@ -114,9 +114,9 @@ export class HostRegistry {
     });
   }
 
-  /** False when this connection no longer owns the host. */
-  heartbeat(conn: Connection): Promise<boolean> {
-    return hosts.recordHeartbeat(this.db, conn.hostId, conn.connectionId);
+  /** False when this connection no longer owns the host. `strained`: it reported new signs of strain. */
+  heartbeat(conn: Connection, strained = false): Promise<boolean> {
+    return hosts.recordHeartbeat(this.db, conn.hostId, conn.connectionId, strained);
   }
 
   async reportDevices(conn: Connection, backends: BackendStatus[], reported: WorkerDevice[]): Promise<boolean> {

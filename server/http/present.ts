@@ -23,6 +23,7 @@ export function presentHost(h: HostRow): Schemas['Host'] {
     connectedAt: isoOrNull(h.connected_at),
     lastSeenAt: iso(h.last_seen_at),
     offlineSince: isoOrNull(h.offline_since),
+    strainedAt: isoOrNull(h.strained_at),
   };
 }
 

@@ -17,6 +17,7 @@ import { isOutage, throughOutage } from '../db/outage.js';
 import { firstUnstorable } from '../db/unstorable.js';
 import type { Connection, HostRegistry } from '../domain/hosts.js';
 import { NO_PAUSES, type PauseClock } from '../domain/pauses.js';
+import { risenSigns, STRAIN_MEMORY_MS, type Strain } from '../domain/strain.js';
 import type { Principal } from '../domain/tokens.js';
 import { ApiError, ERRORS } from '../errors.js';
 import { OPEN, type WorkerSocket } from './socket.js';
@@ -99,6 +100,8 @@ export class WorkerLink {
   private lastHeardAt = Date.now();
   private resolveClosed!: () => void;
   private logger: Logger;
+  /** The strain counts of this connection's last heartbeat, to see which rose. */
+  private strain: Strain | undefined;
 
   constructor(
     private readonly socket: WorkerSocket,
@@ -213,7 +216,11 @@ export class WorkerLink {
         return this.onHello(msg);
       case 'heartbeat':
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
-        if (!(await this.recordHeartbeat(this.conn))) return this.lostOwnership();
+        const risen = risenSigns(this.strain, msg.strain);
+        if (msg.strain) this.strain = msg.strain;
+        const strained = Object.keys(risen).length > 0;
+        if (strained) this.logger.info({ risen }, `the host reported new signs of strain; placement prefers other hosts for ${STRAIN_MEMORY_MS / 60_000} minutes`);
+        if (!(await this.recordHeartbeat(this.conn, strained))) return this.lostOwnership();
         if (msg.process || msg.held || msg.strain) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held, strain: msg.strain });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
@@ -306,9 +313,9 @@ export class WorkerLink {
    * here sent every healthy host into a redial on each Postgres restart, and a session placed on a
    * host in that window failed its prepare as unreachable (seen in chaos runs under load).
    */
-  private async recordHeartbeat(conn: Connection): Promise<boolean> {
+  private async recordHeartbeat(conn: Connection, strained: boolean): Promise<boolean> {
     try {
-      return await this.registry.heartbeat(conn);
+      return await this.registry.heartbeat(conn, strained);
     } catch (err) {
       if (!isOutage(err)) throw err;
       this.logger.warn({ err: (err as Error).message }, 'heartbeat not recorded: the database is unavailable; the next one will be');

@@ -76,6 +76,21 @@ describe('placement policy', () => {
     expect(plan([req('android', { platform: 'android' })], devices, teams({}), NOW, AGING)).toEqual([]);
   });
 
+  it('spreads sessions over hosts, counting its own placements, and keeps them off a strained host while another fits', () => {
+    const on = (host: string, busy: number, strained = false) => ({ host: { id: host, busy, strained } });
+    // Host a is busier; b and c free; c has shown strain lately. Device ids favour a, then c.
+    const devices = [dev('a1', on('a', 2)), dev('a2', on('a', 2)), dev('c1', on('c', 0, true)), dev('c2', on('c', 0, true)), dev('x1', on('b', 0)), dev('x2', on('b', 0)), dev('x3', on('b', 0))];
+    const out = plan(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'].map((id, i) => req(id, { createdAtMs: NOW - 100 + i })), devices, teams({}), NOW, AGING);
+    // b until it is as busy as a, then turns; the strained host last.
+    expect(out.map((a) => a.deviceId)).toEqual(['x1', 'x2', 'a1', 'x3', 'a2', 'c1']);
+    // A strained host still serves a request nothing else fits.
+    const special = [dev('plain', on('a', 0)), dev('tablet', { model: 'Tab', ...on('c', 0, true) })];
+    expect(plan([req('t', { requirements: { model: 'Tab' } })], special, teams({}), NOW, AGING)).toEqual([{ sessionId: 't', deviceId: 'tablet' }]);
+    // Specialisation still comes first: a plain device on a strained host before a labelled one elsewhere.
+    const labelled = [dev('gpu', { labels: ['gpu'], ...on('a', 0) }), dev('plain', on('c', 5, true))];
+    expect(plan([req('any')], labelled, teams({}), NOW, AGING)).toEqual([{ sessionId: 'any', deviceId: 'plain' }]);
+  });
+
   it('never hands one device to two requests', () => {
     const out = plan(Array.from({ length: 50 }, (_, i) => req(`r${i}`, { team: `t${i % 7}` })), Array.from({ length: 20 }, (_, i) => dev(`d${i}`)), teams({}), NOW, AGING);
     expect(out).toHaveLength(20);

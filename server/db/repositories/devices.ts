@@ -60,21 +60,32 @@ export async function setDevicesOfHostsOffline(q: Queryable, hostIds: readonly s
   return rowCount;
 }
 
-/** Available devices on online hosts, skipping rows another gateway is placing. */
+/** A free device with what placement weighs about its host. */
+export interface FreeDeviceRow extends DeviceRow {
+  /** Its host reported new signs of strain within the strain window. */
+  host_strained: boolean;
+  /** Devices of its host serving a session now. */
+  host_busy: number;
+}
+
 /**
- * Free devices that some queued request could take (placement's `matches`), at most `limit`: a run
- * that locked the first free devices by id regardless would, past `limit` free devices, never offer
- * a request the one device beyond them that it fits.
+ * Available devices on online hosts that some queued request could take (placement's `matches`),
+ * at most `limit`, skipping rows another gateway is placing. A run that locked the first free
+ * devices by id regardless would, past `limit` free devices, never offer a request the one device
+ * beyond them that it fits; for the same reason devices of unstrained, less busy hosts come first.
  */
-export async function lockAvailableDevices(q: Queryable, limit: number): Promise<DeviceRow[]> {
-  const { rows } = await q.query<DeviceRow>(
-    `SELECT d.* FROM devices d JOIN hosts h ON h.id = d.host_id
+export async function lockAvailableDevices(q: Queryable, limit: number, strainWindowMs: number): Promise<FreeDeviceRow[]> {
+  const { rows } = await q.query<FreeDeviceRow>(
+    `SELECT d.*,
+       coalesce(h.strained_at > now() - ($2::double precision * interval '1 millisecond'), false) AS host_strained,
+       (SELECT count(*)::int FROM devices b WHERE b.host_id = d.host_id AND b.session_id IS NOT NULL) AS host_busy
+     FROM devices d JOIN hosts h ON h.id = d.host_id
      WHERE d.state = 'available' AND h.state = 'online' AND h.connection_id IS NOT NULL AND NOT d.needs_reset AND NOT d.quarantined
        AND EXISTS (
          SELECT 1 FROM sessions s
          WHERE s.state = 'queued' AND s.queue_deadline > now() AND ${requestFitsDevice('s', 'd')})
-     ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
-    [limit],
+     ORDER BY host_strained, host_busy, d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
+    [limit, strainWindowMs],
   );
   return rows;
 }

@@ -20,6 +20,8 @@ export interface HostRow {
   connected_at: Date | null;
   last_seen_at: Date;
   offline_since: Date | null;
+  /** When its worker last reported new signs of strain (0008). */
+  strained_at: Date | null;
   device_count: number;
 }
 
@@ -51,11 +53,15 @@ export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<v
   );
 }
 
-/** Returns false when the connection no longer owns the host (it was replaced or swept offline). */
-export async function recordHeartbeat(q: Queryable, hostId: string, connectionId: string): Promise<boolean> {
+/**
+ * Returns false when the connection no longer owns the host (it was replaced or swept offline).
+ * `strained`: the heartbeat reported new signs of strain, which placement reads (strained_at).
+ */
+export async function recordHeartbeat(q: Queryable, hostId: string, connectionId: string, strained = false): Promise<boolean> {
   const { rowCount } = await q.query(
-    `UPDATE hosts SET last_seen_at = now() WHERE id = $1 AND connection_id = $2 AND state = 'online'`,
-    [hostId, connectionId],
+    `UPDATE hosts SET last_seen_at = now(), strained_at = CASE WHEN $3::boolean THEN now() ELSE strained_at END
+     WHERE id = $1 AND connection_id = $2 AND state = 'online'`,
+    [hostId, connectionId, strained],
   );
   return rowCount > 0;
 }

@@ -10,6 +10,9 @@
 //   4. A team at its concurrency quota waits; its requests keep their places.
 //   5. Of the devices a request matches, the least specialised one (fewest labels) is used, keeping
 //      special devices for requests that need them.
+//   6. Of those, one on a host that has shown no strain lately, then on the host with the fewest
+//      devices in use (counting this run's own placements): sessions spread over the farm's hosts,
+//      and a starved host gets new sessions only when no other host has a device that fits.
 
 export type PriorityName = 'interactive' | 'ci' | 'background';
 const RANK: Record<PriorityName, number> = { interactive: 0, ci: 1, background: 2 };
@@ -36,6 +39,8 @@ export interface FreeDevice {
   model: string;
   os: string;
   labels: string[];
+  /** Its host: strained lately (strain.ts), and how many of its devices serve sessions now. */
+  host?: { id: string; strained: boolean; busy: number };
 }
 
 export interface TeamUsage {
@@ -64,7 +69,10 @@ export function matches(req: Pick<QueuedRequest, 'platform' | 'requirements'>, d
 }
 
 export function plan(requests: readonly QueuedRequest[], devices: readonly FreeDevice[], teams: ReadonlyMap<string, TeamUsage>, nowMs: number, agingMs: number): Assignment[] {
-  const free = [...devices].sort((a, b) => a.labels.length - b.labels.length || (a.id < b.id ? -1 : 1));
+  const free = [...devices];
+  const busy = new Map<string, number>();
+  for (const d of devices) if (d.host) busy.set(d.host.id, d.host.busy);
+  const better = betterDevice(busy);
   const usage = new Map<string, TeamUsage>();
   const usageOf = (team: string): TeamUsage => {
     let u = usage.get(team);
@@ -83,10 +91,12 @@ export function plan(requests: readonly QueuedRequest[], devices: readonly FreeD
 
   const assignments: Assignment[] = [];
   for (;;) {
-    const pick = nextPick(byClass, free, usageOf);
+    const pick = nextPick(byClass, free, usageOf, better);
     if (!pick) return assignments;
     const { req, deviceIndex, list } = pick;
-    assignments.push({ sessionId: req.id, deviceId: free[deviceIndex]!.id });
+    const device = free[deviceIndex]!;
+    assignments.push({ sessionId: req.id, deviceId: device.id });
+    if (device.host) busy.set(device.host.id, (busy.get(device.host.id) ?? 0) + 1);
     free.splice(deviceIndex, 1);
     list.splice(list.indexOf(req), 1);
     const u = usageOf(req.team);
@@ -95,10 +105,24 @@ export function plan(requests: readonly QueuedRequest[], devices: readonly FreeD
   }
 }
 
+/** Rules 5 and 6: whether device a is to be used before device b. */
+function betterDevice(busy: ReadonlyMap<string, number>): (a: FreeDevice, b: FreeDevice) => boolean {
+  const load = (d: FreeDevice) => (d.host ? (busy.get(d.host.id) ?? 0) : 0);
+  return (a, b) => {
+    if (a.labels.length !== b.labels.length) return a.labels.length < b.labels.length;
+    const strainA = a.host?.strained ?? false;
+    const strainB = b.host?.strained ?? false;
+    if (strainA !== strainB) return !strainA;
+    if (load(a) !== load(b)) return load(a) < load(b);
+    return a.id < b.id;
+  };
+}
+
 function nextPick(
   byClass: Map<string, QueuedRequest[]>[],
   free: FreeDevice[],
   usageOf: (team: string) => TeamUsage,
+  better: (a: FreeDevice, b: FreeDevice) => boolean,
 ): { req: QueuedRequest; deviceIndex: number; list: QueuedRequest[] } | undefined {
   if (free.length === 0) return undefined;
   for (const lists of byClass) {
@@ -110,7 +134,10 @@ function nextPick(
     for (const { t } of teams) {
       const list = lists.get(t)!;
       for (const req of list) {
-        const deviceIndex = free.findIndex((d) => matches(req, d));
+        let deviceIndex = -1;
+        free.forEach((d, i) => {
+          if (matches(req, d) && (deviceIndex < 0 || better(d, free[deviceIndex]!))) deviceIndex = i;
+        });
         if (deviceIndex >= 0) return { req, deviceIndex, list };
       }
     }

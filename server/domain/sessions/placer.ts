@@ -7,6 +7,7 @@ import type { Database } from '../../db/database.js';
 import * as devices from '../../db/repositories/devices.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import * as teams from '../../db/repositories/teams.js';
+import { STRAIN_MEMORY_MS } from '../strain.js';
 import type { DeviceLifecycle, PrepareJob } from './lifecycle.js';
 import { plan, type TeamUsage } from './placement.js';
 
@@ -18,6 +19,8 @@ export interface PlacerOptions {
   intervalMs: number;
   /** Devices considered per run. */
   batch: number;
+  /** How long after a host's last sign of strain placement prefers other hosts (strain.ts). */
+  strainWindowMs?: number;
 }
 
 export interface PlacerHooks {
@@ -82,7 +85,7 @@ export class Placer {
   private async runOnce(): Promise<number> {
     const now = Date.now();
     const { jobs, waited } = await this.db.transaction(async (tx) => {
-      const free = await devices.lockAvailableDevices(tx, this.opts.batch);
+      const free = await devices.lockAvailableDevices(tx, this.opts.batch, this.opts.strainWindowMs ?? STRAIN_MEMORY_MS);
       if (free.length === 0) return { jobs: [], waited: [] };
       const queued = await sessions.lockQueued(tx, free, free.length, this.opts.agingMs);
       if (queued.length === 0) return { jobs: [], waited: [] };
@@ -95,7 +98,7 @@ export class Placer {
       const deviceById = new Map(free.map((d) => [d.id, d]));
       const assignments = plan(
         queued.map((s) => ({ id: s.id, team: s.team, priority: s.priority, createdAtMs: new Date(s.created_at).getTime(), platform: s.platform, requirements: s.requirements })),
-        free.map((d) => ({ id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels })),
+        free.map((d) => ({ id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels, host: { id: d.host_id, strained: d.host_strained, busy: d.host_busy } })),
         usage,
         now,
         this.opts.agingMs,
