@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queryable } from '../db/database.js';
 import { countDevicesByState, countQuarantined } from '../db/repositories/devices.js';
-import { countHostsByState } from '../db/repositories/hosts.js';
+import { countHostsByState, countStrainedHosts } from '../db/repositories/hosts.js';
+import { STRAIN_MEMORY_MS } from '../domain/strain.js';
 import { countByState, queueDepthByPriority } from '../db/repositories/sessions.js';
 import type { Schemas } from '../../openapi/contract.js';
 import type { WorkerReport } from '../hub/worker-link.js';
@@ -78,6 +79,18 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
         for (const state of HOST_STATES) this.set({ state }, rows.find((r) => r.state === state)?.n ?? 0);
       } catch (err) {
         logger.warn({ err }, 'could not read host counts for /metrics');
+      }
+    },
+  });
+  new Gauge({
+    name: 'simfleet_hosts_strained',
+    help: `Online hosts whose worker reported new signs of strain (slow reads, overdue reads, captures given up) in the last ${STRAIN_MEMORY_MS / 60_000} minutes: placement puts new sessions elsewhere while another host has a device that fits (from Postgres)`,
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await countStrainedHosts(db, STRAIN_MEMORY_MS));
+      } catch (err) {
+        logger.warn({ err }, 'could not read strained hosts for /metrics');
       }
     },
   });

@@ -231,6 +231,7 @@ describe('health, readiness, metrics and the contract', () => {
     const text = (await admin.call('getMetrics')).text;
     expect(text).toMatch(/^simfleet_hosts\{state="online"\} \d+$/m);
     expect(text).toMatch(/^simfleet_hosts\{state="offline"\} \d+$/m);
+    expect(text).toMatch(/^simfleet_hosts_strained 0$/m);
     expect(text).toContain('# TYPE simfleet_devices gauge');
     expect(text).toMatch(/^simfleet_http_request_duration_seconds_bucket\{le="0.05",method="GET",route="\/v1\/hosts",status_code="200"\} [1-9]/m);
     expect(text).toMatch(/^simfleet_worker_connections \d+$/m);

@@ -44,7 +44,9 @@ it('places new sessions on another host while one shows strain, and on the strai
   // With the other host's device taken, the strained host still serves.
   const third = await settledSession(agent);
   expect(await hostOf(agent, third)).toBe(strainedHost);
-  // The log and /metrics say why.
+  // /metrics says how many hosts placement is keeping sessions off, and why.
+  const metrics = (await farm.admin.call('getMetrics')).text;
+  expect(/^simfleet_hosts_strained (\d+)$/m.exec(metrics)?.[1]).toBe('1');
   const line = new RegExp(`^simfleet_worker_strain_total\\{host="${strainedHost}",kind="slow_reads"\\} (\\d+)$`, 'm');
-  expect(line.exec((await farm.admin.call('getMetrics')).text)?.[1]).toBe('1');
+  expect(line.exec(metrics)?.[1]).toBe('1');
 }, 60_000);

@@ -117,6 +117,15 @@ export async function getHost(q: Queryable, id: string): Promise<HostRow | undef
   return rows[0];
 }
 
+/** Online hosts whose worker reported new signs of strain within the window. */
+export async function countStrainedHosts(q: Queryable, windowMs: number): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM hosts WHERE state = 'online' AND strained_at > now() - ($1::double precision * interval '1 millisecond')`,
+    [windowMs],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 export async function countHostsByState(q: Queryable): Promise<{ state: string; n: number }[]> {
   const { rows } = await q.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM hosts GROUP BY state`);
   return rows;
