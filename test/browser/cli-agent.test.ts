@@ -7,13 +7,11 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
-import { waitFor } from '../helpers/wait.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
+import { webFarm } from '../helpers/web-device.js';
 
 const CLI = new URL('../../dist/server/cli/main.js', import.meta.url).pathname;
 let farm: Farm;
@@ -21,10 +19,7 @@ let provider: WebProvider;
 let token: string;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   token = (await farm.token('agent', 'cli')).token!;
 }, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {

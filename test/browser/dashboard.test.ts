@@ -3,15 +3,14 @@
 // the farm page (host, device and session from the farm stream, a live thumbnail), the session
 // page (live screen, outline, event feed) following a tap made through the API, and a refused
 // token shown on the login page. Playwright's own waits, never fixed sleeps.
-import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Worker } from '../../workers/index.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 // Two loaded cores run these suites: generous, but a broken page still fails in seconds, not minutes.
 const WAIT = { timeout: 15_000 };
@@ -23,10 +22,7 @@ let agent: Awaited<ReturnType<Farm['token']>>;
 let browser: Browser;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  worker = await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider, worker } = await webFarm());
   agent = await farm.token('agent', 'dash');
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
 }, 90_000);

@@ -2,13 +2,11 @@
 // page received it — no visible change when it did, not delivered when it did not (inputs swallowed
 // on the way, as when a simulator's input service detaches) — and three in a row make the device
 // suspect. Escalations and verdicts carry which sensors answered.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
-import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 let farm: Farm;
 let provider: WebProvider;
@@ -16,10 +14,7 @@ let agent: Awaited<ReturnType<Farm['token']>>;
 let id: string;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   agent = await farm.token('agent', 'delivery');
   id = await settledSession(agent);
   const tab = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target: 'Settings', role: 'tab' } });

@@ -2,22 +2,18 @@
 // process): a 10-step task in one /do call against the same steps one by one; recording it,
 // replaying it, an app update that renames the Settings tab (refused before any touch, with both
 // identities), the repair and the resume; 20 replays in a row; a retried action that runs once.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 let farm: Farm;
 let provider: WebProvider;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
 }, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {
   await farm?.stop();

@@ -1,14 +1,12 @@
 // look: the one operation that returns pixels, on real Chromium through the API. The image is in
 // points by default (one pixel per point), a crop lands where the outline says things are, the
 // headers say what was served, and what cannot be served is refused with what can.
-import { pino } from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
-import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 let farm: Farm;
 let provider: WebProvider;
@@ -17,10 +15,7 @@ let viewer: Awaited<ReturnType<Farm['token']>>;
 let id: string;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   agent = await farm.token('agent', 'eyes');
   viewer = await farm.token('viewer', 'eyes');
   id = await settledSession(agent);

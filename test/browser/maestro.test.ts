@@ -6,13 +6,12 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 const CLI = new URL('../../dist/server/cli/main.js', import.meta.url).pathname;
 const FIXTURES = new URL('../fixtures/maestro/', import.meta.url).pathname;
@@ -22,10 +21,7 @@ let provider: WebProvider;
 let agent: Awaited<ReturnType<Farm['token']>>;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   agent = await farm.token('agent', 'ci');
 }, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {

@@ -4,12 +4,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
-import { waitFor } from '../helpers/wait.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
+import { webFarm } from '../helpers/web-device.js';
 
 const CLI = new URL('../../dist/server/cli/main.js', import.meta.url).pathname;
 const TOOLS = ['act', 'changes', 'do', 'flow_replay', 'look', 'permission', 'screen', 'session_end', 'session_start', 'wait'];
@@ -18,10 +16,7 @@ let provider: WebProvider;
 let agent: Awaited<ReturnType<Farm['token']>>;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   agent = await farm.token('agent', 'mcp');
 }, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {

@@ -6,20 +6,17 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
 import { Eyes } from '../../workers/perception/eyes.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { sleep } from '../helpers/wait.js';
+import { webDevice } from '../helpers/web-device.js';
 
 let provider: WebProvider;
 let device: WebDevice;
 let eyes: Eyes;
 
 beforeAll(async () => {
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await provider.start();
-  device = provider.device('web-1')!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device } = await webDevice());
   eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: 250 }, pino({ level: 'silent' }));
   eyes.start();
 });

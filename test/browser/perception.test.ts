@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TreeNode } from '../../workers/devices/backend.js';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
 import type { Box } from '../../workers/perception/analysis.js';
 import { Eyes } from '../../workers/perception/eyes.js';
 import { confusion, runTransitionSuite } from '../helpers/transitions.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { webDevice } from '../helpers/web-device.js';
 
 const QUIET = 250;
 let provider: WebProvider;
@@ -20,11 +20,7 @@ let eyes: Eyes;
 let sample: string;
 
 beforeAll(async () => {
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await provider.start();
-  device = provider.device('web-1')!;
-  sample = provider.sampleUrl!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device, sample } = await webDevice());
   eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET }, pino({ level: 'silent' }));
   eyes.start();
 });

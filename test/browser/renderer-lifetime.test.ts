@@ -4,22 +4,18 @@
 // browser context and reset onto another when it ends (WebDevice.rebuild), so that growth is bounded
 // by a session's length only if the old page's renderer process really exits: this checks it does,
 // on Debian's Chromium.
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
 import { argvOf, descendantsOf } from '../helpers/proc.js';
 import { waitFor } from '../helpers/wait.js';
+import { webDevice } from '../helpers/web-device.js';
 
 let provider: WebProvider;
 let device: WebDevice;
 
 beforeAll(async () => {
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await provider.start();
-  device = provider.device('web-1')!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device } = await webDevice());
 });
 afterAll(() => provider?.close());
 

@@ -3,13 +3,11 @@
 // with source ocr and a confidence; icons nobody named stay unnamed with their boxes; and a target
 // that only pixels could answer is never stretched: "Back" does not become a lone "B". Hit-test
 // probing: a tab bar whose buttons are hidden from the tree is recovered, with the probes counted.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, startFarm, type Farm } from '../helpers/farm.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
-import { waitFor } from '../helpers/wait.js';
+import { webFarm } from '../helpers/web-device.js';
 
 let farm: Farm;
 let provider: WebProvider;
@@ -17,10 +15,7 @@ let agent: Awaited<ReturnType<Farm['token']>>;
 let id: string;
 
 beforeAll(async () => {
-  farm = await startFarm(BROWSER_FARM_ENV);
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 20_000);
+  ({ farm, provider } = await webFarm());
   agent = await farm.token('agent', 'pixels');
   id = await settledSession(agent);
 }, 90_000);

@@ -3,17 +3,16 @@
 // DOM) and Ratchet 2's example apps (fixed bars over scrolling content, sheets). Outlines, bars,
 // covered pages, and identity across scroll positions and visits.
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
 import { compare } from '../../workers/understanding/identity.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 import { serveDirectory } from '../helpers/static-server.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { sleep } from '../helpers/wait.js';
+import { webDevice } from '../helpers/web-device.js';
 
 let provider: WebProvider;
 let device: WebDevice;
@@ -63,10 +62,7 @@ const text = (r: ScreenReading) => outlineText(r, { device: 'web iPhone 15', scr
 
 beforeAll(async () => {
   server = await serveDirectory(fileURLToPath(new URL('../../node_modules/', import.meta.url)));
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await provider.start();
-  device = provider.device('web-1')!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device } = await webDevice());
   await device.prepare({ url: `${server.origin}/framework7/dist/index.html` }, { signal: new AbortController().signal, origins: { allowedOrigins: [server.origin], allowPrivate: false } });
   page().on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText ?? '?'}`));
 

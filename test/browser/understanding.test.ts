@@ -1,27 +1,22 @@
 // Understanding on real Chromium and the sample app: outlines of every screen, identity across
 // scroll positions, times and contents, the title veto, the wizard trap, the header clock, and a
 // tap at the point the outline gives for a half-hidden row.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as g from '../../workers/devices/gestures.js';
 import type { WebDevice } from '../../workers/devices/web/device.js';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
 import { compare, SAME_SCREEN } from '../../workers/understanding/identity.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { webDevice } from '../helpers/web-device.js';
 
 let provider: WebProvider;
 let device: WebDevice;
 let sample: string;
 
 beforeAll(async () => {
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await provider.start();
-  device = provider.device('web-1')!;
-  sample = provider.sampleUrl!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device, sample } = await webDevice());
 }, 120_000); // a farm, a worker and Chromium starting beside another browser suite on 2 cores once took over 60 s in CI
 afterAll(async () => {
   await provider?.close();

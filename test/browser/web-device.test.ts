@@ -16,6 +16,7 @@ import { sleep, waitFor } from '../helpers/wait.js';
 import { analyse, GRID_W, gridHeight } from '../../workers/perception/analysis.js';
 import { grayGrid } from '../../workers/perception/image.js';
 import { significantChange } from '../../workers/perception/settle.js';
+import { webDevice } from '../helpers/web-device.js';
 
 let provider: WebProvider;
 let device: WebDevice;
@@ -23,12 +24,7 @@ let sample: string;
 let changes = 0;
 
 beforeAll(async () => {
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  provider.onChange(() => changes++);
-  await provider.start();
-  device = provider.device('web-1')!;
-  sample = provider.sampleUrl!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  ({ provider, device, sample } = await webDevice((p) => p.onChange(() => changes++)));
 });
 afterAll(() => provider?.close());
 
