@@ -8,6 +8,9 @@ import { liveScreen } from './live.js';
 const THUMB = { fps: '2', scale: '0.2' };
 // A gap should be followed by a fresh snapshot; if none comes, start over without `since`.
 const GAP_GRACE_MS = 2000;
+// How long after its last sign of strain placement keeps new sessions off a host (STRAIN_MEMORY_MS
+// on the gateway): the badge shows for as long, and the page redraws when it ends.
+const STRAIN_MS = 5 * 60_000;
 
 export function farmPage(main, status) {
   const view = template('farm');
@@ -19,6 +22,7 @@ export function farmPage(main, status) {
   const thumbs = new Map(); // session id → { img, live }
   let queue = null;
   let gapTimer = null;
+  let strainTimer = null;
   let drawn = false;
 
   const farm = stream('/v1/events', {
@@ -112,16 +116,35 @@ export function farmPage(main, status) {
       if (!byHost.has(d.hostId)) byHost.set(d.hostId, []);
       byHost.get(d.hostId).push(d);
     }
+    // No event marks a strain window's end: redraw when the first one ends.
+    const ends = [...hosts.values()].map(strainedUntil).filter((t) => t !== null);
+    clearTimeout(strainTimer);
+    if (ends.length) strainTimer = setTimeout(draw, Math.min(...ends) - Date.now() + 50);
     const sections = [...byHost].sort(([a], [b]) => a.localeCompare(b)).map(([id, list]) => hostSection(id, hosts.get(id), list));
     part(view, 'hosts').replaceChildren(...(sections.length ? sections : [h('p', { class: 'muted' }, 'no hosts yet')]));
   }
 
+  /** Until when an online host shows strain (ms since the epoch), or null. */
+  function strainedUntil(host) {
+    const until = host?.strainedAt && host.state === 'online' ? Date.parse(host.strainedAt) + STRAIN_MS : 0;
+    return until > Date.now() ? until : null;
+  }
+
   function hostSection(id, host, list) {
     const missing = (host?.backends ?? []).filter((b) => !b.available);
+    const strained = strainedUntil(host);
     return h(
       'section',
       { class: 'host', 'data-host-id': id, 'data-state': host?.state ?? 'unknown' },
-      h('h3', {}, host?.name ?? id, ' ', badge(host?.state ?? 'unknown'), h('span', { class: 'muted' }, host ? ` ${host.id} · ${host.os}/${host.arch} · v${host.version}` : '')),
+      h(
+        'h3',
+        {},
+        host?.name ?? id,
+        ' ',
+        badge(host?.state ?? 'unknown'),
+        strained ? h('span', { class: 'badge strained', 'data-badge': 'strained', title: `slow or overdue screen reads at ${clock(host.strainedAt)}: new sessions go to other hosts until ${clock(new Date(strained).toISOString())} while one has a device that fits` }, 'strained') : null,
+        h('span', { class: 'muted' }, host ? ` ${host.id} · ${host.os}/${host.arch} · v${host.version}` : ''),
+      ),
       missing.map((b) => h('p', { class: 'muted' }, `${b.backend} unavailable${b.hint ? `: ${b.hint}` : ''}`)),
       h(
         'table',
@@ -146,6 +169,7 @@ export function farmPage(main, status) {
   return () => {
     farm.close();
     clearTimeout(gapTimer);
+    clearTimeout(strainTimer);
     for (const t of thumbs.values()) t.live.close();
   };
 }

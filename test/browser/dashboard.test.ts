@@ -72,6 +72,12 @@ describe('the dashboard', () => {
       const host = page.locator(`[data-host-id="${worker.identity.id}"]`);
       await host.locator('[data-badge="online"]').first().waitFor(WAIT);
       await host.locator(`[data-device-id="${worker.identity.id}.web-1"][data-state="leased"]`).waitFor(WAIT);
+      // A host becoming strained reaches the page through the farm stream (the trigger's event) and
+      // shows until placement stops keeping sessions off it.
+      expect(await host.locator('[data-badge="strained"]').count()).toBe(0);
+      await farm.db.query(`UPDATE hosts SET strained_at = now() WHERE id = $1`, [worker.identity.id]);
+      await host.locator('[data-badge="strained"]').waitFor(WAIT);
+      expect(await host.locator('[data-badge="strained"]').getAttribute('title')).toMatch(/new sessions go to other hosts until \d\d:\d\d:\d\d/);
       const card = page.locator(`[data-session-id="${id}"][data-state="ready"]`);
       await card.waitFor(WAIT);
       await page.waitForFunction((sid) => Number(document.querySelector(`[data-session-id="${sid}"] img.thumb`)?.getAttribute('data-frames')) > 0, id, WAIT);
