@@ -24,7 +24,7 @@ let sample: string;
 let changes = 0;
 
 beforeAll(async () => {
-  ({ provider, device, sample } = await webDevice((p) => p.onChange(() => changes++)));
+  ({ provider, device, sample } = await webDevice({ beforeStart: (p) => p.onChange(() => changes++) }));
 });
 afterAll(() => provider?.close());
 

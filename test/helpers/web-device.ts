@@ -10,8 +10,8 @@ import { WebProvider } from '../../workers/devices/web/provider.js';
 import { BROWSER_FARM_ENV, startFarm, type Farm } from './farm.js';
 import { waitFor } from './wait.js';
 
-function iphoneProvider(): WebProvider {
-  return new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
+function iphoneProvider(chromium?: string): WebProvider {
+  return new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium, logger: pino({ level: 'silent' }) });
 }
 
 async function ready(provider: WebProvider): Promise<WebDevice> {
@@ -20,10 +20,13 @@ async function ready(provider: WebProvider): Promise<WebDevice> {
   return device;
 }
 
-/** The device on its own; `beforeStart` sees the provider before it starts (to subscribe to it). */
-export async function webDevice(beforeStart?: (provider: WebProvider) => void): Promise<{ provider: WebProvider; device: WebDevice; sample: string }> {
-  const provider = iphoneProvider();
-  beforeStart?.(provider);
+/**
+ * The device on its own; `beforeStart` sees the provider before it starts (to subscribe to it);
+ * `chromium` is the browser to run (default: the host's).
+ */
+export async function webDevice(opts: { beforeStart?: (provider: WebProvider) => void; chromium?: string } = {}): Promise<{ provider: WebProvider; device: WebDevice; sample: string }> {
+  const provider = iphoneProvider(opts.chromium);
+  opts.beforeStart?.(provider);
   await provider.start();
   return { provider, device: await ready(provider), sample: provider.sampleUrl! };
 }
