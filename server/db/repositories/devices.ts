@@ -76,10 +76,11 @@ export interface FreeDeviceRow extends DeviceRow {
  */
 export async function lockAvailableDevices(q: Queryable, limit: number, strainWindowMs: number): Promise<FreeDeviceRow[]> {
   const { rows } = await q.query<FreeDeviceRow>(
-    `SELECT d.*,
+    `WITH busy AS (SELECT host_id, count(*)::int AS n FROM devices WHERE session_id IS NOT NULL GROUP BY host_id)
+     SELECT d.*,
        coalesce(h.strained_at > now() - ($2::double precision * interval '1 millisecond'), false) AS host_strained,
-       (SELECT count(*)::int FROM devices b WHERE b.host_id = d.host_id AND b.session_id IS NOT NULL) AS host_busy
-     FROM devices d JOIN hosts h ON h.id = d.host_id
+       coalesce(b.n, 0) AS host_busy
+     FROM devices d JOIN hosts h ON h.id = d.host_id LEFT JOIN busy b ON b.host_id = d.host_id
      WHERE d.state = 'available' AND h.state = 'online' AND h.connection_id IS NOT NULL AND NOT d.needs_reset AND NOT d.quarantined
        AND EXISTS (
          SELECT 1 FROM sessions s
