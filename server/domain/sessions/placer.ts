@@ -19,8 +19,6 @@ export interface PlacerOptions {
   intervalMs: number;
   /** Devices considered per run. */
   batch: number;
-  /** How long after a host's last sign of strain placement prefers other hosts (strain.ts). */
-  strainWindowMs?: number;
 }
 
 export interface PlacerHooks {
@@ -85,7 +83,7 @@ export class Placer {
   private async runOnce(): Promise<number> {
     const now = Date.now();
     const { jobs, waited } = await this.db.transaction(async (tx) => {
-      const free = await devices.lockAvailableDevices(tx, this.opts.batch, this.opts.strainWindowMs ?? STRAIN_MEMORY_MS);
+      const free = await devices.lockAvailableDevices(tx, this.opts.batch, STRAIN_MEMORY_MS);
       if (free.length === 0) return { jobs: [], waited: [] };
       const queued = await sessions.lockQueued(tx, free, free.length, this.opts.agingMs);
       if (queued.length === 0) return { jobs: [], waited: [] };
