@@ -1,9 +1,9 @@
 // What a web device's renderer holds is returned when its session ends. Soaks that keep 20 sessions
-// on the same pages for an hour or more see Chromium's renderers grow by 2-5 MB per device every ten
-// minutes beyond the pages' own state (README, Soak). A session's device is prepared on a fresh
-// browser context and reset onto another when it ends (WebDevice.rebuild), so that growth is bounded
-// by a session's length only if the old page's renderer process really exits: this checks it does,
-// on Debian's Chromium.
+// for an hour or more see Chromium's renderers grow beyond the pages' own state, by under 1 MB per
+// device every ten minutes once the soak's own measuring stopped adding to it (README, Soak). A
+// session's device is prepared on a fresh browser context and reset onto another when it ends
+// (WebDevice.rebuild), so that growth is bounded by a session's length only if the old page's
+// renderer process really exits: this checks it does, on Debian's Chromium.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WebDevice } from '../../workers/devices/web/device.js';
 import type { WebProvider } from '../../workers/devices/web/provider.js';
