@@ -1,21 +1,16 @@
 // Host strain in Postgres, on the real server: a heartbeat marks its host strained only when it says
 // so (and only for the connection that owns the host), and dashboards hear of a host becoming
 // strained once per window, not of every heartbeat that keeps it so (the farm_host trigger, 0008).
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../server/db/database.js';
-import { migrate, readMigrations } from '../../server/db/migrate.js';
-import { openPostgres } from '../../server/db/postgres.js';
 import * as hosts from '../../server/db/repositories/hosts.js';
-import { migrationsDir } from '../../server/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { migratedDatabase } from '../helpers/migrated-db.js';
 
 let tdb: TestDatabase;
 let db: Database;
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = openPostgres({ url: tdb.url, poolSize: 2, applicationName: 'test', logger: pino({ level: 'silent' }) });
-  await migrate(db, await readMigrations(migrationsDir));
+  ({ tdb, db } = await migratedDatabase('host-strain'));
   await hosts.upsertHostOnHello(db, { id: 'h1', name: 'h1', os: 'linux', arch: 'x64', version: 't', protocolVersion: 1, backends: [], gatewayId: 'g', connectionId: 'c1', tokenId: null });
 });
 afterAll(async () => {

@@ -1,15 +1,12 @@
 // Screen memory in Postgres (server/db/repositories/memory.ts): a screen's vocabulary (roles, labels,
 // tap points) and when it was last confirmed, as workers write them behind through the gateway. A
 // fresh database on the real server; writes go through the repository as the gateway applies them.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../../openapi/contract.js';
 import type { Database } from '../../server/db/database.js';
-import { migrate, readMigrations } from '../../server/db/migrate.js';
-import { openPostgres } from '../../server/db/postgres.js';
 import { applyMemoryWrite, loadMemory } from '../../server/db/repositories/memory.js';
-import { migrationsDir } from '../../server/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { migratedDatabase } from '../helpers/migrated-db.js';
 
 type Write = Schemas['WorkerMemoryWrite'];
 
@@ -17,9 +14,7 @@ let tdb: TestDatabase;
 let db: Database;
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = openPostgres({ url: tdb.url, poolSize: 2, applicationName: 'memory-screens', logger: pino({ level: 'silent' }) });
-  await migrate(db, await readMigrations(migrationsDir));
+  ({ tdb, db } = await migratedDatabase('memory-screens'));
 });
 afterAll(async () => {
   await db?.close();

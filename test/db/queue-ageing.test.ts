@@ -3,16 +3,13 @@
 // has waited a single period (up to ci) still goes after it. The policy's TypeScript twin is tested
 // in unit/placement.test.ts; here the class is computed by Postgres (queuePosition, and lockQueued,
 // which picks each team's oldest requests per effective class) on the real server.
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../server/db/database.js';
-import { migrate, readMigrations } from '../../server/db/migrate.js';
-import { openPostgres } from '../../server/db/postgres.js';
 import * as sessions from '../../server/db/repositories/sessions.js';
 import { ensureTeam } from '../../server/db/repositories/teams.js';
 import { plan } from '../../server/domain/sessions/placement.js';
-import { migrationsDir } from '../../server/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { migratedDatabase } from '../helpers/migrated-db.js';
 
 const AGING_MS = 60_000;
 const DEVICE = { id: 'h.fake-1', platform: 'web', model: 'Fake Phone', os: 'fake 1.0', labels: [] as string[] };
@@ -20,9 +17,7 @@ const DEVICE = { id: 'h.fake-1', platform: 'web', model: 'Fake Phone', os: 'fake
 let tdb: TestDatabase;
 let db: Database;
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = openPostgres({ url: tdb.url, poolSize: 2, applicationName: 'test', logger: pino({ level: 'silent' }) });
-  await migrate(db, await readMigrations(migrationsDir));
+  ({ tdb, db } = await migratedDatabase('queue-ageing'));
   await ensureTeam(db, 'alpha');
 });
 afterAll(async () => {

@@ -2,28 +2,23 @@
 // and half of a surrogate pair, in text and in JSON. A memory write holding them is refused at the
 // gateway naming the field (test/unit/worker-link.test.ts); a recorded step keeps its evidence with
 // them made storable, since the action it records has already run.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../../openapi/contract.js';
 import { sqlState, type Database } from '../../server/db/database.js';
-import { migrate, readMigrations } from '../../server/db/migrate.js';
-import { openPostgres } from '../../server/db/postgres.js';
 import { appendRecordedSteps, recordedSteps, startRecording } from '../../server/db/repositories/flows.js';
 import { applyMemoryWrite } from '../../server/db/repositories/memory.js';
 import { insertSession } from '../../server/db/repositories/sessions.js';
 import { ensureTeam } from '../../server/db/repositories/teams.js';
 import { insertToken } from '../../server/db/repositories/tokens.js';
 import { firstUnstorable } from '../../server/db/unstorable.js';
-import { migrationsDir } from '../../server/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { TestDatabase } from '../helpers/db.js';
+import { migratedDatabase } from '../helpers/migrated-db.js';
 
 let tdb: TestDatabase;
 let db: Database;
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = openPostgres({ url: tdb.url, poolSize: 2, applicationName: 'stored-text', logger: pino({ level: 'silent' }) });
-  await migrate(db, await readMigrations(migrationsDir));
+  ({ tdb, db } = await migratedDatabase('stored-text'));
 });
 afterAll(async () => {
   await db?.close();
