@@ -1,13 +1,13 @@
 // The soak's short variant (`npm run soak` runs the long one): 3 agents exploring the sample app at
 // random on real Chromium through a real gateway and worker, with 30 event-stream subscribers, for
-// 45 s, relaunching every app twice on the way. Every answer must be a success or a typed refusal,
+// 45 s, relaunching every app once on the way and then starting a new round of sessions. Every answer must be a success or a typed refusal,
 // every session must still be ready at the end, the gateway must give back the descriptors its
 // subscribers held, and what the worker's stores and Chromium hold must be reported.
 import { expect, it } from 'vitest';
 import { runSoak, soakMarkdown } from '../soak/soak.js';
 
-it('three agents and thirty subscribers for 45 s: no error, sessions alive, descriptors given back', async () => {
-  const r = await runSoak({ durationMs: 45_000, sessions: 3, subscribers: 30, sampleMs: 2000, relaunchEveryMs: 15_000 });
+it('three agents and thirty subscribers for 45 s, a relaunch and a new round of sessions: no error, sessions alive, descriptors given back', async () => {
+  const r = await runSoak({ durationMs: 45_000, sessions: 3, subscribers: 30, sampleMs: 2000, relaunchEveryMs: 15_000, roundEveryMs: 30_000 });
   console.log(soakMarkdown(r));
   expect(r.errors).toEqual([]);
   expect(r.actions).toBeGreaterThan(15);
@@ -34,10 +34,10 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
   // Chromium's GPU process and renderers are given apart, since either can grow alone.
   expect(Object.keys(r.lateGrowthMB)).toEqual(['gateway', 'worker', 'chromium', 'chromium gpu-process', 'chromium renderers', 'worker JS heap', 'worker native bound to JS']);
   for (const v of Object.values(r.lateGrowthMB)) expect(Number.isFinite(v)).toBe(true);
-  // Relaunch cycles: the fresh pages, then two rounds of every agent relaunching its app, each
-  // measured after every page collected its garbage.
+  // Relaunch cycles: the fresh pages, then every agent relaunching its app (at 15 s; at 30 s the
+  // round takes the relaunch's place), each measured after every page collected its garbage.
   const rows = r.relaunches!;
-  expect(rows.map((row) => row.cycle)).toEqual([0, 1, 2]);
+  expect(rows.map((row) => row.cycle)).toEqual([0, 1]);
   for (const row of rows) {
     expect(row.error).toBeUndefined();
     expect(row.agents).toBe(3);
@@ -49,6 +49,21 @@ it('three agents and thirty subscribers for 45 s: no error, sessions alive, desc
     expect(row.v8UsedMB).toBeGreaterThan(0);
     expect(row.v8TotalMB).toBeGreaterThanOrEqual(row.v8UsedMB);
   }
+  // Rounds of sessions: before the first, then at 30 s every agent released its session, every
+  // device was reset and measured with no session on it, and a new round started, which the agents
+  // then drove (no session ended under one, no error above) until the end.
+  const rounds = r.rounds!;
+  expect(rounds.map((row) => [row.round, row.released])).toEqual([[0, 0], [1, 3]]);
+  for (const row of rounds) {
+    expect(row.error).toBeUndefined();
+    expect(row.pages).toBe(3);
+    expect(row.renderersMB).toBeGreaterThan(0);
+    expect(row.gpuMB + row.browserMB).toBeGreaterThan(0);
+    expect(row.readyS).toBeGreaterThan(0);
+  }
+  expect(rounds[1]!.inSessionRenderersMB).toBeGreaterThan(0);
+  expect(rounds[1]!.resetS).toBeGreaterThan(0);
+  expect(r.routes.releaseSession?.n).toBe(3);
   // Chromium is measured once more after the sessions ended and their devices were reset.
   expect(r.chromiumByKind?.released?.renderer).toBeGreaterThan(0);
 }, 180_000);

@@ -1,5 +1,5 @@
 // npm run soak [-- --minutes N --sessions N --subscribers N --frame-budget-mb N
-//                  --worker-node-options=S --worker-preload=LIB --relaunch-every M]: the long soak (30 minutes, 20
+//                  --worker-node-options=S --worker-preload=LIB --relaunch-every M --rounds-every M]: the long soak (30 minutes, 20
 // agent sessions, 100 subscribers by default; the worker's frame store budget per device is its
 // default unless given). --worker-node-options is for diagnosing the worker: "=--heapsnapshot-signal=SIGUSR2
 // --diagnostic-dir=/tmp/snaps" lets `kill -USR2` take heap snapshots (each one stops the worker
@@ -11,7 +11,10 @@
 // collects its garbage and Chromium is measured again (collect.ts), which tells garbage waiting
 // from memory kept. --relaunch-every M has every agent relaunch its app every M minutes; once all
 // have, every page collects its garbage and Chromium is measured (a table of cycles): what the
-// renderers hold then is not the pages' state. Interrupted, it takes its gateway, worker and
+// renderers hold then is not the pages' state. --rounds-every M has every agent release its session
+// every M minutes; once every device is reset, Chromium is measured with no session on it and a new
+// round of sessions starts (a table of rounds): what the browser and its GPU process keep between
+// rounds must not climb. Interrupted, it takes its gateway, worker and
 // browsers down with it.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { killAll } from '../helpers/processes.js';
 import { runSoak, soakMarkdown } from './soak.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' }, 'relaunch-every': { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' }, 'relaunch-every': { type: 'string' }, 'rounds-every': { type: 'string' } } });
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 const subscribers = Number(values.subscribers);
@@ -46,7 +49,12 @@ if (relaunchEvery !== undefined && !(relaunchEvery > 0 && relaunchEvery < minute
   console.error('soak: --relaunch-every takes a number of minutes shorter than the soak');
   process.exit(2);
 }
-const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchEvery === undefined ? {} : { relaunchEveryMs: relaunchEvery * 60_000 }) });
+const roundsEvery = values['rounds-every'] === undefined ? undefined : Number(values['rounds-every']);
+if (roundsEvery !== undefined && !(roundsEvery > 0 && roundsEvery < minutes)) {
+  console.error('soak: --rounds-every takes a number of minutes shorter than the soak');
+  process.exit(2);
+}
+const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchEvery === undefined ? {} : { relaunchEveryMs: relaunchEvery * 60_000 }), ...(roundsEvery === undefined ? {} : { roundEveryMs: roundsEvery * 60_000 }) });
 const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}soak.json`, `${JSON.stringify(report, null, 2)}\n`);

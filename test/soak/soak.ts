@@ -3,20 +3,22 @@
 // event-stream subscribers, for a while. What it watches is what a farm dies of slowly: memory that
 // only grows, descriptors that leak, latency that drifts, and any answer that is not a typed one.
 // `npm run soak` runs it for 30 minutes; test/browser/soak.test.ts runs a short one in `npm test`.
-import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api } from '../helpers/api.js';
 import { startCrowd } from '../helpers/crowd.js';
 import { createTestDatabase } from '../helpers/db.js';
-import { descendantsOf } from '../helpers/proc.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN } from '../helpers/processes.js';
 import { settledSession } from '../helpers/sessions.js';
 import { waitFor } from '../helpers/wait.js';
 import { collectGarbage, debuggableChromium } from './collect.js';
-import { cycleTimes, RelaunchCycles } from './relaunch-cycles.js';
-import { shortReads, shortReadsMarkdown, slowReads, slowReadsMarkdown, type ShortReads, type SlowReads } from './slow-reads.js';
+import { Cycles, schedule } from './cycles.js';
+import { chromiumPssByKind, chromiumPssMB, chromiumUnder, fdCount, roundAll, rssMB } from './measure.js';
+import type { ProcessTrend, RelaunchRow, RoundRow, SoakReport, TimelineRow } from './report.js';
+import { shortReads, slowReads } from './slow-reads.js';
+
+export { soakMarkdown } from './report.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -30,98 +32,22 @@ export interface SoakOptions {
   progress?: (line: string) => void;
   /**
    * Every this often, every agent relaunches its app (a fresh page in the same session); once all
-   * have, every page collects its garbage and Chromium is measured (relaunch-cycles.ts). What the
+   * have, every page collects its garbage and Chromium is measured (cycles.ts). What the
    * renderers still hold then is theirs, not the pages' state: flat from cycle to cycle or not.
    */
   relaunchEveryMs?: number;
+  /**
+   * Every this often, every agent releases its session; once every device is reset, every page
+   * collects its garbage and Chromium is measured with no session on it, then a new round of
+   * sessions starts (and the subscribers follow them). Round 0 is measured before the first
+   * sessions. What the browser and GPU processes hold between rounds must not climb round by round.
+   */
+  roundEveryMs?: number;
   /**
    * At the end, every page collects its garbage and Chromium is measured again (collect.ts): what
    * the renderers grew by and give back then was garbage not yet collected, not a leak.
    */
   collectAtEnd?: boolean;
-}
-
-export interface ProcessTrend {
-  name: string;
-  rssMB: { start: number; end: number; max: number; slopeMBPerMin: number };
-  /** Open file descriptors; absent for what is not one process. */
-  fds?: { start: number; end: number; max: number };
-}
-
-export interface SoakReport {
-  durationMs: number;
-  sessions: number;
-  subscribers: number;
-  actions: number;
-  verdicts: Record<string, number>;
-  /** Verdicts by the screen each action ended on. */
-  screens: Record<string, Record<string, number>>;
-  /** Typed refusals an agent doing random things earns (a ref gone stale, a destructive button). */
-  refusals: Record<string, number>;
-  /** Anything else: a 5xx, an untyped body, a session that ended under an agent, a thrown error. */
-  errors: string[];
-  routes: Record<string, { n: number; p50Ms: number; p99Ms: number }>;
-  events: number;
-  processes: ProcessTrend[];
-  /** Descriptors of the gateway before the subscribers came and after they left. */
-  gatewayFds: { before: number; after: number };
-  /** Screen reads the worker logged as slow, with where their time went. */
-  slowReads: SlowReads;
-  /** Reads that ran short of time, by cause: together, reads_cut_short and reads_overdue of the strain. */
-  shortReads: ShortReads;
-  /** The worker's strain counters at the end (simfleet_worker_strain_total), kind by kind: they should agree with slowReads. */
-  strain: Record<string, number>;
-  /** What the worker's stores held (simfleet_worker_held, from its heartbeats), kind by kind. */
-  held: { kind: string; start: number; end: number; max: number; slopePerMin: number }[];
-  /** Memory per process over time: the median of each slice of the run (about ten of them). */
-  timeline: TimelineRow[];
-  /**
-   * Median of the last third minus the median of the middle third, per process (MB): a plateau
-   * shows as about 0 however the first third (warm-up) went; a leak as the rate times a third.
-   */
-  lateGrowthMB: Record<string, number>;
-  /** Chromium's PSS at the start, at the end, and a few seconds after every page collected its garbage. */
-  collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
-  /** Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when asked for. */
-  /**
-   * `released`: once the sessions were released and every device reset onto a fresh page (a new
-   * renderer): what the renderers grew by during the sessions should be back.
-   */
-  chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number>; released?: Record<string, number> };
-  /** One row per relaunch cycle (cycle 0: the fresh pages before the agents start), when asked for. */
-  relaunches?: RelaunchRow[];
-}
-
-export interface RelaunchRow {
-  cycle: number;
-  atMin: number;
-  /** Agents that relaunched and arrived in time (all of them, unless a session ended). */
-  agents: number;
-  /** Pages that collected their garbage, and what they hold after it (collect.ts). */
-  pages: number;
-  domNodes: number;
-  documents: number;
-  v8UsedMB: number;
-  v8TotalMB: number;
-  renderersMB: number;
-  gpuMB: number;
-  chromiumMB: number;
-  error?: string;
-}
-
-export interface TimelineRow {
-  fromMin: number;
-  toMin: number;
-  gatewayMB: number;
-  workerMB: number;
-  chromiumMB: number;
-  /** Chromium's GPU process and its renderers (PSS): the two parts that grew in earlier soaks. */
-  gpuMB: number;
-  renderersMB: number;
-  workerHeapMB: number;
-  workerNativeMB: number;
-  gatewayFds: number;
-  workerFds: number;
 }
 
 /** What an agent may be told no for while it explores at random: each a typed, expected answer. */
@@ -144,44 +70,6 @@ function slopePerMin(points: { t: number; v: number }[]): number {
   return den === 0 ? 0 : Math.round((num / den) * 60_000 * 100) / 100;
 }
 
-const rssMB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-// Proportional set size: a page shared by n processes counts 1/n in each. Summing RSS over Chromium's
-// forty-odd processes counted its shared libraries forty times (6.9 GB summed RSS against 1.8 GB
-// PSS, read at the same moment of a soak of 20 devices).
-const pssMB = (pid: number) => Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
-const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
-
-/** Chromium's processes under a worker (the browser and its renderers). */
-function chromiumUnder(root: number): number[] {
-  return descendantsOf(root)
-    .filter((p) => /chrom/i.test(p.comm))
-    .map((p) => p.pid);
-}
-
-/** Chromium's PSS under a worker, summed over its processes (one gone while read counts 0). */
-function chromiumPssMB(workerPid: number): number {
-  return Object.values(chromiumPssByKind(workerPid)).reduce((a, b) => a + b, 0);
-}
-
-/**
- * The same by kind of process (browser, renderer, gpu-process, utility, zygote...), from each one's
- * --type switch: which part of Chromium holds what grew.
- */
-function chromiumPssByKind(workerPid: number): Record<string, number> {
-  const byKind: Record<string, number> = {};
-  for (const pid of chromiumUnder(workerPid)) {
-    try {
-      const kind = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'browser';
-      byKind[kind] = (byKind[kind] ?? 0) + pssMB(pid);
-    } catch {
-      // gone while we looked
-    }
-  }
-  return byKind;
-}
-
-const roundAll = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]));
-
 export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const say = opts.progress ?? (() => undefined);
   const db = await createTestDatabase();
@@ -191,8 +79,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const workerToken = (await admin.call('createToken', { body: { name: 'soak-worker', role: 'worker', team: 'default' } })).body.secret;
     const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
     const agent = api(gateway.url, agentSecret);
+    const allAvailable = async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined);
     const dataDir = await mkdtemp(join(tmpdir(), 'sf-soak-'));
-    const withPort = opts.collectAtEnd || opts.relaunchEveryMs ? debuggableChromium(dataDir) : null;
+    const withPort = opts.collectAtEnd || opts.relaunchEveryMs || opts.roundEveryMs ? debuggableChromium(dataDir) : null;
     const worker = await startWorkerProcess({
       SIMFLEET_GATEWAY_URL: gateway.url,
       SIMFLEET_WORKER_TOKEN: workerToken,
@@ -205,23 +94,56 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // took longer than the 20 s other tests allow a worker of fake devices (two soaks failed on it).
     await worker.waitForLog('registration', (l) => l.msg === 'registered with the gateway', 90_000);
     // 20 devices starting on a throttled host (a cgroup of 0.8 of a core) took more than a minute.
-    await waitFor(`${opts.sessions} web devices available`, async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined), 180_000);
+    await waitFor(`${opts.sessions} web devices available`, allAvailable, 180_000);
+    const gatewayPid = gateway.proc.pid!;
+    const workerPid = worker.proc.pid!;
+    /** Every page collects its garbage; a few seconds later, Chromium's PSS by kind of process. */
+    const collectAndMeasure = async () => {
+      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
+      await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
+      return { done, byKind: chromiumPssByKind(workerPid) };
+    };
+    const rounds: RoundRow[] = [];
+    /** One row of the rounds' table, measured with no session on any device. */
+    const measureRound = async (round: number, released: number, atMs: number, resetS: number, inSession: Record<string, number> | null, error?: string): Promise<RoundRow> => {
+      const { done, byKind } = await collectAndMeasure();
+      const ok = !('error' in done);
+      return {
+        round, atMin: Math.round(atMs / 6000) / 10, released, resetS,
+        inSessionRenderersMB: inSession ? Math.round(inSession.renderer ?? 0) : null,
+        inSessionGpuMB: inSession ? Math.round(inSession['gpu-process'] ?? 0) : null,
+        renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), browserMB: Math.round(byKind.browser ?? 0),
+        chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)),
+        pages: ok ? done.pages : 0, documents: ok ? done.documents : 0, v8UsedMB: ok ? done.v8UsedMB : 0,
+        workerMB: Math.round(rssMB(workerPid)),
+        ...(error || !ok ? { error: [error, ok ? undefined : done.error].filter(Boolean).join('; ') } : {}),
+      };
+    };
+    if (opts.roundEveryMs) rounds.push(await measureRound(0, 0, 0, 0, null));
+
     const ids: string[] = [];
     // Leases long enough for the whole soak (the default 15 minutes would end them half way).
     const ttlSeconds = Math.ceil(opts.durationMs / 1000) + 600;
-    for (let i = 0; i < opts.sessions; i++) ids.push(await settledSession(agent, { ttlSeconds, idleTimeoutSeconds: 600 }));
+    const openSessions = async () => {
+      for (let i = 0; i < opts.sessions; i++) ids[i] = await settledSession(agent, { ttlSeconds, idleTimeoutSeconds: 600 });
+    };
+    const opening = Date.now();
+    await openSessions();
+    if (rounds[0]) rounds[0].readyS = Math.round((Date.now() - opening) / 100) / 10;
     say(`${ids.length} sessions ready`);
 
-    const gatewayPid = gateway.proc.pid!;
-    const workerPid = worker.proc.pid!;
     const fdsBefore = fdCount(gatewayPid);
     const crowd = startCrowd();
     const wsBase = gateway.url.replace(/^http/, 'ws');
-    const per = Math.ceil(opts.subscribers / ids.length);
-    for (const [i, id] of ids.entries()) {
-      const n = Math.min(per, opts.subscribers - i * per);
-      if (n > 0) await crowd.ask({ connect: { url: `${wsBase}/v1/sessions/${id}/events`, token: agentSecret, n } }, 'ready');
-    }
+    /** The subscribers, spread over the sessions of the round (a new round's sessions get new ones). */
+    const subscribe = async () => {
+      const per = Math.ceil(opts.subscribers / ids.length);
+      for (const [i, id] of ids.entries()) {
+        const n = Math.min(per, opts.subscribers - i * per);
+        if (n > 0) await crowd.ask({ connect: { url: `${wsBase}/v1/sessions/${id}/events`, token: agentSecret, n } }, 'ready');
+      }
+    };
+    await subscribe();
     say(`${opts.subscribers} subscribers connected`);
 
     const errors: string[] = [];
@@ -262,21 +184,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const latency: Record<string, number[]> = {};
     let actions = 0;
     const byKindAtStart = roundAll(chromiumPssByKind(workerPid));
-    const cycles = opts.relaunchEveryMs ? new RelaunchCycles(ids.length) : null;
+    const cycles = opts.relaunchEveryMs || opts.roundEveryMs ? new Cycles(ids.length) : null;
     const relaunches: RelaunchRow[] = [];
-    /** Every page collects its garbage; a few seconds later, Chromium's PSS by kind of process. */
-    const collectAndMeasure = async () => {
-      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
-      await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
-      return { done, byKind: chromiumPssByKind(workerPid) };
-    };
     const measureCycle = async (cycle: number, agents: number, atMs: number) => {
       const { done, byKind } = await collectAndMeasure();
       const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, documents: 'error' in done ? 0 : done.documents, v8UsedMB: 'error' in done ? 0 : done.v8UsedMB, v8TotalMB: 'error' in done ? 0 : done.v8TotalMB, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
       relaunches.push(row);
       say(`relaunch cycle ${cycle}: ${JSON.stringify(row)}`);
     };
-    if (cycles) await measureCycle(0, ids.length, 0);
+    if (opts.relaunchEveryMs) await measureCycle(0, ids.length, 0);
     sample();
     const sampler = setInterval(sample, opts.sampleMs);
     const reporter = setInterval(() => {
@@ -285,15 +201,45 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       errorsSaid = errors.length;
     }, 60_000);
     const deadline = t0 + opts.durationMs;
-    // Cycle by cycle: relaunch, wait for every agent, measure, let them go on.
+    /**
+     * Between two rounds: every device reset after its release, measured, then the next round's
+     * sessions and their subscribers. A failure is the row's and the report's, and the agents go on
+     * (an agent left on an ended session then reports that too).
+     */
+    const nextRound = async (released: number, inSession: Record<string, number>) => {
+      const atMs = Date.now() - t0;
+      let resetS = 0;
+      let error: string | undefined;
+      try {
+        await waitFor('every device reset and available again', allAvailable, 180_000);
+        resetS = Math.round((Date.now() - t0 - atMs) / 100) / 10;
+      } catch (err) {
+        error = (err as Error).message;
+      }
+      const row = await measureRound(rounds.length, released, atMs, resetS, inSession, error);
+      const opening = Date.now();
+      try {
+        await openSessions();
+        await subscribe();
+        row.readyS = Math.round((Date.now() - opening) / 100) / 10;
+      } catch (err) {
+        fail(`round ${row.round}: the next sessions: ${(err as Error).message}`);
+      }
+      if (row.error) fail(`round ${row.round}: ${row.error}`);
+      rounds.push(row);
+      say(`round ${row.round}: ${JSON.stringify(row)}`);
+    };
+    // Cycle by cycle: have every agent relaunch (or release), wait for them, measure, let them go on.
     const coordinate = async () => {
       if (!cycles) return;
-      for (const at of cycleTimes(opts.durationMs, opts.relaunchEveryMs!)) {
+      for (const { at, kind } of schedule(opts.durationMs, opts.relaunchEveryMs, opts.roundEveryMs)) {
         await new Promise((res) => setTimeout(res, Math.max(0, t0 + at - Date.now())));
-        cycles.begin();
+        const inSession = chromiumPssByKind(workerPid);
+        cycles.begin(kind);
         const arrived = await cycles.waitForAgents(120_000);
         try {
-          await measureCycle(cycles.current, arrived, Date.now() - t0);
+          if (kind === 'round') await nextRound(arrived, inSession);
+          else await measureCycle(relaunches.length, arrived, Date.now() - t0);
         } finally {
           cycles.end();
         }
@@ -313,17 +259,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       return res;
     };
 
-    const explore = async (id: string, seed: number) => {
+    /** Agent `i` drives the session ids[i], which a new round replaces. */
+    const explore = async (i: number, seed: number) => {
       let r = seed;
       const rand = () => ((r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-      const at = { params: { sessionId: id } };
       let cycle = 0;
       while (Date.now() < deadline) {
+        const id = ids[i]!;
+        const at = { params: { sessionId: id } };
         try {
           if (cycles && cycle < cycles.current) {
             cycle = cycles.current;
-            const res = await timed('runAction', () => agent.call('runAction', { ...at, body: { action: 'launch' } }));
-            if (res.status === 200) actions++;
+            if (cycles.kind === 'round') {
+              await timed('releaseSession', () => agent.call('releaseSession', at));
+            } else {
+              const res = await timed('runAction', () => agent.call('runAction', { ...at, body: { action: 'launch' } }));
+              if (res.status === 200) actions++;
+            }
             await cycles.arrive();
             continue;
           }
@@ -355,7 +307,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         }
       }
     };
-    await Promise.all([...ids.map((id, i) => explore(id, 7 + i)), coordinate()]);
+    await Promise.all([...ids.map((_, i) => explore(i, 7 + i)), coordinate()]);
     clearInterval(sampler);
     clearInterval(reporter);
     sample();
@@ -378,7 +330,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       await agent.call('releaseSession', { params: { sessionId: id } });
     }
     try {
-      await waitFor('every device reset and available again', async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= ids.length ? true : undefined), 180_000);
+      await waitFor('every device reset and available again', allAvailable, 180_000);
       await new Promise((res) => setTimeout(res, 5000)); // the old renderers' exit, and the new pages' first paints
       chromiumByKind.released = roundAll(chromiumPssByKind(workerPid));
       say(`after the sessions were released and their devices reset: ${JSON.stringify(chromiumByKind.released)}`);
@@ -415,7 +367,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     return {
       ...(collected ? { collected } : {}),
       chromiumByKind,
-      ...(cycles ? { relaunches } : {}),
+      ...(opts.relaunchEveryMs ? { relaunches } : {}),
+      ...(opts.roundEveryMs ? { rounds } : {}),
       timeline,
       lateGrowthMB,
       durationMs: Date.now() - t0,
@@ -444,71 +397,3 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   }
 }
 
-export function soakMarkdown(r: SoakReport): string {
-  return [
-    `# simfleet soak`,
-    '',
-    `${new Date().toISOString()} · ${Math.round(r.durationMs / 60_000)} min · ${r.sessions} agent sessions · ${r.subscribers} stream subscribers`,
-    '',
-    `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
-    '',
-    `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
-    '',
-    '| process (memory: RSS, or as named) | start MB | end MB | max MB | trend MB/min (after warm-up) | fds start | fds end | fds max |',
-    '|---|---|---|---|---|---|---|---|',
-    ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds?.start ?? '–'} | ${p.fds?.end ?? '–'} | ${p.fds?.max ?? '–'} |`),
-    '',
-    'Memory over time (the median of each slice, MB; descriptors as counts):',
-    '',
-    '| minutes | gateway | worker | chromium (PSS) | of it: gpu-process | of it: renderers | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.gpuMB} | ${t.renderersMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
-    '',
-    `Growth in the last third over the middle third (medians, MB; about 0 is a plateau): ${Object.entries(r.lateGrowthMB).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v}`).join(', ')}`,
-    '',
-    '| route | calls | p50 ms | p99 ms |',
-    '|---|---|---|---|',
-    ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.n} | ${v.p50Ms} | ${v.p99Ms} |`),
-    '',
-    slowReadsMarkdown(r.slowReads),
-    '',
-    shortReadsMarkdown(r.shortReads),
-    '',
-    `The worker's strain counters in /metrics at the last sample: ${Object.entries(r.strain).map(([k, v]) => `${k} ${v}`).join(', ') || 'none reported'}`,
-    '',
-    "What the worker's stores held (from its heartbeats; bytes as named, the rest counts):",
-    '',
-    '| held | start | end | max | trend per min (after warm-up) |',
-    '|---|---|---|---|---|',
-    ...r.held.map((h) => `| ${h.kind} | ${h.start} | ${h.end} | ${h.max} | ${h.slopePerMin} |`),
-    '',
-    ...(r.collected ? ['error' in r.collected ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).` : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`, ''] : []),
-    ...(r.chromiumByKind ? [byKindTable(r.chromiumByKind), ''] : []),
-    ...(r.relaunches ? [relaunchTable(r.relaunches), ''] : []),
-    `Gateway descriptors: ${r.gatewayFds.before} before the subscribers, ${r.gatewayFds.after} after they and the sessions left (waiting up to 90 s for idle connections to close).`,
-    ...(r.errors.length ? ['', '## Errors', '', ...r.errors.slice(0, 50).map((e) => `- ${e}`)] : []),
-    '',
-  ].join('\n');
-}
-
-function byKindTable(k: NonNullable<SoakReport['chromiumByKind']>): string {
-  const kinds = [...new Set([...Object.keys(k.start), ...Object.keys(k.end), ...Object.keys(k.after ?? {}), ...Object.keys(k.released ?? {})])].sort();
-  const cell = (r: Record<string, number> | undefined, kind: string) => (r ? String(r[kind] ?? 0) : '–');
-  return [
-    "Chromium's PSS by kind of process (MB):",
-    '',
-    '| process kind | start | end | after collection | after the sessions ended (devices reset onto fresh pages) |',
-    '|---|---|---|---|---|',
-    ...kinds.map((kind) => `| ${kind} | ${cell(k.start, kind)} | ${cell(k.end, kind)} | ${cell(k.after, kind)} | ${cell(k.released, kind)} |`),
-  ].join('\n');
-}
-
-function relaunchTable(rows: RelaunchRow[]): string {
-  return [
-    'Relaunch cycles (every agent relaunched its app, then every page collected its garbage; cycle 0 is the fresh pages before the agents started):',
-    '',
-    '| cycle | minute | agents relaunched | pages collected | DOM nodes | documents | V8 heap used / reserved MB | renderers MB | gpu-process MB | chromium MB (PSS) |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.documents} | ${r.v8UsedMB} / ${r.v8TotalMB} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`),
-  ].join('\n');
-}
