@@ -18,6 +18,8 @@ export interface SoakReport {
   screens: Record<string, Record<string, number>>;
   /** Typed refusals an agent doing random things earns (a ref gone stale, a destructive button). */
   refusals: Record<string, number>;
+  /** The same by code and the hint each came with, which says what earned it. */
+  refusalHints: Record<string, number>;
   /** Anything else: a 5xx, an untyped body, a session that ended under an agent, a thrown error. */
   errors: string[];
   routes: Record<string, { n: number; p50Ms: number; p99Ms: number }>;
@@ -118,6 +120,8 @@ export function soakMarkdown(r: SoakReport): string {
     `${new Date().toISOString()} · ${Math.round(r.durationMs / 60_000)} min · ${r.sessions} agent sessions · ${r.subscribers} stream subscribers`,
     '',
     `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
+    '',
+    `Refusals by their hint: ${Object.entries(r.refusalHints).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${v} × ${k}`).join('; ') || 'none'}`,
     '',
     `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
     '',

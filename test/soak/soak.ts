@@ -186,6 +186,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     await readWorkerMemory();
     const refusals: Record<string, number> = {};
+    /** The same by the hint each came with: what the agent did to earn it (a control below the fold...). */
+    const refusalHints: Record<string, number> = {};
     const verdicts: Record<string, number> = {};
     /** Verdicts by the screen each action ended on: where a random walk spends its time. */
     const screens: Record<string, Record<string, number>> = {};
@@ -261,7 +263,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const code = res.body?.error?.code as string | undefined;
       if (res.status >= 500) fail(`${route}: ${res.status} ${res.text.slice(0, 200)}`);
       else if (res.status >= 400) {
-        if (code && EXPECTED_REFUSALS.has(code)) refusals[code] = (refusals[code] ?? 0) + 1;
+        if (code && EXPECTED_REFUSALS.has(code)) {
+          refusals[code] = (refusals[code] ?? 0) + 1;
+          const why = `${code}: ${res.body.error.hint ?? '(no hint)'}`;
+          refusalHints[why] = (refusalHints[why] ?? 0) + 1;
+        }
         else fail(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
       }
       return res;
@@ -386,6 +392,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       verdicts,
       screens,
       refusals,
+      refusalHints,
       errors,
       routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
       events,
