@@ -20,6 +20,8 @@ export interface SoakReport {
   refusals: Record<string, number>;
   /** The same by code and the hint each came with, which says what earned it. */
   refusalHints: Record<string, number>;
+  /** The first few messages of each, as said. */
+  refusalSamples: Record<string, string[]>;
   /** Anything else: a 5xx, an untyped body, a session that ended under an agent, a thrown error. */
   errors: string[];
   routes: Record<string, { n: number; p50Ms: number; p99Ms: number }>;
@@ -122,6 +124,7 @@ export function soakMarkdown(r: SoakReport): string {
     `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
     '',
     `Refusals by their hint: ${Object.entries(r.refusalHints).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${v} × ${k}`).join('; ') || 'none'}`,
+    ...Object.entries(r.refusalSamples).map(([k, msgs]) => `- ${k}: ${msgs.map((m) => JSON.stringify(m)).join(' · ')}`),
     '',
     `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
     '',
