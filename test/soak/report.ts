@@ -46,9 +46,9 @@ export interface SoakReport {
   lateGrowthMB: Record<string, number>;
   /** Chromium's PSS at the start, at the end, and a few seconds after every page collected its garbage. */
   collected?: { startMB: number; endMB: number; afterMB: number; pages: number } | { error: string };
-  /** Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when asked for. */
   /**
-   * `released`: once the sessions were released and every device reset onto a fresh page (a new
+   * Chromium's PSS by kind of process (MB): at the start, at the end, and after collection when
+   * asked for. `released`: once the sessions were released and every device reset onto a fresh page (a new
    * renderer): what the renderers grew by during the sessions should be back.
    */
   chromiumByKind?: { start: Record<string, number>; end: Record<string, number>; after?: Record<string, number>; released?: Record<string, number> };
