@@ -1,5 +1,7 @@
-// 1,000 concurrent session requests against 50 fake devices on 3 worker processes, through 2
-// gateway processes on one Postgres. While it runs, an invariant sampler checks that no device is
+// Concurrent session requests against 50 fake devices on 3 worker processes, through 2 gateway
+// processes on one Postgres: the issue's 1,000 in `npm run test:full`, 500 in `npm test`
+// (helpers/scale.ts; 500 still queue ten deep behind the 50 devices). It keeps both cores busy, so
+// it runs in the load group, alone: beside it a browser suite's Chromium took 50 s to boot. While it runs, an invariant sampler checks that no device is
 // ever held by two sessions and that devices and sessions agree; afterwards, every request must have
 // ended ready-then-released, and contended placements must have split by team weight within 10%.
 // Contention is made certain rather than left to the machine's speed: a fourth team holds every
@@ -12,11 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api.js';
+import { atScale } from '../helpers/scale.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess } from '../helpers/processes.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
-const REQUESTS = 1000;
+const REQUESTS = atScale(500, 1000);
 const WEIGHTS: Record<string, number> = { alpha: 1, beta: 2, gamma: 3 };
 const HOLD_MS = 30;
 
@@ -89,7 +92,7 @@ async function violations(): Promise<string[]> {
   return rows.map((r) => r.problem);
 }
 
-describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
+describe(`${REQUESTS} concurrent requests, 50 devices, 3 workers, 2 gateways`, () => {
   it('never double-allocates, ends every request, and splits contended devices by team weight', async () => {
     const found: string[] = [];
     let samples = 0;
@@ -160,8 +163,9 @@ describe('1,000 concurrent requests, 50 devices, 3 workers, 2 gateways', () => {
       const share = window.filter((p) => p.team === t).length / total;
       report[t] = { share: Math.round(share * 1000) / 1000, expected: Math.round((WEIGHTS[t]! / weightSum) * 1000) / 1000 };
     }
-    console.log(JSON.stringify({ elapsedMs, queuedMs, samples, contendedPlacements: total, report }));
-    expect(total).toBeGreaterThan(400);
+    console.log(JSON.stringify({ requests: REQUESTS, elapsedMs, queuedMs, samples, contendedPlacements: total, report }));
+    // The lightest team runs out after about two thirds of all placements: the rest are contended.
+    expect(total).toBeGreaterThan(REQUESTS * 0.4);
     for (const t of teams) {
       expect(report[t]!.share / report[t]!.expected, `${t}: ${JSON.stringify(report[t])}`).toBeGreaterThan(0.9);
       expect(report[t]!.share / report[t]!.expected, `${t}: ${JSON.stringify(report[t])}`).toBeLessThan(1.1);

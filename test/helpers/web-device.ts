@@ -14,9 +14,19 @@ function iphoneProvider(chromium?: string): WebProvider {
   return new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium, logger: pino({ level: 'silent' }) });
 }
 
+/**
+ * A device boots in Chromium's time, which on 2 cores beside another browser suite has taken over
+ * 20 s (a CI run timed out there with the state unknown): wait as long as a hook may, and say where
+ * the device was when it did not come up.
+ */
 async function ready(provider: WebProvider): Promise<WebDevice> {
   const device = provider.device('web-1')!;
-  await waitFor('device ready', () => device.health.state === 'ready' || undefined, 20_000);
+  try {
+    await waitFor('device ready', () => device.health.state === 'ready' || undefined, 60_000);
+  } catch (err) {
+    const status = await provider.status().catch((e: unknown) => ({ error: (e as Error).message }));
+    throw new Error(`${(err as Error).message}; the device is ${JSON.stringify(device.health)}, the backend ${JSON.stringify(status)}`);
+  }
   return device;
 }
 

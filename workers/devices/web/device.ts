@@ -37,6 +37,8 @@ export class WebDevice implements DeviceBackend {
    * service has detached; the delivery probe must say so rather than call it no visible change.
    */
   swallowInput = false;
+  /** How long a page load may take before it is called unfinished; the test of that message shortens it. */
+  navigationTimeoutMs = NAVIGATION_TIMEOUT_MS;
   private context: BrowserContext | undefined;
   private page: Page | undefined;
   private cdp: CDPSession | undefined;
@@ -172,11 +174,11 @@ export class WebDevice implements DeviceBackend {
   }
 
   async back(): Promise<void> {
-    await this.currentPage().goBack({ timeout: NAVIGATION_TIMEOUT_MS });
+    await this.currentPage().goBack({ timeout: this.navigationTimeoutMs });
   }
 
   async reload(): Promise<void> {
-    await this.currentPage().reload({ timeout: NAVIGATION_TIMEOUT_MS });
+    await this.currentPage().reload({ timeout: this.navigationTimeoutMs });
   }
 
   async screenshot(opts: { scale?: number; signal?: AbortSignal } = {}): Promise<Screenshot> {
@@ -316,13 +318,13 @@ export class WebDevice implements DeviceBackend {
 
   private async navigate(page: Page, url: string): Promise<void> {
     try {
-      await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+      await page.goto(url, { waitUntil: 'load', timeout: this.navigationTimeoutMs });
     } catch (err) {
       const message = (err as Error).message;
       // A page that sends itself on while it loads (a script redirect, or a redirect the egress
       // guard hands over as one) is not a failure: where it ends up is what was opened.
       if (message.includes('interrupted by another navigation')) {
-        await page.waitForURL((u) => u.protocol !== 'chrome-error:' && u.href !== 'about:blank', { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+        await page.waitForURL((u) => u.protocol !== 'chrome-error:' && u.href !== 'about:blank', { waitUntil: 'load', timeout: this.navigationTimeoutMs }).catch(() => undefined);
         if (!page.url().startsWith('chrome-error:')) return;
       }
       if (message.includes('ERR_BLOCKED_BY_CLIENT')) {
@@ -331,7 +333,7 @@ export class WebDevice implements DeviceBackend {
       // A load that ran out of time reached the app: on a starved host a page takes longer to load,
       // and "check that the URL is reachable" sent people looking in the wrong place.
       if (/Timeout \d+ms exceeded/.test(message)) {
-        throw new DeviceError('APP_UNREACHABLE', `${url} did not finish loading within ${NAVIGATION_TIMEOUT_MS / 1000} s`, 'retry; a page this slow to load is slow itself or its host is overloaded (see simfleet_worker_strain_total)', { timeoutMs: NAVIGATION_TIMEOUT_MS });
+        throw new DeviceError('APP_UNREACHABLE', `${url} did not finish loading within ${this.navigationTimeoutMs / 1000} s`, 'retry; a page this slow to load is slow itself or its host is overloaded (see simfleet_worker_strain_total)', { timeoutMs: this.navigationTimeoutMs });
       }
       throw new DeviceError('APP_UNREACHABLE', `could not load ${url}: ${message.split('\n')[0]}`);
     }
