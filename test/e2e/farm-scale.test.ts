@@ -1,8 +1,9 @@
 // Concurrent session requests against 50 fake devices on 3 worker processes, through 2 gateway
 // processes on one Postgres: the issue's 1,000 in `npm run test:full`, 500 in `npm test`
 // (helpers/scale.ts; 500 still queue ten deep behind the 50 devices). It keeps both cores busy, so
-// it runs in the load group, alone: beside it a browser suite's Chromium took 50 s to boot. While it runs, an invariant sampler checks that no device is
-// ever held by two sessions and that devices and sessions agree; afterwards, every request must have
+// it runs after the browser suites (vitest.config.ts, the busy group): beside it one of their
+// Chromiums took 50 s to boot. While it runs, an invariant sampler checks that no device is ever
+// held by two sessions and that devices and sessions agree; afterwards, every request must have
 // ended ready-then-released, and contended placements must have split by team weight within 10%.
 // Contention is made certain rather than left to the machine's speed: a fourth team holds every
 // device while the 1,000 requests arrive, then lets go. (Left to arrive against free devices, the
