@@ -6,7 +6,7 @@
 // held by two sessions and that devices and sessions agree; afterwards, every request must have
 // ended ready-then-released, and contended placements must have split by team weight within 10%.
 // Contention is made certain rather than left to the machine's speed: a fourth team holds every
-// device while the 1,000 requests arrive, then lets go. (Left to arrive against free devices, the
+// device while the requests arrive, then lets go. (Left to arrive against free devices, the
 // first few hundred were placed in arrival order, a third to each team, before a queue formed; how
 // many depended on how slow the host was, and the weighted split after them could not make up for
 // all of them before the heaviest team ran out.)
