@@ -80,14 +80,15 @@ module.exports = {
     },
     {
       name: 'only-web-backend-drives-chromium',
-      comment: 'playwright-core is the web backend\'s own business.',
+      comment: "playwright-core is the web backend's own business.",
       severity: 'error',
       from: { path: '^(server|workers|openapi)/', pathNot: '^workers/devices/web/' },
       to: { path: 'node_modules/playwright-core/' },
     },
     {
       name: 'only-image-module-touches-pixels',
-      comment: 'Frames become gray grids in one place (perception/image.ts); everything else reads the grids. The fake backend encodes the frames it draws: making an image is a device\'s job, reading one is perception\'s.',
+      comment:
+        "Frames become gray grids in one place (perception/image.ts); everything else reads the grids. The fake backend encodes the frames it draws: making an image is a device's job, reading one is perception's.",
       severity: 'error',
       from: { path: '^(server|workers|openapi)/', pathNot: '^workers/(perception/image|devices/fake/provider)\\.ts$' },
       to: { path: 'node_modules/sharp/' },
@@ -112,6 +113,10 @@ module.exports = {
     // node_modules must not be excluded: that drops the edges into npm packages, and with them every
     // rule about which module may import pg, pglite, playwright-core or sharp (doNotFollow suffices).
     exclude: { path: '^dist/' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
   },
 };

@@ -24,7 +24,16 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...CALIBRATION, ...BUSY, ...LOAD], maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...CALIBRATION, ...BUSY, ...LOAD],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
       { extends: true, test: { name: 'busy', include: BUSY, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'load', include: LOAD, maxWorkers: 1, sequence: { groupOrder: 2 } } },
       { extends: true, test: { name: 'calibration', include: CALIBRATION, maxWorkers: 1, sequence: { groupOrder: 3 } } },

@@ -88,7 +88,7 @@ export function describeValidationError(errors: ErrorObject[] | null | undefined
     return { field: base ? `${base}.${tag}` : tag, reason: `${JSON.stringify(tagValue)} is not a known type` };
   }
   if (first.keyword === 'enum' || first.keyword === 'const') {
-    const allowed = (first.params as { allowedValues?: unknown[]; allowedValue?: unknown });
+    const allowed = first.params as { allowedValues?: unknown[]; allowedValue?: unknown };
     const values = allowed.allowedValues ?? [allowed.allowedValue];
     return { field: base, reason: `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` };
   }

@@ -88,15 +88,15 @@ export class ConfigError extends Error {
 
 /** `--data-dir` for SIMFLEET_DATA_DIR, `--database-url` for DATABASE_URL. */
 export function flagName(key: string): string {
-  return key.replace(/^SIMFLEET_/, '').toLowerCase().replaceAll('_', '-');
+  return key
+    .replace(/^SIMFLEET_/, '')
+    .toLowerCase()
+    .replaceAll('_', '-');
 }
 
 export const GATEWAY_FLAGS: readonly string[] = Object.keys(schema.properties).map(flagName);
 
-export function loadGatewayConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  flags: Record<string, string | undefined> = {},
-): GatewayConfig {
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): GatewayConfig {
   const fromFlags: Record<string, string> = {};
   for (const key of Object.keys(schema.properties)) {
     const value = flags[flagName(key)];
@@ -129,7 +129,10 @@ export function loadGatewayConfig(
     shutdownTimeoutMs: raw.SIMFLEET_SHUTDOWN_TIMEOUT_MS as number,
     dbPoolSize: raw.SIMFLEET_DB_POOL_SIZE as number,
     webOrigins: {
-      allowedOrigins: (raw.SIMFLEET_WEB_ALLOWED_ORIGINS as string).split(',').map((o) => o.trim()).filter(Boolean),
+      allowedOrigins: (raw.SIMFLEET_WEB_ALLOWED_ORIGINS as string)
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       allowPrivate: raw.SIMFLEET_WEB_ALLOW_PRIVATE as boolean,
     },
     sessions: {
@@ -155,7 +158,9 @@ export function loadGatewayConfig(
     }
   }
   if (config.sessions.defaultTtlMs > config.sessions.maxTtlMs) {
-    throw new ConfigError(`SIMFLEET_SESSION_DEFAULT_TTL_MS (${config.sessions.defaultTtlMs}) is above SIMFLEET_SESSION_MAX_TTL_MS (${config.sessions.maxTtlMs})`);
+    throw new ConfigError(
+      `SIMFLEET_SESSION_DEFAULT_TTL_MS (${config.sessions.defaultTtlMs}) is above SIMFLEET_SESSION_MAX_TTL_MS (${config.sessions.maxTtlMs})`,
+    );
   }
   if (config.hostTimeoutMs < 2 * config.heartbeatIntervalMs) {
     throw new ConfigError(
@@ -192,7 +197,12 @@ const clientSchema = {
   },
 } as const;
 /** The clients' flags are named for what they are to a client (--gateway), not for the server setting. */
-const CLIENT_FLAGS: Record<string, keyof typeof clientSchema.properties> = { gateway: 'SIMFLEET_URL', token: 'SIMFLEET_TOKEN', 'admin-token': 'SIMFLEET_ADMIN_TOKEN', 'data-dir': 'SIMFLEET_DATA_DIR' };
+const CLIENT_FLAGS: Record<string, keyof typeof clientSchema.properties> = {
+  gateway: 'SIMFLEET_URL',
+  token: 'SIMFLEET_TOKEN',
+  'admin-token': 'SIMFLEET_ADMIN_TOKEN',
+  'data-dir': 'SIMFLEET_DATA_DIR',
+};
 
 export interface ClientConfig {
   /** The gateway to call: --gateway, SIMFLEET_URL, SIMFLEET_GATEWAY_URL, else this machine's port. */
@@ -224,7 +234,8 @@ export function loadClientConfig(env: NodeJS.ProcessEnv = process.env, flags: Re
     throw new ConfigError(describe(err, given, flagOf));
   }
   return {
-    gatewayUrl: (raw.SIMFLEET_URL as string | undefined) ?? (raw.SIMFLEET_GATEWAY_URL as string | undefined) ?? `http://127.0.0.1:${raw.SIMFLEET_PORT as number}`,
+    gatewayUrl:
+      (raw.SIMFLEET_URL as string | undefined) ?? (raw.SIMFLEET_GATEWAY_URL as string | undefined) ?? `http://127.0.0.1:${raw.SIMFLEET_PORT as number}`,
     token: raw.SIMFLEET_TOKEN as string | undefined,
     adminToken: raw.SIMFLEET_ADMIN_TOKEN as string | undefined,
     dataDir: resolve(raw.SIMFLEET_DATA_DIR as string),

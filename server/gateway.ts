@@ -86,7 +86,13 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const placer = (placerRef.placer = new Placer(
       db,
       lifecycle,
-      { agingMs: sc.agingMs, fairnessWindowMs: sc.fairnessWindowMs, teamMaxSessions: sc.teamMaxSessions, intervalMs: sc.placementIntervalMs, batch: sc.placementBatch },
+      {
+        agingMs: sc.agingMs,
+        fairnessWindowMs: sc.fairnessWindowMs,
+        teamMaxSessions: sc.teamMaxSessions,
+        intervalMs: sc.placementIntervalMs,
+        batch: sc.placementBatch,
+      },
       {
         onPlaced: (count, waited) => {
           metrics.placements.inc(count);
@@ -118,7 +124,13 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const acting = new Acting(db, sessions, perception, flows);
     const stuckMs = Math.max(sc.prepareTimeoutMs, sc.resetTimeoutMs) + 30_000;
     const pauses = new PauseWatch(logger, () => metrics.pauses.inc());
-    const reaper = new Reaper(db, lifecycle, { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs, pauses }, { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) }, logger);
+    const reaper = new Reaper(
+      db,
+      lifecycle,
+      { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs, pauses },
+      { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) },
+      logger,
+    );
     const registry = new HostRegistry(db, lifecycle, logger);
     const hub = (hubRef.hub = new WorkerHub(
       registry,

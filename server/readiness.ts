@@ -25,9 +25,10 @@ export async function checkReadiness(db: Database, migrations: Migration[], acce
   if (checks.database.ok) {
     try {
       const status = await migrationStatus(db, migrations);
-      checks.migrations = status.pending.length === 0
-        ? { ok: true, detail: `${status.applied} of ${status.expected} applied` }
-        : { ok: false, detail: `${status.applied} of ${status.expected} applied; pending: ${status.pending.join(', ')}` };
+      checks.migrations =
+        status.pending.length === 0
+          ? { ok: true, detail: `${status.applied} of ${status.expected} applied` }
+          : { ok: false, detail: `${status.applied} of ${status.expected} applied; pending: ${status.pending.join(', ')}` };
     } catch (err) {
       logger?.warn({ err: (err as Error).message }, 'readiness: the migration check failed');
       checks.migrations = { ok: false, detail: 'the migration check failed (see the gateway log)' };
@@ -44,16 +45,28 @@ export function failureKind(err: unknown): string {
   const { code, message } = err as { code?: string; message?: string };
   if (message === NO_ANSWER) return NO_ANSWER;
   switch (code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ECONNRESET': case 'EPIPE': return 'connection reset';
-    case 'ETIMEDOUT': return 'connection timed out';
-    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host name not resolved';
-    case '57P03': return 'the server is starting up';
-    case '57P01': return 'the server closed the connection (shutting down, or an administrator)';
-    case '57P02': return 'the server is shutting down';
-    case '55000': return 'the database is not accepting connections';
-    case '53300': return 'too many connections';
-    case '3D000': return 'the database does not exist';
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset';
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name not resolved';
+    case '57P03':
+      return 'the server is starting up';
+    case '57P01':
+      return 'the server closed the connection (shutting down, or an administrator)';
+    case '57P02':
+      return 'the server is shutting down';
+    case '55000':
+      return 'the database is not accepting connections';
+    case '53300':
+      return 'too many connections';
+    case '3D000':
+      return 'the database does not exist';
   }
   if (code?.startsWith('28')) return 'authentication refused';
   return 'connection failed (see the gateway log)';

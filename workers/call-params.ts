@@ -27,5 +27,10 @@ export function checkCallParams(method: Method, params: Record<string, unknown>)
   if (!validate) validators.set(name, (validate = schemaValidator(name)));
   if (validate(params)) return;
   const { field, reason } = describeValidationError(validate.errors);
-  throw new DeviceError('VALIDATION_FAILED', `${method} parameters${field ? `.${field}` : ''} ${reason}`, 'the gateway sends what its contract route validated; a gateway of another version, or not a gateway, sent this', { field, reason });
+  throw new DeviceError(
+    'VALIDATION_FAILED',
+    `${method} parameters${field ? `.${field}` : ''} ${reason}`,
+    'the gateway sends what its contract route validated; a gateway of another version, or not a gateway, sent this',
+    { field, reason },
+  );
 }

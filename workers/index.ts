@@ -113,13 +113,23 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       checkCallParams(cmd.method, cmd.params);
       // Memory is per team: a call without one (an older gateway) shares the default team's.
       const team = cmd.team ?? 'default';
-      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate') return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params, cmd.budgetMs);
-      if (cmd.method === 'action.run') return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
+      if (cmd.method === 'screen.read' || cmd.method === 'screen.locate')
+        return understanding.call(cmd.localId, cmd.epoch, team, cmd.method, cmd.params, cmd.budgetMs);
+      if (cmd.method === 'action.run')
+        return lanes.run(cmd.localId, () => actor.act(cmd.localId, cmd.epoch, team, cmd.params as Parameters<Actor['act']>[3]), cmd.budgetMs);
       if (cmd.method === 'screen.look') {
-        return look(actor.backendOf(cmd.localId), cmd.params as Parameters<typeof look>[1], () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame, giveUpAfter(cmd.budgetMs, LOOK_GIVE_UP_MS)).catch((err: unknown) => {
+        return look(
+          actor.backendOf(cmd.localId),
+          cmd.params as Parameters<typeof look>[1],
+          () => perception.eyesOf(cmd.localId).store.newestEncoded()?.frame,
+          giveUpAfter(cmd.budgetMs, LOOK_GIVE_UP_MS),
+        ).catch((err: unknown) => {
           if (err instanceof DeviceError && err.code === 'HOST_OVERLOADED') {
             looksOverdue++;
-            logger.warn({ localId: cmd.localId, waitedMs: err.details?.['waitedMs'] }, 'a look was not captured in time and the stream had no frame to serve; the caller is told HOST_OVERLOADED');
+            logger.warn(
+              { localId: cmd.localId, waitedMs: err.details?.['waitedMs'] },
+              'a look was not captured in time and the stream had no frame to serve; the caller is told HOST_OVERLOADED',
+            );
           }
           throw err;
         });
@@ -128,10 +138,14 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       if (cmd.method === 'screen.live') return liveFrame(perception.eyesOf(cmd.localId), actor.backendOf(cmd.localId).screen(), liveRequest(cmd.params));
       if (cmd.method === 'device.permission') {
         const result = await applyPermission(actor.backendOf(cmd.localId), cmd.params as PermissionRequest);
-        logger.info({ localId: cmd.localId, action: result.action, permission: result.permission, applied: result.applied, skipped: result.skipped ?? [] }, 'permission changed');
+        logger.info(
+          { localId: cmd.localId, action: result.action, permission: result.permission, applied: result.applied, skipped: result.skipped ?? [] },
+          'permission changed',
+        );
         return result;
       }
-      if (cmd.method === 'steps.run') return lanes.run(cmd.localId, () => runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]), cmd.budgetMs);
+      if (cmd.method === 'steps.run')
+        return lanes.run(cmd.localId, () => runner.run(cmd.localId, cmd.epoch, team, cmd.params as Parameters<StepRunner['run']>[3]), cmd.budgetMs);
       return perception.call(cmd.localId, cmd.epoch, cmd.method, cmd.params);
     },
     backoff: new Backoff(config.reconnectMinMs, config.reconnectMaxMs),
@@ -144,7 +158,12 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
-    strain: () => ({ slowReads: understanding.counts.slowReads, readsCutShort: understanding.counts.cutShort, readsOverdue: understanding.counts.overdue + looksOverdue, capturesGivenUp: inventory.capturesGivenUp() }),
+    strain: () => ({
+      slowReads: understanding.counts.slowReads,
+      readsCutShort: understanding.counts.cutShort,
+      readsOverdue: understanding.counts.overdue + looksOverdue,
+      capturesGivenUp: inventory.capturesGivenUp(),
+    }),
   });
   const registered = new Promise<void>((resolve, reject) => {
     link.once('ready', () => resolve());
@@ -176,7 +195,9 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
 
 function networkDial(config: WorkerConfig): Dial {
   if (!config.gatewayUrl || !config.token) {
-    throw new WorkerConfigError('a worker needs the gateway URL and a worker token: --gateway URL --token T (or SIMFLEET_GATEWAY_URL and SIMFLEET_WORKER_TOKEN)');
+    throw new WorkerConfigError(
+      'a worker needs the gateway URL and a worker token: --gateway URL --token T (or SIMFLEET_GATEWAY_URL and SIMFLEET_WORKER_TOKEN)',
+    );
   }
   return websocketDialer({ gatewayUrl: config.gatewayUrl, token: config.token, maxPayloadBytes: config.wsMaxPayloadBytes });
 }

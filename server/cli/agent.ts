@@ -9,7 +9,23 @@ import type { Schemas } from '../../openapi/contract.js';
 import { parseFlags, UsageError } from './args.js';
 import { call, clientSettings, GatewayError, type ClientSettings } from './gateway-client.js';
 
-export const AGENT_COMMANDS = ['session', 'ui', 'tap', 'type', 'swipe', 'scroll', 'back', 'open', 'do', 'wait', 'mark', 'changes', 'look', 'permission', 'flow'] as const;
+export const AGENT_COMMANDS = [
+  'session',
+  'ui',
+  'tap',
+  'type',
+  'swipe',
+  'scroll',
+  'back',
+  'open',
+  'do',
+  'wait',
+  'mark',
+  'changes',
+  'look',
+  'permission',
+  'flow',
+] as const;
 
 export const AGENT_HELP = `  session    new [--platform web|android|ios] [--app URL] | list | end [ID]
   ui         the screen's outline (text; --json for the elements)
@@ -27,14 +43,49 @@ export const AGENT_HELP = `  session    new [--platform web|android|ios] [--app 
 `;
 
 /** Error codes that mean "understood, and refused": exit 3, distinct from failures. */
-const REFUSALS = new Set(['NO_MATCH', 'AMBIGUOUS', 'STALE_REF', 'DESTRUCTIVE_REFUSED', 'PLAN_CHANGED', 'RECORDING_ACTIVE', 'EMPTY_RECORDING', 'MAESTRO_UNSUPPORTED', 'LOOK_UNAVAILABLE', 'PERMISSION_UNSUPPORTED', 'FORBIDDEN', 'ORIGIN_NOT_ALLOWED']);
+const REFUSALS = new Set([
+  'NO_MATCH',
+  'AMBIGUOUS',
+  'STALE_REF',
+  'DESTRUCTIVE_REFUSED',
+  'PLAN_CHANGED',
+  'RECORDING_ACTIVE',
+  'EMPTY_RECORDING',
+  'MAESTRO_UNSUPPORTED',
+  'LOOK_UNAVAILABLE',
+  'PERMISSION_UNSUPPORTED',
+  'FORBIDDEN',
+  'ORIGIN_NOT_ALLOWED',
+]);
 
 export interface AgentIo {
   out(text: string): void;
   err(text: string): void;
 }
 
-const FLAGS = ['session', 'role', 'index', 'into', 'distance', 'to', 'for', 'target', 'timeout', 'since', 'out', 'scale', 'crop', 'format', 'platform', 'app', 'wait', 'from', 'plan-digest', 'gateway', 'token'];
+const FLAGS = [
+  'session',
+  'role',
+  'index',
+  'into',
+  'distance',
+  'to',
+  'for',
+  'target',
+  'timeout',
+  'since',
+  'out',
+  'scale',
+  'crop',
+  'format',
+  'platform',
+  'app',
+  'wait',
+  'from',
+  'plan-digest',
+  'gateway',
+  'token',
+];
 
 export async function runAgentCommand(command: string, argv: string[], env: NodeJS.ProcessEnv, io: AgentIo): Promise<number> {
   const { flags, bools, positionals } = parseFlags(argv, FLAGS, ['json']);
@@ -80,7 +131,12 @@ export async function runAgentCommand(command: string, argv: string[], env: Node
       }
       case 'wait': {
         const forWhat = flags.for ?? (flags.target ? 'visible' : 'settled');
-        const step = { action: 'wait', for: forWhat, ...(flags.target ? { target: flags.target } : {}), ...(flags.timeout ? { timeoutMs: int(flags.timeout, 'timeout') } : {}) };
+        const step = {
+          action: 'wait',
+          for: forWhat,
+          ...(flags.target ? { target: flags.target } : {}),
+          ...(flags.timeout ? { timeoutMs: int(flags.timeout, 'timeout') } : {}),
+        };
         const run = await call<Schemas['DoResult']>(s, 'POST', `/v1/sessions/${session()}/do`, { steps: [step] });
         print(run, run.divergence ? `not met: ${run.divergence.message}` : run.steps[0]!.detail);
         return run.divergence ? 1 : 0;
@@ -91,8 +147,15 @@ export async function runAgentCommand(command: string, argv: string[], env: Node
         return 0;
       }
       case 'changes': {
-        const c = await call<Schemas['Changes']>(s, 'GET', `/v1/sessions/${session()}/changes${flags.since ? `?since=${encodeURIComponent(flags.since)}` : ''}`);
-        print(c, `changed: ${c.changed}${c.changed === 'yes' ? ` (${Math.round(c.fraction * 100)} % of the screen${c.transition ? `, ${c.transition.kind}` : ''})` : ''}; settled: ${c.settled}`);
+        const c = await call<Schemas['Changes']>(
+          s,
+          'GET',
+          `/v1/sessions/${session()}/changes${flags.since ? `?since=${encodeURIComponent(flags.since)}` : ''}`,
+        );
+        print(
+          c,
+          `changed: ${c.changed}${c.changed === 'yes' ? ` (${Math.round(c.fraction * 100)} % of the screen${c.transition ? `, ${c.transition.kind}` : ''})` : ''}; settled: ${c.settled}`,
+        );
         return 0;
       }
       case 'look':
@@ -101,7 +164,10 @@ export async function runAgentCommand(command: string, argv: string[], env: Node
         const [act, name] = positionals;
         if (!act || !name) throw new UsageError('permission needs grant|revoke|reset and a NAME (location, camera, …)');
         const r = await call<Schemas['PermissionResult']>(s, 'POST', `/v1/sessions/${session()}/permissions`, { action: act, permission: name });
-        print(r, `${r.action} ${r.permission} for ${r.app ?? 'the device'}: ${r.applied.join(', ')}${r.skipped?.length ? ` (not requested by the app: ${r.skipped.join(', ')})` : ''}${r.note ? `\nnote: ${r.note}` : ''}`);
+        print(
+          r,
+          `${r.action} ${r.permission} for ${r.app ?? 'the device'}: ${r.applied.join(', ')}${r.skipped?.length ? ` (not requested by the app: ${r.skipped.join(', ')})` : ''}${r.note ? `\nnote: ${r.note}` : ''}`,
+        );
         return 0;
       }
       case 'flow':
@@ -119,21 +185,32 @@ export async function runAgentCommand(command: string, argv: string[], env: Node
 
 type Print = (value: unknown, text: string) => void;
 
-async function sessionCommand(positionals: string[], flags: Record<string, string | undefined>, s: ClientSettings, print: Print, env: NodeJS.ProcessEnv): Promise<number> {
+async function sessionCommand(
+  positionals: string[],
+  flags: Record<string, string | undefined>,
+  s: ClientSettings,
+  print: Print,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const [sub, arg] = positionals;
   if (sub === 'new') {
     const platform = flags.platform ?? 'web';
     const body = { platform, waitSeconds: flags.wait ? int(flags.wait, 'wait') : 60, ...(flags.app ? { app: { url: flags.app } } : {}) };
     let session = await call<Schemas['Session']>(s, 'POST', '/v1/sessions', body);
     const deadline = Date.now() + (body.waitSeconds + 60) * 1000;
-    while (session.state !== 'ready' && session.state !== 'ended' && Date.now() < deadline) session = await call<Schemas['Session']>(s, 'GET', `/v1/sessions/${session.id}?wait=20`);
-    if (session.state !== 'ready') throw new GatewayError(0, 'SESSION_NOT_READY', `session ${session.id} is ${session.state}`, 'simfleet session list shows it');
+    while (session.state !== 'ready' && session.state !== 'ended' && Date.now() < deadline)
+      session = await call<Schemas['Session']>(s, 'GET', `/v1/sessions/${session.id}?wait=20`);
+    if (session.state !== 'ready')
+      throw new GatewayError(0, 'SESSION_NOT_READY', `session ${session.id} is ${session.state}`, 'simfleet session list shows it');
     print(session, session.id);
     return 0;
   }
   if (sub === 'list') {
     const { sessions } = await call<{ sessions: Schemas['Session'][] }>(s, 'GET', '/v1/sessions');
-    print({ sessions }, sessions.map((x) => `${x.id}  ${x.state.padEnd(9)} ${x.platform}${x.device ? `  ${x.device.model}` : ''}`).join('\n') || '(no sessions)');
+    print(
+      { sessions },
+      sessions.map((x) => `${x.id}  ${x.state.padEnd(9)} ${x.platform}${x.device ? `  ${x.device.model}` : ''}`).join('\n') || '(no sessions)',
+    );
     return 0;
   }
   if (sub === 'end') {
@@ -146,14 +223,27 @@ async function sessionCommand(positionals: string[], flags: Record<string, strin
   throw new UsageError('session new | list | end [ID]');
 }
 
-async function action(kind: string, positionals: string[], flags: Record<string, string | undefined>, s: ClientSettings, id: string, print: Print): Promise<number> {
+async function action(
+  kind: string,
+  positionals: string[],
+  flags: Record<string, string | undefined>,
+  s: ClientSettings,
+  id: string,
+  print: Print,
+): Promise<number> {
   const [arg] = positionals;
   const need = (what: string) => {
     if (!arg) throw new UsageError(`${kind} needs ${what}`);
     return arg;
   };
   const body: Record<string, unknown> = { action: kind };
-  if (kind === 'tap') Object.assign(body, { target: need('a target (@N, #id, a label, x,y)') }, flags.role ? { role: flags.role } : {}, flags.index ? { index: int(flags.index, 'index') } : {});
+  if (kind === 'tap')
+    Object.assign(
+      body,
+      { target: need('a target (@N, #id, a label, x,y)') },
+      flags.role ? { role: flags.role } : {},
+      flags.index ? { index: int(flags.index, 'index') } : {},
+    );
   if (kind === 'type') Object.assign(body, { text: need('the text') }, flags.into ? { target: flags.into } : {});
   if (kind === 'swipe') body.direction = need('a direction (up, down, left, right)');
   if (kind === 'scroll') {
@@ -178,12 +268,30 @@ async function lookCommand(flags: Record<string, string | undefined>, s: ClientS
   const image = Buffer.from(await res.arrayBuffer());
   const out = flags.out ?? `look-${id}.${flags.format === 'png' ? 'png' : 'jpg'}`;
   await writeFile(out, image);
-  const info = { file: out, bytes: image.length, width: Number(res.headers.get('x-simfleet-width')), height: Number(res.headers.get('x-simfleet-height')), scale: Number(res.headers.get('x-simfleet-scale')), crop: res.headers.get('x-simfleet-crop'), ageMs: Number(res.headers.get('x-simfleet-age-ms')), source: res.headers.get('x-simfleet-source') };
-  print(info, `${out}: ${info.width}×${info.height} px at ${info.scale} px/pt, crop ${info.crop}${info.source === 'stream' ? `, from the frame stream (${info.ageMs} ms old: a fresh capture stalled)` : ''}`);
+  const info = {
+    file: out,
+    bytes: image.length,
+    width: Number(res.headers.get('x-simfleet-width')),
+    height: Number(res.headers.get('x-simfleet-height')),
+    scale: Number(res.headers.get('x-simfleet-scale')),
+    crop: res.headers.get('x-simfleet-crop'),
+    ageMs: Number(res.headers.get('x-simfleet-age-ms')),
+    source: res.headers.get('x-simfleet-source'),
+  };
+  print(
+    info,
+    `${out}: ${info.width}×${info.height} px at ${info.scale} px/pt, crop ${info.crop}${info.source === 'stream' ? `, from the frame stream (${info.ageMs} ms old: a fresh capture stalled)` : ''}`,
+  );
   return 0;
 }
 
-async function flowCommand(positionals: string[], flags: Record<string, string | undefined>, s: ClientSettings, session: () => string, print: Print): Promise<number> {
+async function flowCommand(
+  positionals: string[],
+  flags: Record<string, string | undefined>,
+  s: ClientSettings,
+  session: () => string,
+  print: Print,
+): Promise<number> {
   const [sub, name] = positionals;
   switch (sub) {
     case 'record': {
@@ -208,7 +316,11 @@ async function flowCommand(positionals: string[], flags: Record<string, string |
     }
     case 'replay': {
       if (!name) throw new UsageError('flow replay needs a NAME');
-      const body = { flow: name, ...(flags.from ? { from: int(flags.from, 'from') } : {}), ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}) };
+      const body = {
+        flow: name,
+        ...(flags.from ? { from: int(flags.from, 'from') } : {}),
+        ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}),
+      };
       const run = await call<Schemas['DoResult']>(s, 'POST', `/v1/sessions/${session()}/replay`, body);
       print(run, runText(run));
       return run.divergence ? 1 : 0;
@@ -221,7 +333,13 @@ async function flowCommand(positionals: string[], flags: Record<string, string |
 function runText(run: Schemas['DoResult']): string {
   const lines = run.steps.map((r) => `${String(r.index).padStart(3)} ${r.status.padEnd(7)} ${r.detail}`);
   const d = run.divergence;
-  if (d) lines.push(`stopped at step ${d.index}: ${d.code}: ${d.message}`, `hint: ${d.hint}`, `resume: --from ${d.resume.from} --plan-digest ${d.resume.planDigest}`, d.outline);
+  if (d)
+    lines.push(
+      `stopped at step ${d.index}: ${d.code}: ${d.message}`,
+      `hint: ${d.hint}`,
+      `resume: --from ${d.resume.from} --plan-digest ${d.resume.planDigest}`,
+      d.outline,
+    );
   else lines.push(`done: ${run.completed} steps in ${run.totalMs} ms`, run.outline);
   return lines.join('\n');
 }

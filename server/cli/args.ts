@@ -5,7 +5,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function parseFlags(argv: string[], names: readonly string[], booleans: readonly string[] = []): { flags: Record<string, string | undefined>; bools: Record<string, boolean>; positionals: string[] } {
+export function parseFlags(
+  argv: string[],
+  names: readonly string[],
+  booleans: readonly string[] = [],
+): { flags: Record<string, string | undefined>; bools: Record<string, boolean>; positionals: string[] } {
   const options: Record<string, { type: 'string' | 'boolean' }> = {};
   for (const n of names) options[n] = { type: 'string' };
   for (const n of booleans) options[n] = { type: 'boolean' };

@@ -40,7 +40,13 @@ export async function runMaestroFiles(files: string[], s: ClientSettings, o: Run
 export async function runReplay(flow: string, s: ClientSettings, o: RunOptions & { app?: string; from?: number; planDigest?: string }): Promise<number> {
   const saved = await call<Schemas['Flow']>(s, 'GET', `/v1/flows/${encodeURIComponent(flow)}${o.app ? `?app=${encodeURIComponent(o.app)}` : ''}`);
   o.out(`${flow} v${saved.summary.version} (${saved.summary.app}): ${saved.steps.length} steps\n`);
-  const body: Schemas['ReplayRequest'] = { flow, app: saved.summary.app, version: saved.summary.version, ...(o.from !== undefined ? { from: o.from } : {}), ...(o.planDigest ? { planDigest: o.planDigest } : {}) };
+  const body: Schemas['ReplayRequest'] = {
+    flow,
+    app: saved.summary.app,
+    version: saved.summary.version,
+    ...(o.from !== undefined ? { from: o.from } : {}),
+    ...(o.planDigest ? { planDigest: o.planDigest } : {}),
+  };
   const run = await call<Schemas['DoResult']>(s, 'POST', `/v1/sessions/${o.session}/replay`, body);
   const suite = await report(`${flow} v${saved.summary.version}`, run, saved.steps, s, o);
   if (o.junit) await writeFile(o.junit, junitXml([suite]));
@@ -49,7 +55,10 @@ export async function runReplay(flow: string, s: ClientSettings, o: RunOptions &
 
 /** Prints the run, and saves the failed moment's image and outline when there is a report to go with. */
 async function report(name: string, run: Schemas['DoResult'], steps: Schemas['Step'][], s: ClientSettings, o: RunOptions): Promise<JunitSuite> {
-  for (const r of run.steps) o.out(`  ${String(r.index).padStart(3)} ${r.status.padEnd(7)} ${r.verdict ?? '-'} ${r.detail}${r.triage.length ? ` [${r.triage.map((t) => t.decision).join(', ')}]` : ''}\n`);
+  for (const r of run.steps)
+    o.out(
+      `  ${String(r.index).padStart(3)} ${r.status.padEnd(7)} ${r.verdict ?? '-'} ${r.detail}${r.triage.length ? ` [${r.triage.map((t) => t.decision).join(', ')}]` : ''}\n`,
+    );
   const d = run.divergence;
   if (!d) {
     o.out(`  passed: ${run.completed} steps in ${run.totalMs} ms\n`);

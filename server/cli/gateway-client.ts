@@ -31,9 +31,15 @@ export async function call<T>(s: ClientSettings, method: string, path: string, b
     headers: { authorization: `Bearer ${s.token}`, accept, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   }).catch((err: Error) => {
-    throw new GatewayError(0, 'UNREACHABLE', `cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`, 'is it running? --gateway or SIMFLEET_GATEWAY_URL names it');
+    throw new GatewayError(
+      0,
+      'UNREACHABLE',
+      `cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`,
+      'is it running? --gateway or SIMFLEET_GATEWAY_URL names it',
+    );
   });
   const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
-  if (!res.ok) throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint, json.error?.details);
+  if (!res.ok)
+    throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint, json.error?.details);
   return json as T;
 }

@@ -14,7 +14,8 @@ export interface InspectOptions {
 export async function runInspect(files: string[], opts: InspectOptions): Promise<number> {
   if (!files.length) throw new UsageError('usage: simfleet inspect [--compare] [--json] [--format F] [--density D] FILE...');
   if (opts.compare && files.length < 2) throw new UsageError('--compare needs at least two files');
-  if (opts.format && !INSPECT_FORMATS.includes(opts.format as InspectFormat)) throw new UsageError(`unknown --format "${opts.format}"; known: ${INSPECT_FORMATS.join(', ')}`);
+  if (opts.format && !INSPECT_FORMATS.includes(opts.format as InspectFormat))
+    throw new UsageError(`unknown --format "${opts.format}"; known: ${INSPECT_FORMATS.join(', ')}`);
   const density = opts.density === undefined ? undefined : Number(opts.density);
   if (density !== undefined && !(density > 0)) throw new UsageError(`--density must be a positive number of pixels per dp, not "${opts.density}"`);
   const read = [];

@@ -48,7 +48,9 @@ export function planText(plan: MaestroPlan): string {
     const where = s.source ? `  (${posix.relative(dir, s.source.file)}:${s.source.line} ${s.source.command})` : '';
     return `  ${String(i + 1).padStart(width)}  ${describeStep(s).padEnd(36)}${where}`;
   });
-  const verdict = plan.problems.length ? `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'}; the flow cannot run as written:` : 'ok: no problems';
+  const verdict = plan.problems.length
+    ? `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'}; the flow cannot run as written:`
+    : 'ok: no problems';
   return [head, ...steps, verdict, ...plan.problems.map(problemText)].join('\n') + '\n';
 }
 

@@ -42,7 +42,10 @@ const USAGE = new Set(['UsageError', 'ConfigError', 'WorkerConfigError']);
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if ((AGENT_COMMANDS as readonly string[]).includes(command ?? '')) {
-    process.exitCode = await runAgentCommand(command!, rest, process.env, { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) });
+    process.exitCode = await runAgentCommand(command!, rest, process.env, {
+      out: (t) => void process.stdout.write(t),
+      err: (t) => void process.stderr.write(t),
+    });
     return;
   }
   switch (command) {
@@ -76,7 +79,12 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'inspect': {
       const { flags, bools, positionals } = parseFlags(rest, ['format', 'density'], ['compare', 'json']);
-      process.exitCode = await (await import('./inspect.js')).runInspect(positionals, { compare: bools.compare === true, json: bools.json === true, format: flags.format, density: flags.density });
+      process.exitCode = await (await import('./inspect.js')).runInspect(positionals, {
+        compare: bools.compare === true,
+        json: bools.json === true,
+        format: flags.format,
+        density: flags.density,
+      });
       return;
     }
     case 'maestro': {
@@ -88,7 +96,12 @@ async function main(argv: string[]): Promise<void> {
       }
       const files = positionals.slice(1);
       if (!files.length || !flags.session) throw new UsageError('maestro run needs FILE... and --session ID');
-      process.exitCode = await (await import('./flow-run.js')).runMaestroFiles(files, needClient(flags), { session: flags.session, junit: flags.junit, env, out: (t) => void process.stdout.write(t) });
+      process.exitCode = await (await import('./flow-run.js')).runMaestroFiles(files, needClient(flags), {
+        session: flags.session,
+        junit: flags.junit,
+        env,
+        out: (t) => void process.stdout.write(t),
+      });
       return;
     }
     case 'replay': {
@@ -96,7 +109,15 @@ async function main(argv: string[]): Promise<void> {
       if (positionals.length !== 1 || !flags.session) throw new UsageError('replay needs the flow name and --session ID');
       const from = flags.from === undefined ? undefined : Number(flags.from);
       if (from !== undefined && !(Number.isInteger(from) && from >= 0)) throw new UsageError('--from is a step index (0, 1, ...)');
-      process.exitCode = await (await import('./flow-run.js')).runReplay(positionals[0]!, needClient(flags), { session: flags.session, junit: flags.junit, env: {}, out: (t) => void process.stdout.write(t), ...(flags.app ? { app: flags.app } : {}), ...(from !== undefined ? { from } : {}), ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}) });
+      process.exitCode = await (await import('./flow-run.js')).runReplay(positionals[0]!, needClient(flags), {
+        session: flags.session,
+        junit: flags.junit,
+        env: {},
+        out: (t) => void process.stdout.write(t),
+        ...(flags.app ? { app: flags.app } : {}),
+        ...(from !== undefined ? { from } : {}),
+        ...(flags['plan-digest'] ? { planDigest: flags['plan-digest'] } : {}),
+      });
       return;
     }
     case 'mcp':
@@ -136,7 +157,7 @@ function takeEnv(argv: string[]): { env: Record<string, string>; rest: string[] 
 
 function needClient(flags: Record<string, string | undefined>) {
   const s = clientSettings(process.env, flags);
-  if (!s) throw new UsageError('no token: pass --token or set SIMFLEET_TOKEN (an agent token of the session\'s team)');
+  if (!s) throw new UsageError("no token: pass --token or set SIMFLEET_TOKEN (an agent token of the session's team)");
   return s;
 }
 
@@ -145,6 +166,8 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   const usage = USAGE.has(name);
   const known = usage || EXPLAINED.has(name) || err instanceof GatewayError;
   const hint = err instanceof GatewayError && err.hint ? `\n  hint: ${err.hint}` : '';
-  process.stderr.write(`simfleet: ${err instanceof GatewayError ? `${err.code}: ` : ''}${known ? (err as Error).message : ((err as Error).stack ?? String(err))}${hint}\n`);
+  process.stderr.write(
+    `simfleet: ${err instanceof GatewayError ? `${err.code}: ` : ''}${known ? (err as Error).message : ((err as Error).stack ?? String(err))}${hint}\n`,
+  );
   process.exit(usage ? 2 : 1);
 });

@@ -15,7 +15,13 @@ export class SessionChoice {
 
   pick(named: string | undefined): string {
     const id = named ?? this.started ?? this.fallback;
-    if (!id) throw new Refused({ code: 'VALIDATION_FAILED', message: 'no session to act on', hint: 'call session_start first, or pass "session"', details: { field: 'session' } });
+    if (!id)
+      throw new Refused({
+        code: 'VALIDATION_FAILED',
+        message: 'no session to act on',
+        hint: 'call session_start first, or pass "session"',
+        details: { field: 'session' },
+      });
     return id;
   }
 }
@@ -41,7 +47,10 @@ export interface Ctx {
 
 // ---------------------------------------------------------------- results
 
-const say = (text: string, structured?: Record<string, unknown>): CallToolResult => ({ content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) });
+const say = (text: string, structured?: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text }],
+  ...(structured ? { structuredContent: structured } : {}),
+});
 
 function refused(r: Refusal, more = ''): CallToolResult {
   const line = `${r.code}: ${r.message}${r.hint ? ` — hint: ${r.hint}` : ''}`;
@@ -58,15 +67,24 @@ export function asResult(err: unknown): CallToolResult {
 function runResult(run: Schemas['DoResult']): CallToolResult {
   const lines = run.steps.map((r) => `${r.index} ${r.status} ${r.detail}`);
   const d = run.divergence;
-  if (!d) return say([...lines, `done: ${run.completed} steps in ${run.totalMs} ms`, run.outline].join('\n'), { completed: run.completed, planDigest: run.planDigest, screen: run.screen });
-  const resume = d.resume.allowed ? `to resume once the screen is put right: the same steps with {"from":${d.resume.from},"planDigest":"${d.resume.planDigest}"}` : 'this run cannot be resumed';
+  if (!d)
+    return say([...lines, `done: ${run.completed} steps in ${run.totalMs} ms`, run.outline].join('\n'), {
+      completed: run.completed,
+      planDigest: run.planDigest,
+      screen: run.screen,
+    });
+  const resume = d.resume.allowed
+    ? `to resume once the screen is put right: the same steps with {"from":${d.resume.from},"planDigest":"${d.resume.planDigest}"}`
+    : 'this run cannot be resumed';
   const details = { index: d.index, resume: d.resume, expected: d.expected ?? null, ...(d.binding ? { binding: d.binding } : {}) };
   return refused({ code: d.code, message: d.message, hint: d.hint, details }, [...lines, resume, d.outline].join('\n'));
 }
 
 function actionText(r: Schemas['ActionResult']): string {
   const motion = r.transition && r.transition.kind !== 'none' ? ` (motion: ${r.transition.kind})` : '';
-  const scrolled = r.scrolled ? `\nscrolled ${r.scrolled.movedPt ?? 'an unmeasured distance'} of ${r.scrolled.requestedPt} pt asked${r.scrolled.atEnd ? ' — at the end' : ''}` : '';
+  const scrolled = r.scrolled
+    ? `\nscrolled ${r.scrolled.movedPt ?? 'an unmeasured distance'} of ${r.scrolled.requestedPt} pt asked${r.scrolled.atEnd ? ' — at the end' : ''}`
+    : '';
   const escalation = r.escalation ? `\nescalation: ${r.escalation.reason} — simfleet cannot vouch for this outcome; read the outline` : '';
   return `${r.verdict}: ${r.reason}${motion}${scrolled}${escalation}\n${r.outline}`;
 }
@@ -99,16 +117,31 @@ async function untilPlaced(s: ClientSettings, session: Schemas['Session'], budge
   return session;
 }
 
-export async function sessionStart(ctx: Ctx, a: { platform: Schemas['Platform']; app?: string | undefined; waitSeconds?: number | undefined }): Promise<CallToolResult> {
+export async function sessionStart(
+  ctx: Ctx,
+  a: { platform: Schemas['Platform']; app?: string | undefined; waitSeconds?: number | undefined },
+): Promise<CallToolResult> {
   const waitSeconds = a.waitSeconds ?? 30;
   const body: Schemas['SessionCreate'] = { platform: a.platform, waitSeconds, ...(a.app ? { app: appTarget(a.platform, a.app) } : {}) };
   // The MCP SDK's client gives up on a call after 60 s unless told otherwise, so the default wait
   // stays under that; a session still on its way is kept as this process's one and reported.
   const session = await untilPlaced(ctx.s, await call<Schemas['Session']>(ctx.s, 'POST', '/v1/sessions', body), (waitSeconds + 20) * 1000);
   const facts = { sessionId: session.id, state: session.state };
-  if (session.state === 'ended') return refused({ code: 'SESSION_ENDED', message: `session ${session.id} ended before it was ready: ${session.endReason}${session.endDetail ? ` (${session.endDetail})` : ''}`, hint: 'try again, or another platform or app', details: { ...facts, endReason: session.endReason } });
+  if (session.state === 'ended')
+    return refused({
+      code: 'SESSION_ENDED',
+      message: `session ${session.id} ended before it was ready: ${session.endReason}${session.endDetail ? ` (${session.endDetail})` : ''}`,
+      hint: 'try again, or another platform or app',
+      details: { ...facts, endReason: session.endReason },
+    });
   ctx.sessions.started = session.id;
-  if (session.state !== 'ready') return refused({ code: 'SESSION_NOT_READY', message: `session ${session.id} is still ${session.state}${session.queue ? ` (queue position ${session.queue.position})` : ''}`, hint: 'it is kept as this session; device tools answer SESSION_NOT_READY until it is ready — try screen in a while, or session_end', details: { ...facts, queue: session.queue } });
+  if (session.state !== 'ready')
+    return refused({
+      code: 'SESSION_NOT_READY',
+      message: `session ${session.id} is still ${session.state}${session.queue ? ` (queue position ${session.queue.position})` : ''}`,
+      hint: 'it is kept as this session; device tools answer SESSION_NOT_READY until it is ready — try screen in a while, or session_end',
+      details: { ...facts, queue: session.queue },
+    });
   const d = session.device!;
   return say(`session ${session.id} ready: ${d.name} (${d.model}, ${d.os}); the device tools now act on it`, { ...facts, device: d });
 }
@@ -117,7 +150,11 @@ export async function sessionEnd(ctx: Ctx, a: { session?: string | undefined }):
   const id = ctx.sessions.pick(a.session);
   const ended = await call<Schemas['Session']>(ctx.s, 'DELETE', `/v1/sessions/${id}`);
   if (ctx.sessions.started === id) ctx.sessions.started = undefined;
-  return say(`session ${id} ${ended.state}${ended.endReason ? ` (${ended.endReason})` : ''}`, { sessionId: id, state: ended.state, endReason: ended.endReason });
+  return say(`session ${id} ${ended.state}${ended.endReason ? ` (${ended.endReason})` : ''}`, {
+    sessionId: id,
+    state: ended.state,
+    endReason: ended.endReason,
+  });
 }
 
 // ---------------------------------------------------------------- the screen and acting
@@ -127,7 +164,10 @@ export async function screen(ctx: Ctx, a: { session?: string | undefined }): Pro
   return say(outline.text);
 }
 
-export async function act(ctx: Ctx, { kind, session, ...fields }: { kind: Schemas['ActionKind']; session?: string | undefined } & Schemas['ActionFields']): Promise<CallToolResult> {
+export async function act(
+  ctx: Ctx,
+  { kind, session, ...fields }: { kind: Schemas['ActionKind']; session?: string | undefined } & Schemas['ActionFields'],
+): Promise<CallToolResult> {
   const body: Schemas['ActionRequest'] = { action: kind, ...fields };
   const r = await call<Schemas['ActionResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(session)}/actions`, body);
   return say(actionText(r), { verdict: r.verdict, screen: r.screen, escalation: r.escalation?.reason ?? null });
@@ -140,12 +180,24 @@ export async function runSteps(ctx: Ctx, { session, ...body }: Schemas['DoReques
 /** One default for every kind of wait: /wait and a /do wait step each have their own otherwise. */
 const WAIT_DEFAULT_MS = 10_000;
 
-type WaitArgs = { for?: 'settled' | 'visible' | 'not-visible' | undefined; target?: string | undefined; role?: string | undefined; timeoutMs?: number | undefined; session?: string | undefined };
+type WaitArgs = {
+  for?: 'settled' | 'visible' | 'not-visible' | undefined;
+  target?: string | undefined;
+  role?: string | undefined;
+  timeoutMs?: number | undefined;
+  session?: string | undefined;
+};
 
 export async function wait(ctx: Ctx, a: WaitArgs): Promise<CallToolResult> {
   const what = a.for ?? (a.target ? 'visible' : 'settled');
   if (what === 'settled') return waitSettled(ctx, a);
-  if (!a.target) return refused({ code: 'VALIDATION_FAILED', message: `waiting for ${what} needs a target`, hint: 'add "target" (a label, #id or @N)', details: { field: 'target' } });
+  if (!a.target)
+    return refused({
+      code: 'VALIDATION_FAILED',
+      message: `waiting for ${what} needs a target`,
+      hint: 'add "target" (a label, #id or @N)',
+      details: { field: 'target' },
+    });
   // The /wait route knows nothing of elements; a one-step run has the runner poll the outline.
   const step: Schemas['Step'] = { action: 'wait', for: what, target: a.target, timeoutMs: a.timeoutMs ?? WAIT_DEFAULT_MS, ...(a.role ? { role: a.role } : {}) };
   return runSteps(ctx, { steps: [step], session: a.session });
@@ -156,7 +208,13 @@ async function waitSettled(ctx: Ctx, a: WaitArgs): Promise<CallToolResult> {
   const w = await call<Schemas['WaitResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(a.session)}/wait`, body);
   const facts = { status: w.status, waitedMs: w.waitedMs };
   // The same code a /do wait step reports for a screen that never settles.
-  if (w.status === 'not-settled') return refused({ code: 'timeout', message: `the screen did not settle in ${w.waitedMs} ms${w.movingRegion ? `: ${box(w.movingRegion.box)} kept moving` : ''}`, hint: 'something keeps moving (a spinner?): look at it, or wait longer with timeoutMs', details: { ...facts, movingRegion: w.movingRegion ?? null } });
+  if (w.status === 'not-settled')
+    return refused({
+      code: 'timeout',
+      message: `the screen did not settle in ${w.waitedMs} ms${w.movingRegion ? `: ${box(w.movingRegion.box)} kept moving` : ''}`,
+      hint: 'something keeps moving (a spinner?): look at it, or wait longer with timeoutMs',
+      details: { ...facts, movingRegion: w.movingRegion ?? null },
+    });
   return say(w.status === 'settled' ? `settled after ${w.waitedMs} ms` : `no change in ${w.waitedMs} ms: the screen is still`, facts);
 }
 
@@ -164,13 +222,21 @@ export async function changes(ctx: Ctx, a: { since?: string | undefined; session
   const id = ctx.sessions.pick(a.session);
   if (!a.since) {
     const m = await call<Schemas['MarkCreated']>(ctx.s, 'POST', `/v1/sessions/${id}/marks`);
-    return say(`mark ${m.mark} taken${m.frame ? ` on frame ${m.frame.seq}` : ' (no frame yet)'}; after acting, call changes with {"since":"${m.mark}"}`, { mark: m.mark });
+    return say(`mark ${m.mark} taken${m.frame ? ` on frame ${m.frame.seq}` : ' (no frame yet)'}; after acting, call changes with {"since":"${m.mark}"}`, {
+      mark: m.mark,
+    });
   }
   const c = await call<Schemas['Changes']>(ctx.s, 'GET', `/v1/sessions/${id}/changes?since=${encodeURIComponent(a.since)}`);
   return say(changesText(c), { mark: c.mark, changed: c.changed, settled: c.settled, fraction: c.fraction });
 }
 
-type LookArgs = { scale?: number | undefined; crop?: Schemas['Box'] | undefined; format?: 'jpeg' | 'png' | undefined; quality?: number | undefined; session?: string | undefined };
+type LookArgs = {
+  scale?: number | undefined;
+  crop?: Schemas['Box'] | undefined;
+  format?: 'jpeg' | 'png' | undefined;
+  quality?: number | undefined;
+  session?: string | undefined;
+};
 
 /** The image comes as bytes, not JSON, so this one call is made here rather than through `call`. */
 export async function look(ctx: Ctx, a: LookArgs): Promise<CallToolResult> {
@@ -186,7 +252,12 @@ export async function look(ctx: Ctx, a: LookArgs): Promise<CallToolResult> {
   const data = Buffer.from(await res.arrayBuffer()).toString('base64');
   const h = (name: string) => res.headers.get(`x-simfleet-${name}`);
   const info = `${h('width')}×${h('height')} px at ${h('scale')} px/pt (the device has ${h('device-scale')}), crop ${h('crop')} in points (x,y,width,height), pixels ${h('age-ms')} ms old${h('source') === 'stream' ? ", from the frame stream (the screen's last repaint: a fresh capture stalled)" : ''}`;
-  return { content: [{ type: 'image', data, mimeType: res.headers.get('content-type')?.split(';')[0] ?? 'image/jpeg' }, { type: 'text', text: info }] };
+  return {
+    content: [
+      { type: 'image', data, mimeType: res.headers.get('content-type')?.split(';')[0] ?? 'image/jpeg' },
+      { type: 'text', text: info },
+    ],
+  };
 }
 
 function lookQuery(a: LookArgs): URLSearchParams {

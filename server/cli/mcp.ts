@@ -56,7 +56,10 @@ const ACTION_FIELDS = {
   index: z.number().int().optional().describe('with a label several elements carry: which one, 0 first in reading order'),
   or: z.array(targetText).optional().describe('fallback targets, tried in order when target matches nothing'),
   text: z.string().optional().describe('type: the text'),
-  direction: z.enum(contractEnum('Direction')).optional().describe('swipe: the way the finger moves; scroll: the way the content travels (down = towards the end)'),
+  direction: z
+    .enum(contractEnum('Direction'))
+    .optional()
+    .describe('swipe: the way the finger moves; scroll: the way the content travels (down = towards the end)'),
   distance: z.number().optional().describe('scroll, swipe: points'),
   to: targetText.optional().describe('scroll: the element to bring into view; drag, swipe: where the finger ends'),
   url: z.string().optional().describe('open: the URL'),
@@ -74,7 +77,10 @@ const STEP = z
     for: z.enum(['visible', 'not-visible', 'settled']).optional().describe('wait: what to wait for'),
     that: z.enum(['visible', 'not-visible', 'value']).optional().describe('assert: what must hold'),
     value: z.string().optional().describe('assert that value: the expected value'),
-    fields: z.array(z.object({ target: targetText, value: z.string() }).strict()).optional().describe('fill: the fields of a long form'),
+    fields: z
+      .array(z.object({ target: targetText, value: z.string() }).strict())
+      .optional()
+      .describe('fill: the fields of a long form'),
     submit: targetText.optional().describe('fill: the control that submits the form'),
     allowDestructive: z.boolean().optional().describe('this step may touch a destructive-looking control (delete, pay, submit, sign out)'),
     optional: z.boolean().optional().describe('a failure of this step is reported and the run goes on'),
@@ -94,7 +100,13 @@ const READS: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 function registerTools(server: McpServer, s: ClientSettings, sessions: SessionChoice): void {
   const ctx: Ctx = { s, sessions };
   // Strict objects: a misspelt argument is refused by name instead of being dropped unseen.
-  const add = <S extends z.ZodRawShape>(name: string, description: string, shape: S, run: (ctx: Ctx, args: z.infer<z.ZodObject<S>>) => Promise<CallToolResult>, annotations?: ToolAnnotations) => {
+  const add = <S extends z.ZodRawShape>(
+    name: string,
+    description: string,
+    shape: S,
+    run: (ctx: Ctx, args: z.infer<z.ZodObject<S>>) => Promise<CallToolResult>,
+    annotations?: ToolAnnotations,
+  ) => {
     const inputSchema = z.object(shape).strict();
     server.registerTool<z.ZodType, typeof inputSchema>(name, { description, inputSchema, ...(annotations ? { annotations } : {}) }, async (args) => {
       try {
@@ -138,7 +150,13 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
   add(
     'wait',
     'Wait until the screen settles (the default), or until target is visible or not-visible. Example: {"for":"visible","target":"Saved","timeoutMs":5000}',
-    { for: z.enum(['settled', 'visible', 'not-visible']).optional(), target: ACTION_FIELDS.target, role: ACTION_FIELDS.role, timeoutMs: z.number().int().optional().describe('default 10000'), ...SESSION },
+    {
+      for: z.enum(['settled', 'visible', 'not-visible']).optional(),
+      target: ACTION_FIELDS.target,
+      role: ACTION_FIELDS.role,
+      timeoutMs: z.number().int().optional().describe('default 10000'),
+      ...SESSION,
+    },
     wait,
     READS,
   );
@@ -153,8 +171,12 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
     'look',
     'The screen as an image: the only tool that returns pixels; use it when the outline is not enough (icons, colours, layout). One image pixel per point unless scale says more; crop in points. Example: {"crop":{"x":0,"y":0,"width":393,"height":200},"scale":2}',
     {
-      scale: z.number().optional().describe('image pixels per point (default 1, at most the device\'s own)'),
-      crop: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() } satisfies FieldsOf<Schemas['Box']>).strict().optional().describe('the part of the screen to see, in points'),
+      scale: z.number().optional().describe("image pixels per point (default 1, at most the device's own)"),
+      crop: z
+        .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() } satisfies FieldsOf<Schemas['Box']>)
+        .strict()
+        .optional()
+        .describe('the part of the screen to see, in points'),
       format: z.enum(['jpeg', 'png']).optional().describe('default jpeg'),
       quality: z.number().int().optional().describe('jpeg quality 1-100 (default 80)'),
       ...SESSION,
@@ -166,7 +188,7 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
     'permission',
     'Grant, revoke or reset a permission of the session\'s app, so no system prompt needs tapping (or to test the path where access was refused). Each platform sets what it can; one it cannot is refused with PERMISSION_UNSUPPORTED listing those it can. Example: {"action":"grant","permission":"location"}',
     {
-      action: z.enum(['grant', 'revoke', 'reset']).describe('reset: not decided, so the app\'s next request prompts again'),
+      action: z.enum(['grant', 'revoke', 'reset']).describe("reset: not decided, so the app's next request prompts again"),
       permission: z.enum(contractEnum('PermissionName')),
       ...SESSION,
     },

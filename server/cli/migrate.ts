@@ -14,7 +14,9 @@ export async function runMigrate(config: GatewayConfig, statusOnly: boolean): Pr
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
     }
     const status = await migrationStatus(db, migrations);
-    process.stdout.write(`${db.location}: ${status.applied} of ${status.expected} applied${status.pending.length ? `; pending: ${status.pending.join(', ')}` : ''}\n`);
+    process.stdout.write(
+      `${db.location}: ${status.applied} of ${status.expected} applied${status.pending.length ? `; pending: ${status.pending.join(', ')}` : ''}\n`,
+    );
     if (statusOnly && status.pending.length) process.exitCode = 1;
   } finally {
     await db.close();

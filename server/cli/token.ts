@@ -31,7 +31,8 @@ export async function runToken(action: string | undefined, args: string[], flags
       throw new Error(`cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`);
     });
     const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
-    if (!res.ok) throw new Error(`${json.error?.code ?? res.status}: ${json.error?.message ?? res.statusText}${json.error?.hint ? `\n  hint: ${json.error.hint}` : ''}`);
+    if (!res.ok)
+      throw new Error(`${json.error?.code ?? res.status}: ${json.error?.message ?? res.statusText}${json.error?.hint ? `\n  hint: ${json.error.hint}` : ''}`);
     return json;
   };
   switch (action) {

@@ -142,15 +142,21 @@ export function farmPage(main, status) {
         host?.name ?? id,
         ' ',
         badge(host?.state ?? 'unknown'),
-        strained ? h('span', { class: 'badge strained', 'data-badge': 'strained', title: `slow or overdue screen reads at ${clock(host.strainedAt)}: new sessions go to other hosts until ${clock(new Date(strained).toISOString())} while one has a device that fits` }, 'strained') : null,
+        strained
+          ? h(
+              'span',
+              {
+                class: 'badge strained',
+                'data-badge': 'strained',
+                title: `slow or overdue screen reads at ${clock(host.strainedAt)}: new sessions go to other hosts until ${clock(new Date(strained).toISOString())} while one has a device that fits`,
+              },
+              'strained',
+            )
+          : null,
         h('span', { class: 'muted' }, host ? ` ${host.id} · ${host.os}/${host.arch} · v${host.version}` : ''),
       ),
       missing.map((b) => h('p', { class: 'muted' }, `${b.backend} unavailable${b.hint ? `: ${b.hint}` : ''}`)),
-      h(
-        'table',
-        {},
-        h('tbody', {}, list.sort((a, b) => a.id.localeCompare(b.id)).map(deviceRow)),
-      ),
+      h('table', {}, h('tbody', {}, list.sort((a, b) => a.id.localeCompare(b.id)).map(deviceRow))),
     );
   }
 

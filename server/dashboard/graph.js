@@ -39,7 +39,14 @@ export function drawGraph(list, graph, currentId, seen) {
         ? h(
             'ul',
             {},
-            out.map((e) => h('li', { 'data-edge': `${e.from}→${e.to}` }, `${e.action} → ${label(e.to)}`, h('span', { class: 'muted' }, ` ×${e.count}, verified ${e.verified}`))),
+            out.map((e) =>
+              h(
+                'li',
+                { 'data-edge': `${e.from}→${e.to}` },
+                `${e.action} → ${label(e.to)}`,
+                h('span', { class: 'muted' }, ` ×${e.count}, verified ${e.verified}`),
+              ),
+            ),
           )
         : null,
     );

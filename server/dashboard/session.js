@@ -35,7 +35,10 @@ export function sessionPage(main, id, status) {
     session = s;
     const device = s.device ? `${s.device.name} (${s.device.id})` : 'no device yet';
     const until = s.state === 'ended' ? `ended ${clock(s.endedAt)}: ${s.endReason}` : s.expiresAt ? `expires ${clock(s.expiresAt)}` : '';
-    part(view, 'meta').replaceChildren(h('span', { class: `badge ${s.state}`, 'data-badge': s.state }, s.state), ` ${s.team} · ${s.platform} · ${device} · ${until}`);
+    part(view, 'meta').replaceChildren(
+      h('span', { class: `badge ${s.state}`, 'data-badge': s.state }, s.state),
+      ` ${s.team} · ${s.platform} · ${device} · ${until}`,
+    );
     if (s.state === 'ready' && !live) {
       live = liveScreen(part(view, 'screen'), id, {}, (state, detail) => (part(view, 'screen-status').textContent = `screen ${streamLabel(state, detail)}`));
       outline();
@@ -117,7 +120,7 @@ export function sessionPage(main, id, status) {
       });
     })
     .catch((err) => {
-      const text = err.status === 404 ? `No session ${id} that this token may see.` : err.text ?? err.message;
+      const text = err.status === 404 ? `No session ${id} that this token may see.` : (err.text ?? err.message);
       problem('session', text);
     });
 

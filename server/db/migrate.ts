@@ -29,7 +29,8 @@ export async function readMigrations(dir: string): Promise<Migration[]> {
     if (!match) throw new MigrationError(`migration file ${file} is not named NNNN_name.sql`);
     const version = Number(match[1]);
     const expected = migrations.length + 1;
-    if (version !== expected) throw new MigrationError(`migration ${file} should be number ${String(expected).padStart(4, '0')}: versions must run 0001, 0002, … without gaps`);
+    if (version !== expected)
+      throw new MigrationError(`migration ${file} should be number ${String(expected).padStart(4, '0')}: versions must run 0001, 0002, … without gaps`);
     const sql = await readFile(join(dir, file), 'utf8');
     migrations.push({ version, name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') });
   }
@@ -91,7 +92,9 @@ interface AppliedRow {
 }
 
 async function appliedMigrations(db: Queryable): Promise<Map<number, AppliedRow>> {
-  const { rows } = await db.query<{ version: number; name: string; checksum: string }>('SELECT version, name, checksum FROM simfleet_migrations ORDER BY version');
+  const { rows } = await db.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, name, checksum FROM simfleet_migrations ORDER BY version',
+  );
   return new Map(rows.map((r) => [r.version, { name: r.name, checksum: r.checksum }]));
 }
 
@@ -100,7 +103,9 @@ function verify(applied: Map<number, AppliedRow>, migrations: Migration[]): void
   for (const [version, row] of applied) {
     const local = byVersion.get(version);
     if (!local) {
-      throw new MigrationError(`the database has migration ${row.name}, which this simfleet does not know: it is older than the database; run the newer version`);
+      throw new MigrationError(
+        `the database has migration ${row.name}, which this simfleet does not know: it is older than the database; run the newer version`,
+      );
     }
     if (local.checksum !== row.checksum) {
       throw new MigrationError(`migration ${local.name} changed after it was applied; migrations are immutable, add a new numbered file instead`);

@@ -47,7 +47,13 @@ export function decideDevice(row: DeviceRow | undefined, report: WorkerDevice, s
   const inFlight = row !== undefined && (row.state === 'leased' || row.state === 'preparing' || row.state === 'reclaiming');
   if (report.health === 'broken') {
     const reason = report.reason ?? 'reported broken by its host';
-    return { state: 'broken', reason, needsReset: (row?.needs_reset ?? false) || inFlight, reclaim: false, ...(session ? { endSession: { reason: 'device-lost', detail: reason } } : {}) };
+    return {
+      state: 'broken',
+      reason,
+      needsReset: (row?.needs_reset ?? false) || inFlight,
+      reclaim: false,
+      ...(session ? { endSession: { reason: 'device-lost', detail: reason } } : {}),
+    };
   }
   if (row?.quarantined) {
     const reason = row.state_reason ?? 'quarantined';
@@ -200,7 +206,13 @@ export class HostRegistry {
       const session = active.get(gone.id);
       if (session) await endSessionTx(tx, session, 'device-lost', 'the host no longer reports the device', { reclaim: false });
       const inFlight = gone.state === 'leased' || gone.state === 'preparing' || gone.state === 'reclaiming';
-      await devices.upsertDevice(tx, { ...gone, reported: false, state: 'offline', state_reason: 'no longer reported by its host', needs_reset: gone.needs_reset || inFlight });
+      await devices.upsertDevice(tx, {
+        ...gone,
+        reported: false,
+        state: 'offline',
+        state_reason: 'no longer reported by its host',
+        needs_reset: gone.needs_reset || inFlight,
+      });
     }
     return jobs;
   }

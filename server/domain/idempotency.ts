@@ -9,9 +9,15 @@ import { ApiError } from '../errors.js';
 
 const POLL_MS = 100;
 
-export async function once<T>(db: Database, o: { team: string; key: string | undefined; route: string; body: unknown; waitMs: number }, run: () => Promise<T>): Promise<T> {
+export async function once<T>(
+  db: Database,
+  o: { team: string; key: string | undefined; route: string; body: unknown; waitMs: number },
+  run: () => Promise<T>,
+): Promise<T> {
   if (!o.key) return run();
-  const hash = createHash('sha256').update(`${o.route}\n${JSON.stringify(o.body)}`).digest('hex');
+  const hash = createHash('sha256')
+    .update(`${o.route}\n${JSON.stringify(o.body)}`)
+    .digest('hex');
   if (await claimRequest(db, o.team, o.key, o.route, hash)) {
     let value: T;
     try {
@@ -29,7 +35,11 @@ export async function once<T>(db: Database, o: { team: string; key: string | und
     if (!stored) return once(db, o, run); // the first run failed and released the key: this one runs
     if (stored.request_hash !== hash) throw new ApiError('IDEMPOTENCY_KEY_REUSED', { details: { route: stored.route } });
     if (stored.status !== null) return stored.response as T;
-    if (Date.now() >= deadline) throw new ApiError('COMMAND_TIMEOUT', { message: 'the first request with this Idempotency-Key is still running', hint: 'retry later with the same key to get its answer' });
+    if (Date.now() >= deadline)
+      throw new ApiError('COMMAND_TIMEOUT', {
+        message: 'the first request with this Idempotency-Key is still running',
+        hint: 'retry later with the same key to get its answer',
+      });
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

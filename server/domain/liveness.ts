@@ -16,7 +16,8 @@ export function startLivenessSweep(registry: HostRegistry, hostTimeoutMs: number
     running = registry
       .sweep(hostTimeoutMs, judgement(pauses, 2 * hostTimeoutMs))
       .catch((err: unknown) => {
-        if (err instanceof PauseOvertook) logger.info({ pausedMs: err.pausedMs }, 'this gateway was paused during a liveness sweep; hosts are judged again at the next one');
+        if (err instanceof PauseOvertook)
+          logger.info({ pausedMs: err.pausedMs }, 'this gateway was paused during a liveness sweep; hosts are judged again at the next one');
         else logger.warn({ err }, 'liveness sweep failed; will retry');
       })
       .finally(() => (running = undefined));

@@ -17,7 +17,8 @@ function keyOf(appId: string): Key {
   return { team: parts[0]!, platform: parts[1] as Key['platform'], app: parts[2]! };
 }
 
-const notFound = (appId: string) => new ApiError('NOT_FOUND', { message: `no app ${appId} in this team's memory`, hint: 'GET /v1/apps lists the apps remembered' });
+const notFound = (appId: string) =>
+  new ApiError('NOT_FOUND', { message: `no app ${appId} in this team's memory`, hint: 'GET /v1/apps lists the apps remembered' });
 
 export class MemoryService {
   constructor(
@@ -63,10 +64,22 @@ export class MemoryService {
     if (!came.has(to)) {
       const known = new Set(memory.screens.map((s) => s.id));
       const evidence = { from, to, fromKnown: known.has(from), toKnown: known.has(to), reachable: came.size - 1, verifiedEdges: edges.length };
-      const id = await insertEscalation(this.db, key, null, { screen: from, reason: 'uncovered-goal', evidence, costMs: Math.round(performance.now() - t0), at: new Date().toISOString() });
+      const id = await insertEscalation(this.db, key, null, {
+        screen: from,
+        reason: 'uncovered-goal',
+        evidence,
+        costMs: Math.round(performance.now() - t0),
+        at: new Date().toISOString(),
+      });
       this.escalated('uncovered-goal');
-      const why = !evidence.toKnown ? `screen ${to} is not in this app's memory` : `${to} is known, but no verified edges lead there from ${from} (${evidence.reachable} screens reachable)`;
-      throw new ApiError('NO_MATCH', { message: `no route over verified edges from ${from} to ${to}: ${why}`, hint: 'GET /v1/apps/{appId}/graph shows the edges known; walk the way once to verify it', details: { escalation: { id, reason: 'uncovered-goal' }, ...evidence } });
+      const why = !evidence.toKnown
+        ? `screen ${to} is not in this app's memory`
+        : `${to} is known, but no verified edges lead there from ${from} (${evidence.reachable} screens reachable)`;
+      throw new ApiError('NO_MATCH', {
+        message: `no route over verified edges from ${from} to ${to}: ${why}`,
+        hint: 'GET /v1/apps/{appId}/graph shows the edges known; walk the way once to verify it',
+        details: { escalation: { id, reason: 'uncovered-goal' }, ...evidence },
+      });
     }
     const steps: Schemas['MemoryEdge'][] = [];
     for (let e = came.get(to); e; e = came.get(e.from)) steps.unshift(e);
@@ -76,8 +89,24 @@ export class MemoryService {
   async escalations(p: Principal, f: { reason?: string; appId?: string; since?: string; limit?: string }) {
     const key = f.appId ? keyOf(f.appId) : undefined;
     if (key && p.role !== 'admin' && key.team !== p.team) throw notFound(f.appId!);
-    const rows = await listEscalations(this.db, { ...(p.role === 'admin' ? {} : { team: p.team }), ...(key ? { team: key.team, app: key.app } : {}), ...(f.reason ? { reason: f.reason } : {}), ...(f.since ? { since: f.since } : {}), limit: Math.min(1000, Number(f.limit ?? 100)) });
-    return rows.map((r) => ({ id: String(r.id), team: r.team, appId: appIdOf(r), hostId: r.host_id, screen: r.screen, reason: r.reason as Schemas['EscalationReason'], evidence: r.evidence, costMs: r.cost_ms, at: new Date(r.at).toISOString() }));
+    const rows = await listEscalations(this.db, {
+      ...(p.role === 'admin' ? {} : { team: p.team }),
+      ...(key ? { team: key.team, app: key.app } : {}),
+      ...(f.reason ? { reason: f.reason } : {}),
+      ...(f.since ? { since: f.since } : {}),
+      limit: Math.min(1000, Number(f.limit ?? 100)),
+    });
+    return rows.map((r) => ({
+      id: String(r.id),
+      team: r.team,
+      appId: appIdOf(r),
+      hostId: r.host_id,
+      screen: r.screen,
+      reason: r.reason as Schemas['EscalationReason'],
+      evidence: r.evidence,
+      costMs: r.cost_ms,
+      at: new Date(r.at).toISOString(),
+    }));
   }
 
   async forget(appId: string): Promise<void> {

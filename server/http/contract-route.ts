@@ -8,19 +8,12 @@ import type { operations } from '../../openapi/generated/types.js';
 import { ApiError } from '../errors.js';
 
 type Op<O extends OperationId> = operations[O];
-type Json<T> = T extends { content: { 'application/json': infer B } }
-  ? B
-  : T extends { content: { 'text/plain': infer B } }
-    ? B
-    : never;
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : T extends { content: { 'text/plain': infer B } } ? B : never;
 type Part<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 
 /** The JSON body; `| undefined` when the contract makes the body optional. */
-export type BodyOf<O extends OperationId> = Op<O> extends { requestBody: infer R }
-  ? Json<NonNullable<R>>
-  : Op<O> extends { requestBody?: infer R }
-    ? Json<NonNullable<R>> | undefined
-    : undefined;
+export type BodyOf<O extends OperationId> =
+  Op<O> extends { requestBody: infer R } ? Json<NonNullable<R>> : Op<O> extends { requestBody?: infer R } ? Json<NonNullable<R>> | undefined : undefined;
 export type ParamsOf<O extends OperationId> = Part<Op<O>['parameters']['path']>;
 export type QueryOf<O extends OperationId> = Part<Op<O>['parameters']['query']>;
 type Responses<O extends OperationId> = Op<O>['responses'];

@@ -12,7 +12,11 @@ export function toApiError(err: FastifyError | Error): ApiError {
   if (isApiError(err)) return err;
   // A connection cut by a Postgres restart mid-statement is the same outage as no connection at all.
   if (isOutage(err)) {
-    return new ApiError('NOT_READY', { message: 'the database is unavailable or busy', hint: 'retry in a few seconds; GET /readyz shows the database check', cause: err });
+    return new ApiError('NOT_READY', {
+      message: 'the database is unavailable or busy',
+      hint: 'retry in a few seconds; GET /readyz shows the database check',
+      cause: err,
+    });
   }
   const fe = err as FastifyError;
   if (fe.validation) {
@@ -24,9 +28,17 @@ export function toApiError(err: FastifyError | Error): ApiError {
   switch (fe.code) {
     // The router's own refusals, before any route runs (frameworkErrors below).
     case 'FST_ERR_BAD_URL':
-      return new ApiError('VALIDATION_FAILED', { message: 'the URL is not valid: a path segment does not decode', hint: 'percent-encode path segments as UTF-8', details: { in: 'path', reason: 'does not decode' } });
+      return new ApiError('VALIDATION_FAILED', {
+        message: 'the URL is not valid: a path segment does not decode',
+        hint: 'percent-encode path segments as UTF-8',
+        details: { in: 'path', reason: 'does not decode' },
+      });
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'a path segment is longer than any id', hint: 'ids are at most 100 characters', details: { in: 'path', reason: 'too long' } });
+      return new ApiError('VALIDATION_FAILED', {
+        message: 'a path segment is longer than any id',
+        hint: 'ids are at most 100 characters',
+        details: { in: 'path', reason: 'too long' },
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('MALFORMED_JSON', { message: `the body is not valid JSON: ${fe.message}` });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -36,7 +48,10 @@ export function toApiError(err: FastifyError | Error): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', { message: fe.message });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('VALIDATION_FAILED', { message: 'Content-Length does not match the body', details: { in: 'header', field: 'content-length', reason: 'does not match the body' } });
+      return new ApiError('VALIDATION_FAILED', {
+        message: 'Content-Length does not match the body',
+        details: { in: 'header', field: 'content-length', reason: 'does not match the body' },
+      });
   }
   if (err instanceof SyntaxError && fe.statusCode === 400) return new ApiError('MALFORMED_JSON', { message: `the body is not valid JSON: ${err.message}` });
   if (fe.statusCode === 413) return new ApiError('BODY_TOO_LARGE');
@@ -73,7 +88,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     // The host's work goes on after the refusal, and the worker says when asking again pays (within
     // a minute: the number comes from a worker, which the gateway does not take at its word).
     const retryAfterMs = apiError.details?.retryAfterMs;
-    if (apiError.code === 'HOST_OVERLOADED' && typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs)) reply.header('retry-after', String(Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)))));
+    if (apiError.code === 'HOST_OVERLOADED' && typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs))
+      reply.header('retry-after', String(Math.min(60, Math.max(1, Math.ceil(retryAfterMs / 1000)))));
     // A refused WebSocket upgrade ends its connection once the answer is out: the socket was
     // detached from the HTTP server for the upgrade, so nothing else ever closes it, and a gateway
     // stopping waited for it forever (closeAllConnections does not see it).

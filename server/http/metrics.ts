@@ -37,9 +37,27 @@ const PRIORITIES = ['interactive', 'ci', 'background'];
 type HeldKind = keyof Schemas['WorkerHoldings'];
 // Every kind the contract names, checked by the compiler: a kind added there cannot be left out here.
 const HELD_KINDS = Object.keys({
-  frames: 1, frameBytes: 1, marks: 1, markedFrameBytes: 1, fineProfilesPending: 1, appMemories: 1, screens: 1, faces: 1, edges: 1, escalations: 1, memoryBatchesPending: 1, ocrCacheEntries: 1, eventLogEvents: 1, pageJsHeapBytes: 1, pageDomNodes: 1, pageEventListeners: 1,
+  frames: 1,
+  frameBytes: 1,
+  marks: 1,
+  markedFrameBytes: 1,
+  fineProfilesPending: 1,
+  appMemories: 1,
+  screens: 1,
+  faces: 1,
+  edges: 1,
+  escalations: 1,
+  memoryBatchesPending: 1,
+  ocrCacheEntries: 1,
+  eventLogEvents: 1,
+  pageJsHeapBytes: 1,
+  pageDomNodes: 1,
+  pageEventListeners: 1,
 } satisfies Record<HeldKind, 1>) as HeldKind[];
-const STRAIN_KINDS = Object.keys({ slowReads: 1, readsCutShort: 1, readsOverdue: 1, capturesGivenUp: 1 } satisfies Record<keyof Schemas['WorkerStrain'], 1>) as (keyof Schemas['WorkerStrain'])[];
+const STRAIN_KINDS = Object.keys({ slowReads: 1, readsCutShort: 1, readsOverdue: 1, capturesGivenUp: 1 } satisfies Record<
+  keyof Schemas['WorkerStrain'],
+  1
+>) as (keyof Schemas['WorkerStrain'])[];
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** A gauge read from Postgres at scrape time; left out (not zero) when the read fails. */
@@ -181,9 +199,18 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
     registers: [registry],
   });
-  const sessionsEnded = new Counter({ name: 'simfleet_sessions_ended_total', help: 'Sessions this gateway ended by expiry or timeout, by reason', labelNames: ['reason'], registers: [registry] });
+  const sessionsEnded = new Counter({
+    name: 'simfleet_sessions_ended_total',
+    help: 'Sessions this gateway ended by expiry or timeout, by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   const quarantines = new Counter({ name: 'simfleet_quarantines_total', help: 'Devices this gateway quarantined', registers: [registry] });
-  const pauses = new Counter({ name: 'simfleet_gateway_pauses_total', help: 'Times this gateway stopped running for 250 ms or more (its hosts are allowed the pause before they count as silent)', registers: [registry] });
+  const pauses = new Counter({
+    name: 'simfleet_gateway_pauses_total',
+    help: 'Times this gateway stopped running for 250 ms or more (its hosts are allowed the pause before they count as silent)',
+    registers: [registry],
+  });
   const forwardedCommands = new Counter({
     name: 'simfleet_forwarded_commands_total',
     help: 'Worker commands relayed between gateways: sent (for a host held elsewhere) or served (for another gateway)',
@@ -208,16 +235,47 @@ export function createMetrics(db: Queryable, workerConnections: () => number, lo
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const streamSubscribers = new Gauge({ name: 'simfleet_stream_subscribers', help: 'Event and screen stream subscribers connected to this gateway, by stream', labelNames: ['stream'], registers: [registry] });
-  const streamEvents = new Counter({ name: 'simfleet_stream_events_total', help: 'Events handed to stream subscribers on this gateway, by stream', labelNames: ['stream'], registers: [registry] });
+  const streamSubscribers = new Gauge({
+    name: 'simfleet_stream_subscribers',
+    help: 'Event and screen stream subscribers connected to this gateway, by stream',
+    labelNames: ['stream'],
+    registers: [registry],
+  });
+  const streamEvents = new Counter({
+    name: 'simfleet_stream_events_total',
+    help: 'Events handed to stream subscribers on this gateway, by stream',
+    labelNames: ['stream'],
+    registers: [registry],
+  });
   const streamCutOffs = new Counter({
     name: 'simfleet_stream_cutoffs_total',
     help: 'Stream subscribers this gateway closed for not keeping up: backlog (over the hard limit) or unanswered (no pong)',
     labelNames: ['stream', 'reason'],
     registers: [registry],
   });
-  const streamCoalesced = new Counter({ name: 'simfleet_stream_coalesced_total', help: "Frame-changes merged into a later one for a subscriber that fell behind", registers: [registry] });
-  return { registry, protocolErrors, setWorkerReport, placements, queueWait, sessionsEnded, quarantines, pauses, forwardedCommands, perceptionAnswers, escalations, memoryWrites, streamSubscribers, streamEvents, streamCutOffs, streamCoalesced };
+  const streamCoalesced = new Counter({
+    name: 'simfleet_stream_coalesced_total',
+    help: 'Frame-changes merged into a later one for a subscriber that fell behind',
+    registers: [registry],
+  });
+  return {
+    registry,
+    protocolErrors,
+    setWorkerReport,
+    placements,
+    queueWait,
+    sessionsEnded,
+    quarantines,
+    pauses,
+    forwardedCommands,
+    perceptionAnswers,
+    escalations,
+    memoryWrites,
+    streamSubscribers,
+    streamEvents,
+    streamCutOffs,
+    streamCoalesced,
+  };
 }
 
 export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
@@ -229,9 +287,6 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
     registers: [registry],
   });
   app.addHook('onResponse', async (req, reply) => {
-    duration.observe(
-      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    duration.observe({ method: req.method, route: req.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 }

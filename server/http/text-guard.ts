@@ -8,7 +8,11 @@ import { ApiError } from '../errors.js';
 
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
-    for (const [where, value] of [['body', req.body], ['query', req.query], ['path', req.params]] as const) {
+    for (const [where, value] of [
+      ['body', req.body],
+      ['query', req.query],
+      ['path', req.params],
+    ] as const) {
       const bad = firstUnstorable(value);
       if (bad === undefined) continue;
       throw new ApiError('VALIDATION_FAILED', {

@@ -132,7 +132,10 @@ export class CommandBus implements DeviceCommands {
     // Which gateway holds the host is read through an outage: a restart of Postgres delays the command, it does not fail it.
     const host = await throughOutage('finding the gateway of a host', () => hosts.getHost(this.db, hostId), { withinMs: timeoutMs, logger: this.logger });
     if (!host || host.state !== 'online' || !host.gateway_id || host.gateway_id === this.gatewayId) {
-      throw new ApiError('HOST_UNREACHABLE', { message: `host ${hostId} is not connected to any gateway`, details: { hostId, state: host?.state ?? 'unknown' } });
+      throw new ApiError('HOST_UNREACHABLE', {
+        message: `host ${hostId} is not connected to any gateway`,
+        details: { hostId, state: host?.state ?? 'unknown' },
+      });
     }
     const reqId = randomUUID();
     const answered = new Promise<CommandValue>((resolve, reject) => {
@@ -182,7 +185,14 @@ export class CommandBus implements DeviceCommands {
     this.waiting.delete(msg.reqId);
     clearTimeout(w.timer);
     if (msg.ok) w.resolve(msg.value);
-    else w.reject(new ApiError(msg.error?.code ?? 'INTERNAL', { message: msg.error?.message ?? 'forwarded command failed', ...(msg.error?.hint ? { hint: msg.error.hint } : {}), ...(msg.error?.details ? { details: msg.error.details } : {}) }));
+    else
+      w.reject(
+        new ApiError(msg.error?.code ?? 'INTERNAL', {
+          message: msg.error?.message ?? 'forwarded command failed',
+          ...(msg.error?.hint ? { hint: msg.error.hint } : {}),
+          ...(msg.error?.details ? { details: msg.error.details } : {}),
+        }),
+      );
   }
 
   private onPart(part: ReplyPart): void {
@@ -227,8 +237,8 @@ export class CommandBus implements DeviceCommands {
 
   /** The host did the work; through a database outage the answer is retried for as long as the asker listens. */
   private async deliver(msg: Forward, reply: Reply): Promise<void> {
-    await throughOutage('a forwarded command answer', () => this.answer(msg.replyTo, reply), { withinMs: msg.timeoutMs, logger: this.logger }).catch((err: unknown) =>
-      this.logger.warn({ err }, 'could not answer a forwarded command'),
+    await throughOutage('a forwarded command answer', () => this.answer(msg.replyTo, reply), { withinMs: msg.timeoutMs, logger: this.logger }).catch(
+      (err: unknown) => this.logger.warn({ err }, 'could not answer a forwarded command'),
     );
   }
 
@@ -238,7 +248,11 @@ export class CommandBus implements DeviceCommands {
     if (bytes.length <= PART_BYTES) return notify(this.db, channel, json);
     const total = Math.ceil(bytes.length / PART_BYTES);
     if (total > MAX_PARTS) {
-      const error = { code: 'INTERNAL' as const, message: `the answer is ${bytes.length} bytes, more than a forwarded reply may carry`, hint: 'ask the gateway that holds the host directly' };
+      const error = {
+        code: 'INTERNAL' as const,
+        message: `the answer is ${bytes.length} bytes, more than a forwarded reply may carry`,
+        hint: 'ask the gateway that holds the host directly',
+      };
       return notify(this.db, channel, JSON.stringify({ kind: 'reply', reqId: reply.reqId, ok: false, error } satisfies Reply));
     }
     for (let index = 0; index < total; index++) {

@@ -162,7 +162,8 @@ export class WorkerLink {
 
   /** Sends a command and resolves with its value when the worker answers ok; rejects with the worker's code. */
   request(command: WorkerCommand, timeoutMs: number): Promise<CommandValue> {
-    if (this.state !== 'ready') return Promise.reject(new ApiError('HOST_UNREACHABLE', { message: `host ${this.hostId} is not registered on this connection` }));
+    if (this.state !== 'ready')
+      return Promise.reject(new ApiError('HOST_UNREACHABLE', { message: `host ${this.hostId} is not registered on this connection` }));
     const id = randomUUID();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -219,7 +220,8 @@ export class WorkerLink {
         const risen = risenSigns(this.strain, msg.strain);
         if (msg.strain) this.strain = msg.strain;
         const strained = Object.keys(risen).length > 0;
-        if (strained) this.logger.info({ risen }, `the host reported new signs of strain; placement prefers other hosts for ${STRAIN_MEMORY_MS / 60_000} minutes`);
+        if (strained)
+          this.logger.info({ risen }, `the host reported new signs of strain; placement prefers other hosts for ${STRAIN_MEMORY_MS / 60_000} minutes`);
         if (!(await this.recordHeartbeat(this.conn, strained))) return this.lostOwnership();
         if (msg.process || msg.held || msg.strain) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held, strain: msg.strain });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
@@ -229,7 +231,10 @@ export class WorkerLink {
         const conn = this.conn;
         // What the host reports is true whether or not Postgres is up to hear it: it is recorded once
         // the database is back, within the time the host would be given to speak again.
-        const owned = await throughOutage('a device report', () => this.registry.reportDevices(conn, msg.backends, msg.devices), { withinMs: this.timings.hostTimeoutMs, logger: this.logger });
+        const owned = await throughOutage('a device report', () => this.registry.reportDevices(conn, msg.backends, msg.devices), {
+          withinMs: this.timings.hostTimeoutMs,
+          logger: this.logger,
+        });
         if (!owned) return this.lostOwnership();
         return;
       }
@@ -266,7 +271,12 @@ export class WorkerLink {
       // The database refusing the data itself (SQLSTATE classes 22 and 23) is final for this write: a
       // retry would be refused again, so the worker is told it is not a passing fault.
       const refused = /^2[23]/.test(sqlState(err) ?? '');
-      const e = err instanceof ApiError ? err : refused ? new ApiError('VALIDATION_FAILED', { message: `the database refused this ${msg.type}: ${(err as Error).message}` }) : new ApiError('INTERNAL', { cause: err });
+      const e =
+        err instanceof ApiError
+          ? err
+          : refused
+            ? new ApiError('VALIDATION_FAILED', { message: `the database refused this ${msg.type}: ${(err as Error).message}` })
+            : new ApiError('INTERNAL', { cause: err });
       if (!(err instanceof ApiError)) this.logger.warn({ err, hostId: this.hostId, type: msg.type, id: msg.id, refused }, 'a memory request failed');
       this.send({ type: 'memory', id: msg.id, ok: false, error: { code: e.code, message: e.message } });
     }
@@ -278,7 +288,14 @@ export class WorkerLink {
     this.pending.delete(msg.id);
     clearTimeout(pending.timer);
     if (msg.ok) pending.resolve(msg.value);
-    else pending.reject(new ApiError(msg.error?.code ?? 'DEVICE_FAILED', { message: msg.error?.message ?? 'the worker reported a failure', ...(msg.error?.hint ? { hint: msg.error.hint } : {}), ...(msg.error?.details ? { details: msg.error.details } : {}) }));
+    else
+      pending.reject(
+        new ApiError(msg.error?.code ?? 'DEVICE_FAILED', {
+          message: msg.error?.message ?? 'the worker reported a failure',
+          ...(msg.error?.hint ? { hint: msg.error.hint } : {}),
+          ...(msg.error?.details ? { details: msg.error.details } : {}),
+        }),
+      );
   }
 
   private async onHello(msg: Schemas['WorkerHello']): Promise<void> {

@@ -34,7 +34,10 @@ async function main(): Promise<void> {
       console.error(err);
       got = [unmeasured(suite.name, `the ${suite.name} suite`, '', `failed: ${(err as Error).message.split('\n')[0]}`)];
     }
-    for (const f of got) console.error(f.unmeasured ? `   ${f.figure}: not measured: ${f.unmeasured}` : `   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`);
+    for (const f of got)
+      console.error(
+        f.unmeasured ? `   ${f.figure}: not measured: ${f.unmeasured}` : `   ${f.figure}: median ${f.median} ${f.unit}, p95 ${f.p95} (${f.runs} runs)`,
+      );
     console.error(`   (${Math.round((performance.now() - started) / 1000)} s)`);
     figures.push(...got);
   }
@@ -42,16 +45,31 @@ async function main(): Promise<void> {
   await mkdir(dir, { recursive: true });
   // A run of some suites replaces their figures and keeps the others' from the last run.
   const kept = wanted.length ? await previousFigures(`${dir}latest.json`, new Set(chosen.map((s) => s.name))) : [];
-  const result = { date: new Date().toISOString(), machine: machine(), figures: [...kept, ...figures].sort((a, b) => SUITES.findIndex((s) => s.name === a.suite) - SUITES.findIndex((s) => s.name === b.suite)) };
+  const result = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    figures: [...kept, ...figures].sort((a, b) => SUITES.findIndex((s) => s.name === a.suite) - SUITES.findIndex((s) => s.name === b.suite)),
+  };
   await writeFile(`${dir}latest.json`, `${JSON.stringify(result, null, 2)}\n`);
   // JSON has no NaN: an unmeasured figure's numbers are written as null, with the reason beside them.
   const rows = result.figures.map((f) =>
-    f.unmeasured ? `| ${f.suite} | ${f.figure} | ${f.unit} | — | — | 0 | ${f.goal ?? ''} | not measured: ${f.unmeasured} |` : `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} | ${f.note ?? ''} |`,
+    f.unmeasured
+      ? `| ${f.suite} | ${f.figure} | ${f.unit} | — | — | 0 | ${f.goal ?? ''} | not measured: ${f.unmeasured} |`
+      : `| ${f.suite} | ${f.figure} | ${f.unit} | ${f.median} | ${f.p95} | ${f.runs} | ${f.goal ?? ''} | ${f.note ?? ''} |`,
   );
   const m = result.machine;
   await writeFile(
     `${dir}latest.md`,
-    [`# simfleet benchmarks`, '', `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`, '', '| suite | figure | unit | median | p95 | runs | goal | note |', '|---|---|---|---|---|---|---|---|', ...rows, ''].join('\n'),
+    [
+      `# simfleet benchmarks`,
+      '',
+      `${result.date} · ${m.cpu} × ${m.cores} · ${m.memoryGiB} GiB · Node ${m.node} · ${m.platform}`,
+      '',
+      '| suite | figure | unit | median | p95 | runs | goal | note |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+      '',
+    ].join('\n'),
   );
   console.error(`wrote ${dir}latest.json and latest.md`);
 }

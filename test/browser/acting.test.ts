@@ -27,7 +27,8 @@ const release = async (id: string) => {
   await agent.call('releaseSession', { params: { sessionId: id } });
   await waitFor('device free', async () => ((await farm.admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
 };
-const act = (id: string, target: string, role?: string) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
+const act = (id: string, target: string, role?: string) =>
+  agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
 
 // Ten taps through the sample app and back to where it started.
 const FLOW: [string, string?][] = [
@@ -103,10 +104,16 @@ describe('actions with verdicts and memory', () => {
       expect(se.body.error.code).toBe('AMBIGUOUS');
       expect(se.body.error.details.candidates.map((c: { label: string }) => c.label).sort()).toEqual(['Search', 'Settings']);
       // Refused, and escalated as an intent simfleet could not resolve, with the candidates.
-      const escalated = await waitFor('the escalation listed', async () => {
-        const found = (await agent.call('listEscalations', { query: { reason: 'unresolved-intent' } })).body.escalations as { evidence: { target: string; code: string; candidates?: unknown[] } }[];
-        return found.find((e) => e.evidence.target === 'Se') ?? undefined;
-      }, 10_000);
+      const escalated = await waitFor(
+        'the escalation listed',
+        async () => {
+          const found = (await agent.call('listEscalations', { query: { reason: 'unresolved-intent' } })).body.escalations as {
+            evidence: { target: string; code: string; candidates?: unknown[] };
+          }[];
+          return found.find((e) => e.evidence.target === 'Se') ?? undefined;
+        },
+        10_000,
+      );
       expect(escalated.evidence).toMatchObject({ code: 'AMBIGUOUS', candidates: expect.arrayContaining([expect.objectContaining({ label: 'Search' })]) });
       const typo = await act(id, 'Setings', 'tab');
       expect(typo.status).toBe(200);
@@ -191,10 +198,17 @@ describe('actions with verdicts and memory', () => {
       expect(surprise.evidence.predicted.id).not.toBe(surprise.evidence.after.id);
       expect(surprise.evidence.after).toMatchObject({ name: 'Notifications' });
       // Stored with its evidence, and listed by reason.
-      const listed = await waitFor('the escalation listed', async () => {
-        const found = (await agent.call('listEscalations', { query: { reason: 'unexpected-outcome' } })).body.escalations as { screen: string; evidence: { verdict: string; predicted: { id: string } } }[];
-        return found.find((e) => e.evidence.verdict === 'unexpected-screen') ?? undefined;
-      }, 10_000);
+      const listed = await waitFor(
+        'the escalation listed',
+        async () => {
+          const found = (await agent.call('listEscalations', { query: { reason: 'unexpected-outcome' } })).body.escalations as {
+            screen: string;
+            evidence: { verdict: string; predicted: { id: string } };
+          }[];
+          return found.find((e) => e.evidence.verdict === 'unexpected-screen') ?? undefined;
+        },
+        10_000,
+      );
       expect(listed.evidence.predicted.id).toBe(surprise.evidence.predicted.id);
     } finally {
       await release(id);
@@ -207,7 +221,12 @@ describe('actions with verdicts and memory', () => {
       const at = { params: { sessionId: id } };
       const tap = (target: string, more: Record<string, unknown> = {}) => ({ action: 'tap', target, ...more });
       // The wizard's link sits under the tab bar on Settings: the run scrolls it into view first.
-      const res = await agent.call('runSteps', { ...at, body: { steps: [tap('Settings', { role: 'tab' }), { action: 'scroll', to: 'Sign up wizard' }, tap('Sign up wizard'), tap('Next'), tap('Next'), tap('Submit')] } });
+      const res = await agent.call('runSteps', {
+        ...at,
+        body: {
+          steps: [tap('Settings', { role: 'tab' }), { action: 'scroll', to: 'Sign up wizard' }, tap('Sign up wizard'), tap('Next'), tap('Next'), tap('Submit')],
+        },
+      });
       expect(res.status, res.text.slice(0, 300)).toBe(200);
       expect(res.body.completed, JSON.stringify(res.body.divergence)).toBe(5);
       expect(res.body.divergence).toMatchObject({ index: 5, code: 'destructive-refused', resume: { allowed: true, from: 5 } });

@@ -55,7 +55,15 @@ async function laterServer(): Promise<{ origin: string; listen: () => Promise<vo
 it('boots a device again until its app loads, broken with the cause meanwhile, then ready with a live page', async () => {
   const later = await laterServer();
   const healths: string[] = [];
-  const device: WebDevice = new WebDevice('web-1', PROFILES['iphone-15']!, () => browser, { origin: later.origin, url: `${later.origin}/sample/`, close: async () => undefined }, pino({ level: 'silent' }), () => healths.push(device.health.state), new PageLoads());
+  const device: WebDevice = new WebDevice(
+    'web-1',
+    PROFILES['iphone-15']!,
+    () => browser,
+    { origin: later.origin, url: `${later.origin}/sample/`, close: async () => undefined },
+    pino({ level: 'silent' }),
+    () => healths.push(device.health.state),
+    new PageLoads(),
+  );
   const lane = new BootLane(pino({ level: 'silent' }), { retryMinMs: 200, retryMaxMs: 400 });
   try {
     expect(await lane.boot(device)).toBe(false);
@@ -90,7 +98,15 @@ it('says a load that ran out of time did not finish loading (not that the app is
   servers.push(slow);
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
-  const device: WebDevice = new WebDevice('web-2', PROFILES['iphone-15']!, () => browser, { origin, url: `${origin}/sample/`, close: async () => undefined }, pino({ level: 'silent' }), () => undefined, new PageLoads());
+  const device: WebDevice = new WebDevice(
+    'web-2',
+    PROFILES['iphone-15']!,
+    () => browser,
+    { origin, url: `${origin}/sample/`, close: async () => undefined },
+    pino({ level: 'silent' }),
+    () => undefined,
+    new PageLoads(),
+  );
   device.navigationTimeoutMs = 3000; // 30 s in service: the message is the same, the wait a tenth
   const lane = new BootLane(pino({ level: 'silent' }), { retryMinMs: 200, retryMaxMs: 400 });
   try {
@@ -109,7 +125,11 @@ it('says a load that ran out of time did not finish loading (not that the app is
 }, 120_000);
 
 it('a host of six devices loads their pages four at a time, and all come up', async () => {
-  const provider = new WebProvider({ profiles: Array.from({ length: 6 }, () => PROFILES['iphone-15']!), chromium: undefined, logger: pino({ level: 'silent' }) });
+  const provider = new WebProvider({
+    profiles: Array.from({ length: 6 }, () => PROFILES['iphone-15']!),
+    chromium: undefined,
+    logger: pino({ level: 'silent' }),
+  });
   try {
     await provider.start();
     const devices = Array.from({ length: 6 }, (_, i) => provider.device(`web-${i + 1}`) as WebDevice);
@@ -120,4 +140,3 @@ it('a host of six devices loads their pages four at a time, and all come up', as
     await provider.close();
   }
 }, 120_000);
-

@@ -29,8 +29,11 @@ afterAll(async () => {
 
 function simfleet(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { timeout: 120_000, env: { ...process.env, SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: token, ...env } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: 120_000, env: { ...process.env, SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: token, ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     if (stdin !== undefined) child.stdin!.end(stdin);
   });
@@ -57,7 +60,13 @@ describe('the agent CLI', () => {
       const scrolled = await json(['scroll', '--to', 'Long form'], env);
       expect(scrolled.target).toMatchObject({ label: 'Long form' });
       const steps = join(await mkdtemp(join(tmpdir(), 'sf-cli-')), 'steps.json');
-      await writeFile(steps, JSON.stringify([{ action: 'tap', target: 'Long form' }, { action: 'tap', target: 'Full name', role: 'textfield' }]));
+      await writeFile(
+        steps,
+        JSON.stringify([
+          { action: 'tap', target: 'Long form' },
+          { action: 'tap', target: 'Full name', role: 'textfield' },
+        ]),
+      );
       const run = await json(['do', steps], env);
       expect(run).toMatchObject({ completed: 2, divergence: null, screen: { name: 'Long form' } });
       const typed = await json(['type', 'Grace Hopper'], env);
@@ -94,7 +103,13 @@ describe('the agent CLI', () => {
     try {
       expect(await seen()).toBe('prompt');
       const granted = await json(['permission', 'grant', 'location'], env);
-      expect(granted).toEqual({ action: 'grant', permission: 'location', platform: 'web', app: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), applied: ['geolocation'] });
+      expect(granted).toEqual({
+        action: 'grant',
+        permission: 'location',
+        platform: 'web',
+        app: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        applied: ['geolocation'],
+      });
       expect(await seen()).toBe('granted');
       const revoked = await simfleet(['permission', 'revoke', 'location'], env);
       expect(revoked.stdout).toMatch(/^revoke location for http:\/\/127\.0\.0\.1:\d+: geolocation$/m);
@@ -102,9 +117,17 @@ describe('the agent CLI', () => {
       const refused = await simfleet(['permission', 'grant', 'contacts'], env);
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/PERMISSION_UNSUPPORTED: contacts cannot be set on this web device/);
-      const res = await fetch(`${farm.gateway.url}/v1/sessions/${session.id}/permissions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ action: 'grant', permission: 'contacts' }) });
+      const res = await fetch(`${farm.gateway.url}/v1/sessions/${session.id}/permissions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'grant', permission: 'contacts' }),
+      });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({ permission: 'contacts', platform: 'web', supported: ['location', 'camera', 'microphone', 'notifications', 'all'] });
+      expect(((await res.json()) as { error: { details: unknown } }).error.details).toEqual({
+        permission: 'contacts',
+        platform: 'web',
+        supported: ['location', 'camera', 'microphone', 'notifications', 'all'],
+      });
       expect(await seen()).toBe('denied'); // the refusal changed nothing
       const unknown = await simfleet(['permission', 'grant', 'telepathy'], env);
       expect(unknown.code).toBe(2);

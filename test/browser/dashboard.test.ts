@@ -115,10 +115,14 @@ describe('the dashboard', () => {
         }
       });
       for (const client of farm.gateway.http.websocketServer.clients) client.close(1011, 'INTERNAL');
-      await page.waitForFunction(() => {
-        const shown = (window as unknown as { shown: string[] }).shown;
-        return shown.some((t) => t.startsWith('reconnecting')) && shown.some((t) => /event stream dropped; reconnecting/.test(t));
-      }, null, WAIT);
+      await page.waitForFunction(
+        () => {
+          const shown = (window as unknown as { shown: string[] }).shown;
+          return shown.some((t) => t.startsWith('reconnecting')) && shown.some((t) => /event stream dropped; reconnecting/.test(t));
+        },
+        null,
+        WAIT,
+      );
       await page.locator('[data-feed-status]', { hasText: 'live' }).waitFor(WAIT);
       await page.locator('.session .error').waitFor({ state: 'hidden', ...WAIT });
       expect(sockets.find((u) => u.includes(`/v1/sessions/${id}/events?`))).toMatch(/[?&]since=\d+/);

@@ -30,7 +30,18 @@ const release = async (agent: Agent, id: string) => {
 const tap = (target: string, role?: string) => ({ action: 'tap', target, ...(role ? { role } : {}) });
 
 // From the inbox through a message, Search and Settings (a page, a switch, another page) and home.
-const TASK = [tap('#message-2'), tap('Back to Inbox'), tap('Search', 'tab'), tap('Settings', 'tab'), tap('Notifications'), tap('#switch-badges'), tap('Back to Settings'), tap('Privacy'), tap('Back to Settings'), tap('Inbox', 'tab')];
+const TASK = [
+  tap('#message-2'),
+  tap('Back to Inbox'),
+  tap('Search', 'tab'),
+  tap('Settings', 'tab'),
+  tap('Notifications'),
+  tap('#switch-badges'),
+  tap('Back to Settings'),
+  tap('Privacy'),
+  tap('Back to Settings'),
+  tap('Inbox', 'tab'),
+];
 const RENAMED_STEP = 3;
 
 describe('steps in one call', () => {
@@ -69,14 +80,25 @@ describe('steps in one call', () => {
     try {
       const at = { params: { sessionId: id } };
       await agent.call('runSteps', { ...at, body: { steps: [tap('Settings', 'tab'), tap('Notifications')] } });
-      const before = await provider.device('web-1')!.currentPageForTests.evaluate(() => document.querySelector('.stack:not([hidden]) .screen:not([hidden]) [data-testid="switch-badges"]')!.getAttribute('aria-checked'));
+      const before = await provider
+        .device('web-1')!
+        .currentPageForTests.evaluate(() =>
+          document.querySelector('.stack:not([hidden]) .screen:not([hidden]) [data-testid="switch-badges"]')!.getAttribute('aria-checked'),
+        );
       const headers = { 'idempotency-key': 'flip-badges-0001' };
-      const [a, b] = await Promise.all([agent.call('runAction', { ...at, headers, body: tap('#switch-badges') }), agent.call('runAction', { ...at, headers, body: tap('#switch-badges') })]);
+      const [a, b] = await Promise.all([
+        agent.call('runAction', { ...at, headers, body: tap('#switch-badges') }),
+        agent.call('runAction', { ...at, headers, body: tap('#switch-badges') }),
+      ]);
       const c = await agent.call('runAction', { ...at, headers, body: tap('#switch-badges') });
       expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
       expect(b.body).toEqual(a.body);
       expect(c.body).toEqual(a.body);
-      const after = await provider.device('web-1')!.currentPageForTests.evaluate(() => document.querySelector('.stack:not([hidden]) .screen:not([hidden]) [data-testid="switch-badges"]')!.getAttribute('aria-checked'));
+      const after = await provider
+        .device('web-1')!
+        .currentPageForTests.evaluate(() =>
+          document.querySelector('.stack:not([hidden]) .screen:not([hidden]) [data-testid="switch-badges"]')!.getAttribute('aria-checked'),
+        );
       expect(after).toBe(before === 'true' ? 'false' : 'true'); // flipped once, not three times
       const reused = await agent.call('runAction', { ...at, headers, body: tap('Back to Settings') });
       expect(reused.status).toBe(409);
@@ -137,7 +159,11 @@ describe('recorded flows', () => {
       expect(run.status, run.text.slice(0, 300)).toBe(200);
       const d = run.body.divergence;
       expect(d, JSON.stringify(run.body.steps.map((s: { detail: string }) => s.detail))).not.toBeNull();
-      expect(d).toMatchObject({ index: RENAMED_STEP, code: 'identity-mismatch', resume: { allowed: true, from: RENAMED_STEP, planDigest: saved.summary.planDigest } });
+      expect(d).toMatchObject({
+        index: RENAMED_STEP,
+        code: 'identity-mismatch',
+        resume: { allowed: true, from: RENAMED_STEP, planDigest: saved.summary.planDigest },
+      });
       expect(d.binding.recorded).toMatchObject({ id: 'tab-settings', label: 'Settings' });
       expect(d.binding.observed).toMatchObject({ id: 'tab-settings', label: 'Preferences' });
       expect(d.message).toContain('Preferences');
@@ -183,7 +209,9 @@ describe('recorded flows', () => {
         perStep.push(run.body.totalMs / 10);
       }
       perStep.sort((a, b) => a - b);
-      console.log(`${REPLAYS} replays: median ${Math.round(perStep[Math.floor(REPLAYS / 2)]!)} ms a step (${Math.round(perStep[0]!)}–${Math.round(perStep[REPLAYS - 1]!)})`);
+      console.log(
+        `${REPLAYS} replays: median ${Math.round(perStep[Math.floor(REPLAYS / 2)]!)} ms a step (${Math.round(perStep[0]!)}–${Math.round(perStep[REPLAYS - 1]!)})`,
+      );
       expect(outcomes.filter((o) => o !== 'clean')).toEqual([]);
     } finally {
       await release(agent, id);

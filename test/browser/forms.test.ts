@@ -36,7 +36,16 @@ describe('scrolling', () => {
     try {
       const at = { params: { sessionId: id } };
       // The long form: static content over two screens tall, so every distance below fits in it.
-      const open = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'tap', target: 'Settings', role: 'tab' }, { action: 'scroll', to: 'Long form' }, { action: 'tap', target: 'Long form' }] } });
+      const open = await agent.call('runSteps', {
+        ...at,
+        body: {
+          steps: [
+            { action: 'tap', target: 'Settings', role: 'tab' },
+            { action: 'scroll', to: 'Long form' },
+            { action: 'tap', target: 'Long form' },
+          ],
+        },
+      });
       expect(open.body.divergence).toBeNull();
       const moves: { asked: number; moved: number; reported: number | null }[] = [];
       const range = await page().evaluate(() => {
@@ -44,7 +53,13 @@ describe('scrolling', () => {
         return el.scrollHeight - el.clientHeight;
       });
       expect(range).toBeGreaterThan(850); // room for every move below without reaching an end
-      for (const [direction, distance] of [['down', 300], ['down', 300], ['up', 150], ['up', 300], ['down', 500]] as const) {
+      for (const [direction, distance] of [
+        ['down', 300],
+        ['down', 300],
+        ['up', 150],
+        ['up', 300],
+        ['down', 500],
+      ] as const) {
         const before = await scrollTop();
         const res = await agent.call('runAction', { ...at, body: { action: 'scroll', direction, distance } });
         expect(res.status, res.text.slice(0, 300)).toBe(200);
@@ -112,8 +127,20 @@ describe('a form taller than the screen', () => {
       expect(fill.fill.viewports).toBeGreaterThanOrEqual(3); // the form is taller than two screens
       expect(res.body.screen.name).toBe('Submitted');
       // What the app received, in its own words.
-      const shown = await page().evaluate(() => [...document.querySelectorAll('.stack:not([hidden]) .screen:not([hidden]) dl.result dt')].map((dt) => [dt.textContent, dt.nextElementSibling!.textContent]));
-      expect(Object.fromEntries(shown)).toMatchObject({ 'Full name': 'Grace Hopper', Email: 'grace@example.com', Age: '85', Country: 'Kenya', Comments: 'Compilers, and a moth.', 'I agree to the terms': 'yes' });
+      const shown = await page().evaluate(() =>
+        [...document.querySelectorAll('.stack:not([hidden]) .screen:not([hidden]) dl.result dt')].map((dt) => [
+          dt.textContent,
+          dt.nextElementSibling!.textContent,
+        ]),
+      );
+      expect(Object.fromEntries(shown)).toMatchObject({
+        'Full name': 'Grace Hopper',
+        Email: 'grace@example.com',
+        Age: '85',
+        Country: 'Kenya',
+        Comments: 'Compilers, and a moth.',
+        'I agree to the terms': 'yes',
+      });
     } finally {
       await release(id);
     }
@@ -127,7 +154,13 @@ describe('a form taller than the screen', () => {
         { action: 'tap', target: 'Settings', role: 'tab' },
         { action: 'scroll', to: 'Long form' },
         { action: 'tap', target: 'Long form' },
-        { action: 'fill', fields: [{ target: 'Full name', value: 'Ada' }, { target: 'Shoe size', value: '38' }] },
+        {
+          action: 'fill',
+          fields: [
+            { target: 'Full name', value: 'Ada' },
+            { target: 'Shoe size', value: '38' },
+          ],
+        },
       ];
       const res = await agent.call('runSteps', { ...at, body: { steps } });
       expect(res.status).toBe(200);
@@ -161,7 +194,15 @@ describe('fallbacks, waits and asserts', () => {
       expect(res.body.steps[0].result.target).toMatchObject({ label: 'Settings', role: 'tab' });
       expect(res.body.steps[3].verdict).toBe('ok'); // the field's value changed: that is the type's outcome
       // A failed assert stops the run with the screen as it is, and nothing after it runs.
-      const wrong = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'assert', that: 'value', target: '#search-field', value: 'ada' }, { action: 'tap', target: 'Inbox', role: 'tab' }] } });
+      const wrong = await agent.call('runSteps', {
+        ...at,
+        body: {
+          steps: [
+            { action: 'assert', that: 'value', target: '#search-field', value: 'ada' },
+            { action: 'tap', target: 'Inbox', role: 'tab' },
+          ],
+        },
+      });
       expect(wrong.body.divergence).toMatchObject({ index: 0, code: 'assertion-failed', resume: { from: 0 } });
       expect(wrong.body.divergence.message).toMatch(/holds "", not "ada"/);
       expect(wrong.body.steps).toHaveLength(1);
@@ -191,7 +232,15 @@ describe('fallbacks, waits and asserts', () => {
         expect(res.body.error.code).toBe('VALIDATION_FAILED');
         expect(`${res.body.error.message} ${JSON.stringify(res.body.error.details ?? {})}`, JSON.stringify(body)).toMatch(field);
       }
-      const bad = await agent.call('runSteps', { ...at, body: { steps: [{ action: 'tap', target: 'Inbox' }, { action: 'assert', that: 'value', target: 'x', value: 1 }] } });
+      const bad = await agent.call('runSteps', {
+        ...at,
+        body: {
+          steps: [
+            { action: 'tap', target: 'Inbox' },
+            { action: 'assert', that: 'value', target: 'x', value: 1 },
+          ],
+        },
+      });
       expect(bad.status).toBe(400);
       const malformed = await agent.call('runSteps', { ...at, rawBody: '{"steps": [', headers: { 'content-type': 'application/json' } });
       expect(malformed.status).toBe(400);

@@ -67,7 +67,9 @@ describe('look', () => {
       // whole screen fetched right after was fine. Not explained (README, look): it is reported
       // here and the crop is asked again, since what this test checks is where a crop lands.
       const whole = await spread((await look('?scale=2&format=png')).body);
-      console.warn(`look: a crop without its icon: ${JSON.stringify({ frame: f, source: res.headers.get('x-simfleet-source'), ageMs: res.headers.get('x-simfleet-age-ms'), crop: first.ranges, wholeScreen: whole.ranges })}`);
+      console.warn(
+        `look: a crop without its icon: ${JSON.stringify({ frame: f, source: res.headers.get('x-simfleet-source'), ageMs: res.headers.get('x-simfleet-age-ms'), crop: first.ranges, wholeScreen: whole.ranges })}`,
+      );
       const again = await look(`?crop=${f.x},${f.y},${f.width},${f.height}&scale=2&format=png`);
       const second = await spread(again.body);
       expect(second.spread, JSON.stringify({ again: second.ranges, first: first.ranges })).toBeGreaterThan(60);

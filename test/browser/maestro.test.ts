@@ -31,8 +31,11 @@ afterAll(async () => {
 
 function simfleet(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 120_000, env: { ...process.env, SIMFLEET_GATEWAY_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: 120_000, env: { ...process.env, SIMFLEET_GATEWAY_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! } },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -48,7 +51,18 @@ describe('Maestro flows on the sample app', () => {
     try {
       const dir = await mkdtemp(join(tmpdir(), 'simfleet-maestro-'));
       const report = join(dir, 'report.xml');
-      const res = await simfleet(['maestro', 'run', join(FIXTURES, 'settings-tour.yaml'), join(FIXTURES, 'sign-up.yaml'), '--session', id, '--junit', report, '-e', 'USER_NAME=Grace']);
+      const res = await simfleet([
+        'maestro',
+        'run',
+        join(FIXTURES, 'settings-tour.yaml'),
+        join(FIXTURES, 'sign-up.yaml'),
+        '--session',
+        id,
+        '--junit',
+        report,
+        '-e',
+        'USER_NAME=Grace',
+      ]);
       expect(res.code, `${res.stdout}\n${res.stderr}`).toBe(0);
       expect(res.stdout).toMatch(/Settings tour .*\n[\s\S]*passed: \d+ steps/);
       const xml = await readFile(report, 'utf8');
@@ -109,7 +123,10 @@ describe('Maestro flows on the sample app', () => {
     try {
       const at = { params: { sessionId: id } };
       const read = (f: string) => readFile(join(FIXTURES, f), 'utf8');
-      const files = { 'subflows/open-settings.yaml': await read('subflows/open-settings.yaml'), 'subflows/wizard-step-one.yaml': await read('subflows/wizard-step-one.yaml') };
+      const files = {
+        'subflows/open-settings.yaml': await read('subflows/open-settings.yaml'),
+        'subflows/wizard-step-one.yaml': await read('subflows/wizard-step-one.yaml'),
+      };
       const run = await agent.call('runMaestro', { ...at, body: { flow: await read('sign-up.yaml'), path: 'sign-up.yaml', files } });
       expect(run.status, run.text.slice(0, 300)).toBe(200);
       expect(run.body.divergence, JSON.stringify(run.body.divergence)?.slice(0, 300)).toBeNull();

@@ -26,7 +26,14 @@ afterAll(async () => {
 
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'simfleet-test', version: '0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! }, stderr: 'inherit' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      env: { SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! },
+      stderr: 'inherit',
+    }),
+  );
   return client;
 }
 
@@ -115,7 +122,10 @@ describe('simfleet mcp', () => {
 
       const allowed = await ok(client, 'permission', { action: 'grant', permission: 'camera' });
       expect(allowed.text).toMatch(/^grant camera for http:\/\/127\.0\.0\.1:\d+: camera$/);
-      expect((await use(client, 'permission', { action: 'grant', permission: 'photos' })).structuredContent).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', details: { supported: expect.arrayContaining(['camera']) } });
+      expect((await use(client, 'permission', { action: 'grant', permission: 'photos' })).structuredContent).toMatchObject({
+        code: 'PERMISSION_UNSUPPORTED',
+        details: { supported: expect.arrayContaining(['camera']) },
+      });
 
       const ended = await ok(client, 'session_end');
       expect(ended.text).toMatch(new RegExp(`^session ${sessionId} ended`));

@@ -14,7 +14,18 @@ import { settledSession } from '../helpers/sessions.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
-const FLOW: [string, string?][] = [['Settings', 'tab'], ['Notifications'], ['#switch-badges'], ['Back to Settings'], ['Privacy'], ['Back to Settings'], ['Search', 'tab'], ['Inbox', 'tab'], ['#message-2'], ['Back to Inbox']];
+const FLOW: [string, string?][] = [
+  ['Settings', 'tab'],
+  ['Notifications'],
+  ['#switch-badges'],
+  ['Back to Settings'],
+  ['Privacy'],
+  ['Back to Settings'],
+  ['Search', 'tab'],
+  ['Inbox', 'tab'],
+  ['#message-2'],
+  ['Back to Inbox'],
+];
 
 let postgres: PrivatePostgres;
 let db: pg.Pool;
@@ -42,13 +53,23 @@ afterAll(async () => {
 
 /** A worker process with one web device; resolves when its device is available. */
 async function worker(): Promise<SimfleetProcess> {
-  const w = await startWorkerProcess({ SIMFLEET_GATEWAY_URL: gateway.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-mem-')), SIMFLEET_WEB_DEVICES: 'iphone-15' });
+  const w = await startWorkerProcess({
+    SIMFLEET_GATEWAY_URL: gateway.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-mem-')),
+    SIMFLEET_WEB_DEVICES: 'iphone-15',
+  });
   workers.push(w);
-  await waitFor('a web device available', async () => ((await admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined), 30_000);
+  await waitFor(
+    'a web device available',
+    async () => ((await admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined),
+    30_000,
+  );
   return w;
 }
 const session = async () => ({ id: await settledSession(agent) });
-const act = (id: string, [target, role]: [string, string?]) => agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
+const act = (id: string, [target, role]: [string, string?]) =>
+  agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target, ...(role ? { role } : {}) } });
 const q = async <T extends object>(sql: string): Promise<T[]> => (await db.query<T>(sql)).rows;
 
 describe('memory shared through Postgres', () => {
@@ -58,18 +79,26 @@ describe('memory shared through Postgres', () => {
     for (const step of FLOW.slice(0, 5)) expect((await act(s.id, step)).status).toBe(200);
     await postgres.restart(); // the last steps' writes are queued or in flight
     for (const step of FLOW.slice(5)) {
-      const res = await waitFor('the gateway back on its database', async () => {
-        const r = await act(s.id, step);
-        return r.status === 200 ? r : r.status >= 500 ? undefined : r;
-      }, 20_000);
+      const res = await waitFor(
+        'the gateway back on its database',
+        async () => {
+          const r = await act(s.id, step);
+          return r.status === 200 ? r : r.status >= 500 ? undefined : r;
+        },
+        20_000,
+      );
       expect(res.status, res.text.slice(0, 200)).toBe(200);
     }
     await agent.call('releaseSession', { params: { sessionId: s.id } });
     // Every traversal, written behind and retried, is there once: ten edges' worth of counts.
-    const edges = await waitFor('all ten traversals written', async () => {
-      const [row] = await q<{ n: number }>(`SELECT COALESCE(SUM(count), 0)::int AS n FROM memory_edges WHERE team = 'qa'`);
-      return row!.n >= 10 ? row!.n : undefined;
-    }, 20_000);
+    const edges = await waitFor(
+      'all ten traversals written',
+      async () => {
+        const [row] = await q<{ n: number }>(`SELECT COALESCE(SUM(count), 0)::int AS n FROM memory_edges WHERE team = 'qa'`);
+        return row!.n >= 10 ? row!.n : undefined;
+      },
+      20_000,
+    );
     expect(edges).toBe(10);
     const [screens] = await q<{ n: number }>(`SELECT count(*)::int AS n FROM memory_screens WHERE team = 'qa'`);
     expect(screens!.n).toBeGreaterThanOrEqual(6);
@@ -92,7 +121,18 @@ describe('memory shared through Postgres', () => {
       expect(res.status, res.text.slice(0, 200)).toBe(200);
       verdicts.push(res.body.verdict);
       // Under load a verdict that is not ok is the thing to diagnose: its reason, settle and evidence.
-      if (res.body.verdict !== 'ok') console.log(JSON.stringify({ step, verdict: res.body.verdict, reason: res.body.reason, settle: res.body.settle, changed: res.body.evidence.changed, delivery: res.body.evidence.delivery, timings: res.body.timings }));
+      if (res.body.verdict !== 'ok')
+        console.log(
+          JSON.stringify({
+            step,
+            verdict: res.body.verdict,
+            reason: res.body.reason,
+            settle: res.body.settle,
+            changed: res.body.evidence.changed,
+            delivery: res.body.evidence.delivery,
+            timings: res.body.timings,
+          }),
+        );
       known.push(res.body.evidence.before.known && res.body.evidence.after.known);
       escalations.push(res.body.escalation?.reason ?? null);
     }
@@ -105,11 +145,24 @@ describe('memory shared through Postgres', () => {
 
   it('shows the memory through the API: apps, screens, graph, a route, escalations; and forgets an app', async () => {
     const apps = (await agent.call('listApps')).body.apps;
-    expect(apps).toEqual([expect.objectContaining({ team: 'qa', platform: 'web', app: 'simfleet-sample-app/sample/', versionBand: 'any', screens: expect.any(Number), edges: expect.any(Number) })]);
+    expect(apps).toEqual([
+      expect.objectContaining({
+        team: 'qa',
+        platform: 'web',
+        app: 'simfleet-sample-app/sample/',
+        versionBand: 'any',
+        screens: expect.any(Number),
+        edges: expect.any(Number),
+      }),
+    ]);
     const app = apps[0];
     expect(app.screens).toBeGreaterThanOrEqual(6);
     // Each screen keeps its vocabulary (what is on it and where to tap) and when it was last confirmed.
-    const screens = (await agent.call('listAppScreens', { params: { appId: app.id } })).body.screens as { name: string | null; confirmedAt: string; vocabulary: { role: string; label: string; id?: string; tap: { x: number; y: number } }[] }[];
+    const screens = (await agent.call('listAppScreens', { params: { appId: app.id } })).body.screens as {
+      name: string | null;
+      confirmedAt: string;
+      vocabulary: { role: string; label: string; id?: string; tap: { x: number; y: number } }[];
+    }[];
     const settings = screens.find((n) => n.name === 'Settings')!;
     expect(Date.parse(settings.confirmedAt)).toBeGreaterThan(Date.now() - 10 * 60_000);
     const notifications = settings.vocabulary.find((w) => w.id === 'link-notifications')!;
@@ -127,12 +180,29 @@ describe('memory shared through Postgres', () => {
     expect(none.status).toBe(422);
     expect(none.body.error.code).toBe('NO_MATCH');
     // A goal the memory does not cover is escalated, with what the memory knows.
-    expect(none.body.error.details).toMatchObject({ escalation: { reason: 'uncovered-goal' }, fromKnown: true, toKnown: false, verifiedEdges: expect.any(Number) });
+    expect(none.body.error.details).toMatchObject({
+      escalation: { reason: 'uncovered-goal' },
+      fromKnown: true,
+      toKnown: false,
+      verifiedEdges: expect.any(Number),
+    });
     const uncovered = (await agent.call('listEscalations', { query: { reason: 'uncovered-goal', appId: app.id } })).body.escalations;
-    expect(uncovered).toEqual([expect.objectContaining({ id: none.body.error.details.escalation.id, hostId: null, screen: named('Privacy'), evidence: expect.objectContaining({ to: 'nowhere0' }) })]);
+    expect(uncovered).toEqual([
+      expect.objectContaining({
+        id: none.body.error.details.escalation.id,
+        hostId: null,
+        screen: named('Privacy'),
+        evidence: expect.objectContaining({ to: 'nowhere0' }),
+      }),
+    ]);
     const unknown = (await agent.call('listEscalations', { query: { reason: 'unknown-screen' } })).body.escalations;
     expect(unknown.length).toBeGreaterThanOrEqual(5);
-    expect(unknown[0]).toMatchObject({ team: 'qa', appId: app.id, reason: 'unknown-screen', evidence: expect.objectContaining({ verdict: expect.any(String) }) });
+    expect(unknown[0]).toMatchObject({
+      team: 'qa',
+      appId: app.id,
+      reason: 'unknown-screen',
+      evidence: expect.objectContaining({ verdict: expect.any(String) }),
+    });
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/^simfleet_escalations_total\{reason="unknown-screen"\} [1-9]/m);
     expect(metrics).toMatch(/^simfleet_escalations_total\{reason="uncovered-goal"\} 1$/m);
@@ -148,10 +218,14 @@ describe('memory shared through Postgres', () => {
     // The worker holding the app learns it was forgotten on its next write, and starts afresh.
     const s = await session();
     expect((await act(s.id, ['Settings', 'tab'])).status).toBe(200);
-    await waitFor('the forgotten write answered', async () => {
-      const m = await (await fetch(`${gateway.url}/metrics`)).text();
-      return /^simfleet_memory_writes_total\{outcome="forgotten"\} [1-9]/m.test(m) || undefined;
-    }, 10_000);
+    await waitFor(
+      'the forgotten write answered',
+      async () => {
+        const m = await (await fetch(`${gateway.url}/metrics`)).text();
+        return /^simfleet_memory_writes_total\{outcome="forgotten"\} [1-9]/m.test(m) || undefined;
+      },
+      10_000,
+    );
     // The gateway counts the write before its answer reaches the worker, which then starts afresh;
     // under a loaded CI (two browser suites on two cores) half a second was once not enough.
     await sleep(2000);

@@ -68,7 +68,12 @@ beforeAll(async () => {
   gwB = await startGatewayProcess(env);
   const admin = api(gwA.url, TEST_ADMIN_TOKEN);
   const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
-  worker = await startWorkerProcess({ SIMFLEET_GATEWAY_URL: gwA.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-perc-')), SIMFLEET_WEB_DEVICES: 'iphone-15' });
+  worker = await startWorkerProcess({
+    SIMFLEET_GATEWAY_URL: gwA.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-perc-')),
+    SIMFLEET_WEB_DEVICES: 'iphone-15',
+  });
   await waitFor('web device available', async () => ((await admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 30_000);
   const secret = (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'qa' } })).body.secret as string;
   agentA = api(gwA.url, secret);
@@ -84,18 +89,28 @@ afterAll(async () => {
 async function session(path: string) {
   const res = await agentA.call('createSession', { body: { platform: 'web', app: { url: `${origin}${path}` }, waitSeconds: 60 } });
   let s = res.body;
-  while (s.state === 'queued' || s.state === 'preparing') s = (await agentA.call('getSession', { params: { sessionId: s.id }, query: { wait: '20', ifState: s.state } })).body;
+  while (s.state === 'queued' || s.state === 'preparing')
+    s = (await agentA.call('getSession', { params: { sessionId: s.id }, query: { wait: '20', ifState: s.state } })).body;
   expect(s.state).toBe('ready');
   return s.id as string;
 }
 const release = async (id: string) => {
   await agentA.call('releaseSession', { params: { sessionId: id } });
   let device: { state?: string; stateReason?: string } | undefined;
-  await waitFor('device available again', async () => {
-    device = (await agentA.call('listDevices')).body.devices[0];
-    return device?.state === 'available' ? true : undefined;
-  }, 20_000).catch((err: Error) => {
-    const said = [gwA, gwB, worker].flatMap((p) => p.logs.filter((l) => (l.level as number) >= 40).slice(-15).map((l) => JSON.stringify({ msg: l.msg, err: l.err, reason: l.reason, code: l.code }).slice(0, 400)));
+  await waitFor(
+    'device available again',
+    async () => {
+      device = (await agentA.call('listDevices')).body.devices[0];
+      return device?.state === 'available' ? true : undefined;
+    },
+    20_000,
+  ).catch((err: Error) => {
+    const said = [gwA, gwB, worker].flatMap((p) =>
+      p.logs
+        .filter((l) => (l.level as number) >= 40)
+        .slice(-15)
+        .map((l) => JSON.stringify({ msg: l.msg, err: l.err, reason: l.reason, code: l.code }).slice(0, 400)),
+    );
     throw new Error(`${err.message}: the device is ${JSON.stringify(device)}; warnings: ${said.join('\n')}`);
   });
 };
@@ -112,13 +127,18 @@ describe('the screen through the session API', () => {
       // wait answers only that, and waiting for "settled" alone then never ended (CI, 2026-12-01).
       // The header speaks of the screen now: under load a late burst of screencast frames once made it
       // say "not settled (moving 2001ms)" just after the wait answered. Read until it says settled.
-      const text = await waitFor('the page settled, and read as settled', async () => {
-        const status = (await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } })).body.status as string;
-        if (status !== 'settled' && status !== 'no-change') throw new Error(`the wait answered ${status}`);
-        const read = await agentA.call('getScreen', at(id));
-        if (!/^[^\n]* · settled/.test(read.text)) throw new Error(`the header said ${read.text.split('\n')[0]}`);
-        return read;
-      }, 30_000);
+      const text = await waitFor(
+        'the page settled, and read as settled',
+        async () => {
+          const status = (await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } })).body
+            .status as string;
+          if (status !== 'settled' && status !== 'no-change') throw new Error(`the wait answered ${status}`);
+          const read = await agentA.call('getScreen', at(id));
+          if (!/^[^\n]* · settled/.test(read.text)) throw new Error(`the header said ${read.text.split('\n')[0]}`);
+          return read;
+        },
+        30_000,
+      );
       expect(text.status).toBe(200);
       expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(text.text).toMatch(/^web iPhone 15 \(web\) · 393x852pt · screen [0-9a-f]{8} "Contacts" \((new|known)\) · settled/);
@@ -129,7 +149,12 @@ describe('the screen through the session API', () => {
       expect(json.body.screen).toMatchObject({ name: 'Contacts', known: true });
       expect(json.body.read.cached).toBe(true);
       expect(json.body.text.split('\n').slice(1)).toEqual(text.text.split('\n').slice(1)); // byte-stable below the header's settle age
-      expect(json.body.elements.find((e: { label: string }) => e.label === 'Grace Hopper')).toMatchObject({ ref: 3, row: '#2', role: 'button', tap: { x: 197, y: 140 } });
+      expect(json.body.elements.find((e: { label: string }) => e.label === 'Grace Hopper')).toMatchObject({
+        ref: 3,
+        row: '#2',
+        role: 'button',
+        tap: { x: 197, y: 140 },
+      });
     } finally {
       await release(id);
     }
@@ -188,7 +213,14 @@ describe('perception through the session API', () => {
   it('a mark taken through one gateway, a change polled through the other after it settled: changed = yes, with timestamps', async () => {
     const id = (firstSession = await session('/later'));
     // The page may still be painting as the session turns ready; let that settle first.
-    await waitFor('the page settled', async () => ((await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 3000, changeTimeoutMs: 500 } })).body.status !== 'not-settled' ? true : undefined), 30_000);
+    await waitFor(
+      'the page settled',
+      async () =>
+        (await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 3000, changeTimeoutMs: 500 } })).body.status !== 'not-settled'
+          ? true
+          : undefined,
+      30_000,
+    );
     const mark = await agentB.call('createMark', at(id)); // forwarded: the worker is on gateway A
     expect(mark.status).toBe(201);
     firstMark = mark.body.mark;
@@ -217,7 +249,7 @@ describe('perception through the session API', () => {
     expect(r.body.frame.at).toEqual(expect.any(String));
   });
 
-  it('refuses bad questions with a code and a hint, and a team may not look at another team\'s device', async () => {
+  it("refuses bad questions with a code and a hint, and a team may not look at another team's device", async () => {
     const unknown = await agentA.call('getChanges', { ...at(firstSession), query: { since: 'mk_0123456789ab' } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: 'UNKNOWN_MARK', hint: expect.stringContaining('/marks') });
@@ -262,18 +294,18 @@ describe('perception through the session API', () => {
   it('a spinner never settles: the wait times out not-settled, naming its box', async () => {
     const id = await session('/spinner');
     try {
-        await sleep(500);
-        const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
-        expect(r.status).toBe(200);
-        expect(r.body.status).toBe('not-settled');
-        const box = r.body.movingRegion.box;
-        // The spinner is at 150–226 × 300–376 pt.
-        expect(box.x).toBeLessThan(226);
-        expect(box.x + box.width).toBeGreaterThan(150);
-        expect(box.y).toBeLessThan(376);
-        expect(box.y + box.height).toBeGreaterThan(300);
-        expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
-        expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
+      await sleep(500);
+      const r = await agentB.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 1500 } });
+      expect(r.status).toBe(200);
+      expect(r.body.status).toBe('not-settled');
+      const box = r.body.movingRegion.box;
+      // The spinner is at 150–226 × 300–376 pt.
+      expect(box.x).toBeLessThan(226);
+      expect(box.x + box.width).toBeGreaterThan(150);
+      expect(box.y).toBeLessThan(376);
+      expect(box.y + box.height).toBeGreaterThan(300);
+      expect(box.width * box.height).toBeLessThan(393 * 852 * 0.1);
+      expect(r.body.movingRegion.movingForMs).toBeGreaterThanOrEqual(1500);
     } finally {
       await release(id);
     }
@@ -282,7 +314,14 @@ describe('perception through the session API', () => {
   it('a wait for change answers changed once the screen moves; a wait for settled since the mark then carries the transition', async () => {
     const id = await session('/toggle');
     try {
-      await waitFor('the page settled', async () => ((await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 3000, changeTimeoutMs: 500 } })).body.status !== 'not-settled' ? true : undefined), 30_000);
+      await waitFor(
+        'the page settled',
+        async () =>
+          (await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 3000, changeTimeoutMs: 500 } })).body.status !== 'not-settled'
+            ? true
+            : undefined,
+        30_000,
+      );
       const mark = await agentA.call('createMark', at(id));
       expect(mark.status).toBe(201);
       const waiting = agentB.call('waitForScreen', { ...at(id), body: { for: 'change', timeoutMs: 15_000 } });

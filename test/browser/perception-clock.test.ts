@@ -39,7 +39,15 @@ it('60 s of the live clock alone is not a change, though every tick arrives as a
   const answer = eyes.changes(mark);
   // What the eyes said, for a failure to show (CI once saw the wait end after 30 s, status unrecorded;
   // hour and midnight rollovers of this clock were checked and are ignored as they should be).
-  const said = JSON.stringify({ wait: { status: wait.status, waitedMs: wait.waitedMs }, changed: answer.changed, regions: answer.regions, ignored: answer.ignored, framesSince: answer.framesSince, first, last });
+  const said = JSON.stringify({
+    wait: { status: wait.status, waitedMs: wait.waitedMs },
+    changed: answer.changed,
+    regions: answer.regions,
+    ignored: answer.ignored,
+    framesSince: answer.framesSince,
+    first,
+    last,
+  });
   expect(wait.status, said).toBe('no-change');
   expect(answer.changed, said).toBe('no');
   expect(first).not.toBe(last); // the clock really ran

@@ -51,7 +51,10 @@ const rectOf = (selector: string) =>
     return { x: r.x, y: r.y, width: r.width, height: r.height };
   }, selector);
 const contains = (outer: Box, inner: Box, slack: number) =>
-  outer.x <= inner.x + slack && outer.y <= inner.y + slack && outer.x + outer.width >= inner.x + inner.width - slack && outer.y + outer.height >= inner.y + inner.height - slack;
+  outer.x <= inner.x + slack &&
+  outer.y <= inner.y + slack &&
+  outer.x + outer.width >= inner.x + inner.width - slack &&
+  outer.y + outer.height >= inner.y + inner.height - slack;
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 describe('changed since a mark, on the sample app', () => {
@@ -72,10 +75,15 @@ describe('changed since a mark, on the sample app', () => {
     await sleep(1000);
     // The agent polls once the screen has been still a while (under load the push, and the probe's
     // own frame that confirms the settle, can end later than a second after the tap).
-    await waitFor('the screen still for 300 ms', async () => {
-      await eyes.idle();
-      return performance.now() - eyes.store.newest()!.at > 300 || undefined;
-    }, 5000, 25);
+    await waitFor(
+      'the screen still for 300 ms',
+      async () => {
+        await eyes.idle();
+        return performance.now() - eyes.store.newest()!.at > 300 || undefined;
+      },
+      5000,
+      25,
+    );
     const answer = eyes.changes(mark);
     // Comparing the newest frame with the one before would say "nothing changed": the screen is still.
     expect(answer.frame!.ageMs).toBeGreaterThan(300);
@@ -144,7 +152,9 @@ describe('settle, on the sample app', () => {
       await show(route);
       const mark = eyes.mark(1);
       let answeredAt = 0;
-      const waiting = eyes.wait({ for: 'settled', timeoutMs: 4000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark }).then((r) => ((answeredAt = performance.now()), r));
+      const waiting = eyes
+        .wait({ for: 'settled', timeoutMs: 4000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark })
+        .then((r) => ((answeredAt = performance.now()), r));
       await act();
       const r = await waiting;
       expect(r.status).toBe('settled');
@@ -198,7 +208,9 @@ describe('motion, on a scripted suite of the sample app', () => {
     for (const s of scrolls) {
       expect(Math.abs(s.trueOffset!)).toBeGreaterThan(50); // the scroll really happened
       if (s.measuredOffset === undefined) continue;
-      expect(Math.abs(s.measuredOffset - s.trueOffset!), `${s.name}: measured ${s.measuredOffset}, true ${s.trueOffset}`).toBeLessThanOrEqual(Math.abs(s.trueOffset!) * 0.1);
+      expect(Math.abs(s.measuredOffset - s.trueOffset!), `${s.name}: measured ${s.measuredOffset}, true ${s.trueOffset}`).toBeLessThanOrEqual(
+        Math.abs(s.trueOffset!) * 0.1,
+      );
     }
   }, 240_000);
 });

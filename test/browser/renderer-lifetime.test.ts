@@ -20,7 +20,12 @@ beforeAll(async () => {
 afterAll(() => provider?.close());
 
 /** Chromium's renderer processes started by this test's process (Chromium rewrites its argv into one string). */
-const renderers = () => new Set(descendantsOf(process.pid).filter((p) => / --type=renderer(?: |$)/.test(argvOf(p.pid).join(' '))).map((p) => p.pid));
+const renderers = () =>
+  new Set(
+    descendantsOf(process.pid)
+      .filter((p) => / --type=renderer(?: |$)/.test(argvOf(p.pid).join(' ')))
+      .map((p) => p.pid),
+  );
 
 it("gives the device a new renderer process at each reset, and the old page's renderer exits", async () => {
   // Which renderer holds which page is not something Chromium says; what it must come to is that
@@ -30,11 +35,19 @@ it("gives the device a new renderer process at each reset, and the old page's re
   expect(before.size, 'a renderer for the device page').toBeGreaterThan(0);
   for (let round = 1; round <= 3; round++) {
     await device.reset();
-    const now = await waitFor(`round ${round}: no more renderers than before the resets (${before.size})`, () => {
-      const r = renderers();
-      return r.size <= before.size ? r : undefined;
-    }, 10_000, 100);
+    const now = await waitFor(
+      `round ${round}: no more renderers than before the resets (${before.size})`,
+      () => {
+        const r = renderers();
+        return r.size <= before.size ? r : undefined;
+      },
+      10_000,
+      100,
+    );
     expect([...before].filter((pid) => !now.has(pid)).length, 'a renderer of the pages before is gone').toBeGreaterThanOrEqual(1);
-    expect((await device.tree()).nodes.some((n) => n.role === 'heading' && n.label === 'Inbox'), 'the device works on its new page').toBe(true);
+    expect(
+      (await device.tree()).nodes.some((n) => n.role === 'heading' && n.label === 'Inbox'),
+      'the device works on its new page',
+    ).toBe(true);
   }
 });

@@ -37,7 +37,13 @@ interface El {
 }
 
 let loads = 0;
-async function openScreen(route: string): Promise<{ text: string; elements: El[]; read: { ocr?: { areas: number; lines: number; ms: number }; probe?: { containers: number; probes: number; found: number } } }> {
+async function openScreen(
+  route: string,
+): Promise<{
+  text: string;
+  elements: El[];
+  read: { ocr?: { areas: number; lines: number; ms: number }; probe?: { containers: number; probes: number; found: number } };
+}> {
   // A new query makes it a load (a hash alone would not): each screen starts from a fresh page.
   const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?load=${++loads}#/${route}` } });
   expect(opened.status, opened.text).toBe(200);
@@ -126,7 +132,8 @@ describe('the pixel tier', () => {
     // A word read from pixels answers only when it is the word asked for, and says how it was found.
     let located = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'START' } });
     // A read that stopped at its budget says so in the refusal, and asking again goes on from there.
-    for (let again = 0; located.body.error?.details?.ocrUnread && again < 5; again++) located = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'START' } });
+    for (let again = 0; located.body.error?.details?.ocrUnread && again < 5; again++)
+      located = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'START' } });
     expect(located.status, located.text).toBe(200);
     expect(located.body).toMatchObject({ how: 'ocr', element: { label: 'START', source: 'ocr' } });
     const near = await agent.call('locateElement', { params: { sessionId: id }, body: { target: 'STAR' } });
@@ -136,7 +143,10 @@ describe('the pixel tier', () => {
 
 describe('a tree the pixels contradict', () => {
   it('reads the whole screen when most labelled elements sit where nothing is drawn, and says why', async () => {
-    const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?ghost-text=1&load=${++loads}#/settings/notifications` } });
+    const opened = await agent.call('runAction', {
+      params: { sessionId: id },
+      body: { action: 'open', url: `${provider.sampleUrl}?ghost-text=1&load=${++loads}#/settings/notifications` },
+    });
     expect(opened.status, opened.text).toBe(200);
     await agent.call('waitForScreen', { params: { sessionId: id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
     const screen = await readToTheEnd('ghost text');
@@ -152,7 +162,10 @@ describe('hit-test probing', () => {
   it('recovers a tab bar whose buttons the tree does not report, says how many probes it spent, and taps what it found', async () => {
     // A screen this test file has not shown before: one it has is answered from memory (the pixels
     // agree with the remembered reading, tabs and all) without reading the tree at all.
-    const opened = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'open', url: `${provider.sampleUrl}?hide-tab-a11y=1&load=${++loads}#/settings/privacy` } });
+    const opened = await agent.call('runAction', {
+      params: { sessionId: id },
+      body: { action: 'open', url: `${provider.sampleUrl}?hide-tab-a11y=1&load=${++loads}#/settings/privacy` },
+    });
     expect(opened.status, opened.text).toBe(200);
     await agent.call('waitForScreen', { params: { sessionId: id }, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
     const screen = await readToTheEnd('hidden tabs');

@@ -17,13 +17,16 @@ let provider: WebProvider;
 let device: WebDevice;
 beforeAll(async () => {
   const chromium = debuggableChromium(await mkdtemp(join(tmpdir(), 'sf-collect-')));
-  if (!chromium) throw new Error('no Chromium on this host (/usr/bin/chromium): install Debian\'s chromium package');
+  if (!chromium) throw new Error("no Chromium on this host (/usr/bin/chromium): install Debian's chromium package");
   ({ provider, device } = await webDevice({ chromium }));
 }, 60_000);
 afterAll(() => provider?.close());
 
 /** The browser process(es) this test started: Chromium processes with no --type. */
-const browsers = () => descendantsOf(process.pid).filter((p) => /chrom/.test(argvOf(p.pid)[0] ?? '') && !argvOf(p.pid).some((a) => a.startsWith('--type='))).map((p) => p.pid);
+const browsers = () =>
+  descendantsOf(process.pid)
+    .filter((p) => /chrom/.test(argvOf(p.pid)[0] ?? '') && !argvOf(p.pid).some((a) => a.startsWith('--type=')))
+    .map((p) => p.pid);
 
 it('leaves nothing behind in the pages it measures, round after round of relaunches', async () => {
   const rounds: PagesAfterCollection[] = [];

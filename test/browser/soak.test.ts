@@ -32,7 +32,15 @@ it('three agents and thirty subscribers for 45 s, a relaunch and a new round of 
   expect(r.timeline.length).toBeGreaterThan(0);
   expect(r.timeline[0]!.workerMB).toBeGreaterThan(0);
   // Chromium's GPU process and renderers are given apart, since either can grow alone.
-  expect(Object.keys(r.lateGrowthMB)).toEqual(['gateway', 'worker', 'chromium', 'chromium gpu-process', 'chromium renderers', 'worker JS heap', 'worker native bound to JS']);
+  expect(Object.keys(r.lateGrowthMB)).toEqual([
+    'gateway',
+    'worker',
+    'chromium',
+    'chromium gpu-process',
+    'chromium renderers',
+    'worker JS heap',
+    'worker native bound to JS',
+  ]);
   for (const v of Object.values(r.lateGrowthMB)) expect(Number.isFinite(v)).toBe(true);
   // Relaunch cycles: the fresh pages, then every agent relaunching its app (at 15 s; at 30 s the
   // round takes the relaunch's place), each measured after every page collected its garbage.
@@ -53,7 +61,10 @@ it('three agents and thirty subscribers for 45 s, a relaunch and a new round of 
   // device was reset and measured with no session on it, and a new round started, which the agents
   // then drove (no session ended under one, no error above) until the end.
   const rounds = r.rounds!;
-  expect(rounds.map((row) => [row.round, row.released])).toEqual([[0, 0], [1, 3]]);
+  expect(rounds.map((row) => [row.round, row.released])).toEqual([
+    [0, 0],
+    [1, 3],
+  ]);
   for (const row of rounds) {
     expect(row.error).toBeUndefined();
     expect(row.pages).toBe(3);

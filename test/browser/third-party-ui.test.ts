@@ -49,10 +49,13 @@ const router = async (js: string) => {
   await page().evaluate(js);
 };
 const scroll = (selector: string, dy: number) =>
-  page().evaluate(([sel, d]) => {
-    const el = [...document.querySelectorAll(sel as string)].find((x) => (x as HTMLElement).offsetParent !== null) as HTMLElement;
-    el.scrollTop += d as number;
-  }, [selector, dy] as const);
+  page().evaluate(
+    ([sel, d]) => {
+      const el = [...document.querySelectorAll(sel as string)].find((x) => (x as HTMLElement).offsetParent !== null) as HTMLElement;
+      el.scrollTop += d as number;
+    },
+    [selector, dy] as const,
+  );
 const tapOn = async (selector: string) => {
   const box = await page().locator(selector).first().boundingBox();
   if (!box) throw new Error(`nothing to tap at ${selector}`);
@@ -63,18 +66,21 @@ const text = (r: ScreenReading) => outlineText(r, { device: 'web iPhone 15', scr
 beforeAll(async () => {
   server = await serveDirectory(fileURLToPath(new URL('../../node_modules/', import.meta.url)));
   ({ provider, device } = await webDevice());
-  await device.prepare({ url: `${server.origin}/framework7/dist/index.html` }, { signal: new AbortController().signal, origins: { allowedOrigins: [server.origin], allowPrivate: false } });
+  await device.prepare(
+    { url: `${server.origin}/framework7/dist/index.html` },
+    { signal: new AbortController().signal, origins: { allowedOrigins: [server.origin], allowPrivate: false } },
+  );
   page().on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText ?? '?'}`));
 
   // Framework7: pages pushed by its router, the previous one kept in the DOM underneath.
   await read('f7', 'f7 home');
   await router("mainView.router.load({url:'about.html', animatePages:false})");
   await read('f7', 'f7 about');
-  await router("mainView.router.back({animatePages:false})");
+  await router('mainView.router.back({animatePages:false})');
   await read('f7', 'f7 home again');
   await router("mainView.router.load({url:'services.html', animatePages:false})");
   await read('f7', 'f7 services');
-  await router("mainView.router.back({animatePages:false})");
+  await router('mainView.router.back({animatePages:false})');
   await router("mainView.router.load({url:'form.html', animatePages:false})");
   await read('f7', 'f7 form');
   await scroll('.page-on-center .page-content', 500);
@@ -83,10 +89,10 @@ beforeAll(async () => {
   await read('f7 t7', 'f7 t7 home');
   await router("mainView.router.load({url:'cars.html', animatePages:false})");
   await read('f7 t7', 'f7 cars');
-  await router("mainView.router.back({animatePages:false})");
+  await router('mainView.router.back({animatePages:false})');
   await router("mainView.router.load({url:'contacts.html', animatePages:false})");
   await read('f7 t7', 'f7 contacts');
-  await router("mainView.router.back({animatePages:false})");
+  await router('mainView.router.back({animatePages:false})');
   await router("mainView.router.load({url:'cars.html', animatePages:false})");
   await read('f7 t7', 'f7 cars again');
 
@@ -119,7 +125,14 @@ describe('third-party mobile web UIs from the npm registry', () => {
     const chars = [...readings.values()].map(({ r }) => text(r).length).sort((a, b) => a - b);
     expect(chars[chars.length >> 1]).toBeLessThanOrEqual(1500);
     const titles = Object.fromEntries([...readings].map(([name, { r }]) => [name, r.title]));
-    expect(titles).toMatchObject({ 'f7 home': 'Awesome App', 'f7 about': 'About', 'f7 form': 'Form', mailboxes: 'Mailboxes', 'mail inbox': 'All inboxes', 'movies': 'Movie finder' });
+    expect(titles).toMatchObject({
+      'f7 home': 'Awesome App',
+      'f7 about': 'About',
+      'f7 form': 'Form',
+      mailboxes: 'Mailboxes',
+      'mail inbox': 'All inboxes',
+      movies: 'Movie finder',
+    });
     // The navigation bar stays while the page scrolls, so it is a bar even where no gap sets it apart.
     expect(readings.get('f7 home')!.r.regions.evidence.top).toBe('fixed');
     expect(readings.get('mail inbox')!.r.regions.top).not.toBeNull();
@@ -159,7 +172,9 @@ describe('third-party mobile web UIs from the npm registry', () => {
         if (!c.titleVeto) closest = Math.max(closest, c.similarity);
       }
     }
-    console.log(`${lines.join('\n')}\nrecall ${recalled}/${same.length}, separation ${separated}/${different}, closest different without a title veto ${closest.toFixed(3)}`);
+    console.log(
+      `${lines.join('\n')}\nrecall ${recalled}/${same.length}, separation ${separated}/${different}, closest different without a title veto ${closest.toFixed(3)}`,
+    );
     expect(recalled / same.length).toBeGreaterThanOrEqual(0.95);
     expect(separated / different).toBeGreaterThanOrEqual(0.99);
   });

@@ -56,10 +56,21 @@ describe('the sample app, read', () => {
     await at('inbox scrolled', null, () => scrollBy(400));
     await at('inbox 40 rows', null, async () => {
       await scrollBy(2000);
-      await waitFor('more rows', () => page().$('[data-testid="message-40"]').then((x) => x ?? undefined), 5000);
+      await waitFor(
+        'more rows',
+        () =>
+          page()
+            .$('[data-testid="message-40"]')
+            .then((x) => x ?? undefined),
+        5000,
+      );
       await sleep(300);
     });
-    await at('inbox unread', 'inbox', () => page().click('[data-testid="segment-unread"]').then(() => sleep(200)));
+    await at('inbox unread', 'inbox', () =>
+      page()
+        .click('[data-testid="segment-unread"]')
+        .then(() => sleep(200)),
+    );
     await at('message 3', 'inbox/3');
     await at('message 7', 'inbox/7');
     await at('search', 'search');
@@ -70,9 +81,17 @@ describe('the sample app, read', () => {
     await at('settings', 'settings');
     await at('settings scrolled', null, () => scrollBy(300));
     await at('settings bottom', null, () => scrollBy(2000));
-    await at('settings wifi off', 'settings', () => page().click('[data-testid="switch-wifi"]').then(() => sleep(200)));
+    await at('settings wifi off', 'settings', () =>
+      page()
+        .click('[data-testid="switch-wifi"]')
+        .then(() => sleep(200)),
+    );
     await at('notifications', 'settings/notifications');
-    await at('notifications toggled', null, () => page().click('[data-testid="switch-badges"]').then(() => sleep(200)));
+    await at('notifications toggled', null, () =>
+      page()
+        .click('[data-testid="switch-badges"]')
+        .then(() => sleep(200)),
+    );
     await at('privacy', 'settings/privacy');
     await at('form', 'settings/form');
     await at('form middle', null, () => scrollBy(700));
@@ -83,14 +102,30 @@ describe('the sample app, read', () => {
       await page().fill('[data-testid="field-email"]', 'ada@example.com');
       await sleep(150);
     });
-    await at('wizard 2', null, () => page().click('[data-testid="wizard-next"]').then(() => sleep(500)));
-    await at('wizard 3', null, () => page().click('.screen:not([hidden]) .primary').then(() => sleep(500)));
+    await at('wizard 2', null, () =>
+      page()
+        .click('[data-testid="wizard-next"]')
+        .then(() => sleep(500)),
+    );
+    await at('wizard 3', null, () =>
+      page()
+        .click('.screen:not([hidden]) .primary')
+        .then(() => sleep(500)),
+    );
     await at('icons', 'settings/icons');
     await at('canvas', 'settings/canvas');
     await at('photo', 'settings/photo');
     await at('loading', 'settings/loading');
-    await at('compose sheet', 'inbox', () => page().click('[data-testid="icon-compose"]').then(() => sleep(500)));
-    await at('delete alert', 'inbox/3', () => page().click('[data-testid="delete"]').then(() => sleep(400)));
+    await at('compose sheet', 'inbox', () =>
+      page()
+        .click('[data-testid="icon-compose"]')
+        .then(() => sleep(500)),
+    );
+    await at('delete alert', 'inbox/3', () =>
+      page()
+        .click('[data-testid="delete"]')
+        .then(() => sleep(400)),
+    );
     same.push(
       ['inbox', 'inbox later'],
       ['inbox', 'inbox scrolled'],
@@ -127,7 +162,17 @@ describe('the sample app, read', () => {
     const cdp = await page().context().newCDPSession(page());
     try {
       const rows: { route: string; outline: number; raw: number }[] = [];
-      for (const route of ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/privacy', 'settings/form', 'settings/wizard', 'settings/icons']) {
+      for (const route of [
+        'inbox',
+        'inbox/3',
+        'search',
+        'settings',
+        'settings/notifications',
+        'settings/privacy',
+        'settings/form',
+        'settings/wizard',
+        'settings/icons',
+      ]) {
         await show(route);
         const outline = text(await read()).length;
         const raw = JSON.stringify((await cdp.send('Accessibility.getFullAXTree', {})).nodes).length;
@@ -176,7 +221,9 @@ describe('the sample app, read', () => {
       }
     }
     const minSame = Math.min(...same.map(([a, b]) => compare(readings.get(a)!.fingerprint, readings.get(b)!.fingerprint).similarity));
-    console.log(`${table.join('\n')}\nsame-screen recall ${recalled}/${same.length}; different-screen separation ${separated}/${different}; lowest same ${minSame.toFixed(3)}, highest different without a title veto ${maxDifferent.toFixed(3)} (${closest}), threshold ${SAME_SCREEN}`);
+    console.log(
+      `${table.join('\n')}\nsame-screen recall ${recalled}/${same.length}; different-screen separation ${separated}/${different}; lowest same ${minSame.toFixed(3)}, highest different without a title veto ${maxDifferent.toFixed(3)} (${closest}), threshold ${SAME_SCREEN}`,
+    );
     expect(recalled / same.length).toBeGreaterThanOrEqual(0.95);
     expect(separated / different).toBeGreaterThanOrEqual(0.99);
   });

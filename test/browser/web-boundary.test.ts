@@ -29,7 +29,11 @@ describeBoundary({
           await device().open(`${provider.sampleUrl}#/settings`);
           await page().waitForSelector('.screen[data-route="settings"]:not([hidden])');
           await page().evaluate(() => {
-            addEventListener('touchstart', (e) => ((window as unknown as { lastTouch: Point }).lastTouch = { x: e.touches[0]!.clientX, y: e.touches[0]!.clientY }), { capture: true });
+            addEventListener(
+              'touchstart',
+              (e) => ((window as unknown as { lastTouch: Point }).lastTouch = { x: e.touches[0]!.clientX, y: e.touches[0]!.clientY }),
+              { capture: true },
+            );
           });
         },
         changeScreen: () => page().evaluate(() => void (location.hash = '#/inbox')),

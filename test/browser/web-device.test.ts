@@ -109,7 +109,9 @@ describe('frames', () => {
     const still = await gridOf(await device.probe());
     const unlike: number[] = [];
     for (const f of frames) if (significantChange(still, await gridOf(f), []).changed) unlike.push(f.width);
-    console.log(`captures at 2 and 3 px/pt: ${frames.length} frames sent (a repaint each), ${unlike.length} unlike the screen; ${device.capturePaintsDropped - dropped} capture paints dropped`);
+    console.log(
+      `captures at 2 and 3 px/pt: ${frames.length} frames sent (a repaint each), ${unlike.length} unlike the screen; ${device.capturePaintsDropped - dropped} capture paints dropped`,
+    );
     expect(unlike).toEqual([]);
   });
 
@@ -154,31 +156,121 @@ describe('frames', () => {
 
 describe('the accessibility tree', () => {
   const EXPECTED: Record<string, [string, string][]> = {
-    inbox: [['heading', 'Inbox'], ['button', 'Compose'], ['tab', 'Inbox'], ['tab', 'Search'], ['tab', 'Settings'], ['list', 'Messages']],
-    'inbox/3': [['heading', 'Message'], ['button', 'Back to Inbox'], ['button', 'Reply'], ['button', 'Delete'], ['button', 'More actions']],
-    search: [['heading', 'Search'], ['textfield', 'Search messages']],
-    settings: [['heading', 'Settings'], ['switch', 'Wi-Fi'], ['switch', 'Bluetooth'], ['switch', 'Airplane mode'], ['radio', 'Small'], ['radio', 'Medium'], ['radio', 'Large'], ['button', 'Date'], ['button', 'Sender'], ['button', 'Subject'], ['slider', 'Volume'], ['button', 'Notifications'], ['button', 'Privacy']],
-    'settings/notifications': [['heading', 'Notifications'], ['switch', 'Allow'], ['switch', 'Sounds'], ['switch', 'Badges']],
-    'settings/privacy': [['heading', 'Privacy'], ['switch', 'Allow'], ['switch', 'Sounds'], ['switch', 'Badges']],
-    'settings/form': [['heading', 'Long form'], ['textfield', 'Full name'], ['textfield', 'Email'], ['textfield', 'Age'], ['select', 'Country'], ['checkbox', 'I agree to the terms'], ['button', 'Submit']],
-    'settings/form/submitted': [['heading', 'Submitted'], ['term', 'Full name'], ['text', 'Ada Lovelace'], ['text', 'ada@example.test']],
-    'settings/wizard': [['heading', 'Sign up'], ['textfield', 'Name'], ['textfield', 'Email'], ['button', 'Next']],
-    'settings/wizard/2': [['heading', 'Plan'], ['radio', 'Free'], ['radio', 'Pro'], ['radio', 'Team'], ['button', 'Next']],
-    'settings/wizard/3': [['heading', 'Sign up'], ['textfield', 'Name'], ['textfield', 'Email'], ['button', 'Submit']],
-    'settings/wizard/done': [['heading', 'Welcome'], ['heading', 'Thank you'], ['status', '']],
-    'settings/icons': [['button', 'Share'], ['button', 'Favourite'], ['button', 'Archive'], ['button', 'Delete']],
+    inbox: [
+      ['heading', 'Inbox'],
+      ['button', 'Compose'],
+      ['tab', 'Inbox'],
+      ['tab', 'Search'],
+      ['tab', 'Settings'],
+      ['list', 'Messages'],
+    ],
+    'inbox/3': [
+      ['heading', 'Message'],
+      ['button', 'Back to Inbox'],
+      ['button', 'Reply'],
+      ['button', 'Delete'],
+      ['button', 'More actions'],
+    ],
+    search: [
+      ['heading', 'Search'],
+      ['textfield', 'Search messages'],
+    ],
+    settings: [
+      ['heading', 'Settings'],
+      ['switch', 'Wi-Fi'],
+      ['switch', 'Bluetooth'],
+      ['switch', 'Airplane mode'],
+      ['radio', 'Small'],
+      ['radio', 'Medium'],
+      ['radio', 'Large'],
+      ['button', 'Date'],
+      ['button', 'Sender'],
+      ['button', 'Subject'],
+      ['slider', 'Volume'],
+      ['button', 'Notifications'],
+      ['button', 'Privacy'],
+    ],
+    'settings/notifications': [
+      ['heading', 'Notifications'],
+      ['switch', 'Allow'],
+      ['switch', 'Sounds'],
+      ['switch', 'Badges'],
+    ],
+    'settings/privacy': [
+      ['heading', 'Privacy'],
+      ['switch', 'Allow'],
+      ['switch', 'Sounds'],
+      ['switch', 'Badges'],
+    ],
+    'settings/form': [
+      ['heading', 'Long form'],
+      ['textfield', 'Full name'],
+      ['textfield', 'Email'],
+      ['textfield', 'Age'],
+      ['select', 'Country'],
+      ['checkbox', 'I agree to the terms'],
+      ['button', 'Submit'],
+    ],
+    'settings/form/submitted': [
+      ['heading', 'Submitted'],
+      ['term', 'Full name'],
+      ['text', 'Ada Lovelace'],
+      ['text', 'ada@example.test'],
+    ],
+    'settings/wizard': [
+      ['heading', 'Sign up'],
+      ['textfield', 'Name'],
+      ['textfield', 'Email'],
+      ['button', 'Next'],
+    ],
+    'settings/wizard/2': [
+      ['heading', 'Plan'],
+      ['radio', 'Free'],
+      ['radio', 'Pro'],
+      ['radio', 'Team'],
+      ['button', 'Next'],
+    ],
+    'settings/wizard/3': [
+      ['heading', 'Sign up'],
+      ['textfield', 'Name'],
+      ['textfield', 'Email'],
+      ['button', 'Submit'],
+    ],
+    'settings/wizard/done': [
+      ['heading', 'Welcome'],
+      ['heading', 'Thank you'],
+      ['status', ''],
+    ],
+    'settings/icons': [
+      ['button', 'Share'],
+      ['button', 'Favourite'],
+      ['button', 'Archive'],
+      ['button', 'Delete'],
+    ],
     'settings/canvas': [['heading', 'Canvas']],
-    'settings/photo': [['heading', 'Photo'], ['image', 'Photo']],
-    'settings/loading': [['heading', 'Loading'], ['status', '']],
+    'settings/photo': [
+      ['heading', 'Photo'],
+      ['image', 'Photo'],
+    ],
+    'settings/loading': [
+      ['heading', 'Loading'],
+      ['status', ''],
+    ],
     'settings/arcade': [['heading', 'Arcade']],
   };
 
   // Nodes the page gave no id are held to the element found by their text (a field by its label).
   const WITHOUT_ID: Record<string, [role: string, label: string, element: (p: Page) => Locator][]> = {
     'inbox/3': [['heading', 'Build #4711 passed', (p) => p.getByText('Build #4711 passed', { exact: true })]],
-    'settings/form/submitted': [['heading', 'Submitted', (p) => p.locator('.content').getByText('Submitted', { exact: true })], ['term', 'Full name', (p) => p.getByText('Full name', { exact: true })]],
+    'settings/form/submitted': [
+      ['heading', 'Submitted', (p) => p.locator('.content').getByText('Submitted', { exact: true })],
+      ['term', 'Full name', (p) => p.getByText('Full name', { exact: true })],
+    ],
     'settings/wizard/2': [['button', 'Next', (p) => p.getByText('Next', { exact: true })]],
-    'settings/wizard/3': [['textfield', 'Name', (p) => p.getByLabel('Name', { exact: true })], ['textfield', 'Email', (p) => p.getByLabel('Email', { exact: true })]],
+    'settings/wizard/3': [
+      ['textfield', 'Name', (p) => p.getByLabel('Name', { exact: true })],
+      ['textfield', 'Email', (p) => p.getByLabel('Email', { exact: true })],
+    ],
     'settings/wizard/done': [['heading', 'Thank you', (p) => p.getByText('Thank you', { exact: true })]],
   };
 
@@ -188,7 +280,9 @@ describe('the accessibility tree', () => {
       await show('settings/form');
       await page().fill('[data-testid="field-name"]', 'Ada Lovelace');
       await page().fill('[data-testid="field-email"]', 'ada@example.test');
-      await page().locator('form').evaluate((f) => (f as HTMLFormElement).requestSubmit());
+      await page()
+        .locator('form')
+        .evaluate((f) => (f as HTMLFormElement).requestSubmit());
       await page().waitForSelector('.screen[data-route="settings/form/submitted"]:not([hidden])', { timeout: 5000 });
       await sleep(500); // the push animation
     },
@@ -198,7 +292,10 @@ describe('the accessibility tree', () => {
     await (REACHED_BY[route] ?? show)(route);
     const tree = await device.tree();
     for (const [role, label] of EXPECTED[route]!) {
-      expect(tree.nodes.some((n) => n.role === role && n.label === label), `${role} "${label}" in ${route}`).toBe(true);
+      expect(
+        tree.nodes.some((n) => n.role === role && n.label === label),
+        `${role} "${label}" in ${route}`,
+      ).toBe(true);
     }
     // Screens further down the stack are still in the DOM, hidden: only boxes that render count.
     const boxes = await page().evaluate(() =>
@@ -213,21 +310,42 @@ describe('the accessibility tree', () => {
     expect(withIds.length).toBeGreaterThan(2);
     for (const n of withIds) {
       const b = boxes[n.id!]!;
-      for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(n.frame[k] - b[k]), `${n.id}.${k}: tree ${n.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
+      for (const k of ['x', 'y', 'width', 'height'] as const)
+        expect(Math.abs(n.frame[k] - b[k]), `${n.id}.${k}: tree ${n.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
     }
     for (const [role, label, element] of WITHOUT_ID[route] ?? []) {
       const n = tree.nodes.find((x) => x.role === role && x.label === label && !x.id);
       expect(n, `${role} "${label}" without an id in ${route}`).toBeDefined();
       // One visible element (the locator is strict), a screen down the stack being hidden.
       const b = (await element(page()).filter({ visible: true }).boundingBox())!;
-      for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(n!.frame[k] - b[k]), `${role} "${label}".${k}: tree ${n!.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
+      for (const k of ['x', 'y', 'width', 'height'] as const)
+        expect(Math.abs(n!.frame[k] - b[k]), `${role} "${label}".${k}: tree ${n!.frame[k]}, DOM ${b[k]}`).toBeLessThanOrEqual(1);
     }
   });
 
   // The overlays are screens too: a sheet and an alert over a message, opened by tapping.
   it.each([
-    ['the compose sheet', 'Reply', [['dialog', 'New message'], ['button', 'Cancel'], ['button', 'Send'], ['textfield', 'To'], ['textfield', 'Subject'], ['textfield', 'Message']]],
-    ['the delete alert', 'Delete', [['alert', 'Delete message?'], ['button', 'Cancel'], ['button', 'Delete']]],
+    [
+      'the compose sheet',
+      'Reply',
+      [
+        ['dialog', 'New message'],
+        ['button', 'Cancel'],
+        ['button', 'Send'],
+        ['textfield', 'To'],
+        ['textfield', 'Subject'],
+        ['textfield', 'Message'],
+      ],
+    ],
+    [
+      'the delete alert',
+      'Delete',
+      [
+        ['alert', 'Delete message?'],
+        ['button', 'Cancel'],
+        ['button', 'Delete'],
+      ],
+    ],
   ] as const)('names the elements of %s and puts them where the DOM has them (within 1 pt)', async (_what, opener, expected) => {
     await show('inbox/3');
     // The message's own button, below the navigation bar (whose icon "Reply" the title's box partly covers).
@@ -237,9 +355,15 @@ describe('the accessibility tree', () => {
     await page().waitForSelector('.sheet, .alert', { timeout: 5000 });
     await sleep(500); // the overlay's animation
     const tree = await device.tree();
-    for (const [role, label] of expected) expect(tree.nodes.some((n) => n.role === role && n.label === label), `${role} "${label}"`).toBe(true);
+    for (const [role, label] of expected)
+      expect(
+        tree.nodes.some((n) => n.role === role && n.label === label),
+        `${role} "${label}"`,
+      ).toBe(true);
     const boxes = await page().evaluate(() =>
-      [...document.querySelectorAll('button, input, textarea')].map((el) => ({ r: el.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number } })),
+      [...document.querySelectorAll('button, input, textarea')].map((el) => ({
+        r: el.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number },
+      })),
     );
     const controls = tree.nodes.filter((n) => ['button', 'textfield'].includes(n.role) && expected.some(([, l]) => l === n.label) && n.frame.width > 0);
     expect(controls.length).toBeGreaterThanOrEqual(2);
@@ -248,7 +372,9 @@ describe('the accessibility tree', () => {
       expect(near, `${n.role} "${n.label}" at ${JSON.stringify(n.frame)} matches a DOM box`).toBe(true);
     }
     await device.back(); // closes the overlay first, as hardware back does
-    await page().waitForSelector('.sheet, .alert', { state: 'detached', timeout: 5000 }).catch(() => undefined);
+    await page()
+      .waitForSelector('.sheet, .alert', { state: 'detached', timeout: 5000 })
+      .catch(() => undefined);
   });
 
   it('has nothing of what a canvas draws: the pixels are all there is', async () => {
@@ -310,11 +436,14 @@ describe('the accessibility tree', () => {
     // The app pages on its content's scroll events; which input scrolled is another test's business.
     // Resolves once the app has seen the scroll (its listener runs before this one).
     const scrollToEnd = () =>
-      page().evaluate(() => new Promise<void>((resolve) => {
-        const content = document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement;
-        content.addEventListener('scroll', () => resolve(), { once: true });
-        content.scrollTop = content.scrollHeight;
-      }));
+      page().evaluate(
+        () =>
+          new Promise<void>((resolve) => {
+            const content = document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement;
+            content.addEventListener('scroll', () => resolve(), { once: true });
+            content.scrollTop = content.scrollHeight;
+          }),
+      );
     const first = await device.tree();
     expect(rows(first)).toBe(20);
     expect(says(first, 'Loading messages…')).toBe(false);
@@ -359,8 +488,10 @@ describe('the accessibility tree', () => {
   });
 
   it('converts a page laid out wider than the screen (no viewport meta) into screen points', async () => {
- await page().goto('about:blank');
-    await page().setContent(`<html><body style="margin:0;height:3000px"><button id="b" style="position:absolute;left:100px;top:500px;width:200px;height:100px">Wide</button></body></html>`);
+    await page().goto('about:blank');
+    await page().setContent(
+      `<html><body style="margin:0;height:3000px"><button id="b" style="position:absolute;left:100px;top:500px;width:200px;height:100px">Wide</button></body></html>`,
+    );
     await page().evaluate(() => window.scrollTo(0, 200));
     await sleep(300);
     const scale = await page().evaluate(() => visualViewport!.scale);
@@ -370,7 +501,9 @@ describe('the accessibility tree', () => {
     expect(n.frame.y).toBeCloseTo(300 * scale, 0);
     expect(n.frame.width).toBeCloseTo(200 * scale, 0);
     // and a tap at that point in screen points lands on it
-    await page().evaluate(() => document.getElementById('b')!.addEventListener('click', () => ((document.getElementById('b') as HTMLButtonElement).textContent = 'Tapped')));
+    await page().evaluate(() =>
+      document.getElementById('b')!.addEventListener('click', () => ((document.getElementById('b') as HTMLButtonElement).textContent = 'Tapped')),
+    );
     await device.touch(g.tap(centre(n)));
     await waitFor('tapped', async () => (await page().textContent('#b')) === 'Tapped' || undefined, 2000);
   });
@@ -447,7 +580,11 @@ describe('touch input', () => {
     await show('search');
     await device.touch(g.tap(centre(await find((n) => n.role === 'textfield', 'search field'))));
     await device.type('Payment');
-    await waitFor('results', async () => (await device.tree()).nodes.some((n) => n.role === 'button' && n.label.includes('Payment received')) || undefined, 2000);
+    await waitFor(
+      'results',
+      async () => (await device.tree()).nodes.some((n) => n.role === 'button' && n.label.includes('Payment received')) || undefined,
+      2000,
+    );
     await device.key('Backspace');
     expect(await page().inputValue('[data-testid="search-field"]')).toBe('Paymen');
   });
@@ -494,7 +631,12 @@ describe('lifecycle', () => {
     await page().evaluate(() => {
       const w = window as unknown as { mutations: number };
       w.mutations = 0;
-      new MutationObserver((records) => (w.mutations += records.length)).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      new MutationObserver((records) => (w.mutations += records.length)).observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        characterData: true,
+      });
     });
     const shot = await device.screenshot();
     expect(shot.width).toBe(1179);
@@ -544,7 +686,13 @@ describe('the tablet profile', () => {
       const d = tablet.device('web-1')!;
       await waitFor('tablet ready', () => d.health.state === 'ready' || undefined, 20_000);
       expect(d.screen()).toMatchObject({ widthPt: 820, heightPt: 1180 });
-      const seen = await d.currentPageForTests.evaluate(() => ({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, ua: navigator.userAgent, touch: navigator.maxTouchPoints > 0 }));
+      const seen = await d.currentPageForTests.evaluate(() => ({
+        w: innerWidth,
+        h: innerHeight,
+        dpr: devicePixelRatio,
+        ua: navigator.userAgent,
+        touch: navigator.maxTouchPoints > 0,
+      }));
       expect(seen).toMatchObject({ w: 820, h: 1180, dpr: 2, touch: true });
       expect(seen.ua).toMatch(/iPad/);
     } finally {
@@ -556,7 +704,11 @@ describe('the tablet profile', () => {
 describe('a browser that dies', () => {
   it('takes its devices down as broken, is relaunched, and they come back', async () => {
     const { execFileSync } = await import('node:child_process');
-    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args=']).toString().trim().split('\n').map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)!);
+    const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='])
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)!);
     // The browser's main process: a child of this test process running chromium without --type=.
     const main = rows.find((r) => Number(r[2]) === process.pid && r[3]!.includes('chrom') && !r[3]!.includes('--type='));
     expect(main).toBeDefined();
@@ -591,16 +743,22 @@ describe('the origin policy', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     local = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
-  afterAll(() => new Promise((r) => {
-    server.closeAllConnections(); // the egress guard's fetches keep connections alive
-    server.close(r);
-  }));
+  afterAll(
+    () =>
+      new Promise((r) => {
+        server.closeAllConnections(); // the egress guard's fetches keep connections alive
+        server.close(r);
+      }),
+  );
 
   const rules = (allowedOrigins: string[]) => ({ signal: AbortSignal.timeout(20_000), origins: { allowedOrigins, allowPrivate: false } });
 
   it('refuses link-local and metadata addresses and loopback names with ORIGIN_NOT_ALLOWED', async () => {
     await expect(device.prepare({ url: 'http://169.254.169.254/latest/meta-data/' }, rules(['*']))).rejects.toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
-    await expect(device.prepare({ url: `http://localhost:${new URL(local).port}/` }, rules(['*']))).rejects.toMatchObject({ code: 'ORIGIN_NOT_ALLOWED', message: expect.stringContaining('resolves to 127.0.0.1') });
+    await expect(device.prepare({ url: `http://localhost:${new URL(local).port}/` }, rules(['*']))).rejects.toMatchObject({
+      code: 'ORIGIN_NOT_ALLOWED',
+      message: expect.stringContaining('resolves to 127.0.0.1'),
+    });
     expect(hits).toBe(0);
   });
 
@@ -613,7 +771,14 @@ describe('the origin policy', () => {
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     let otherHits = 0;
     other.on('request', () => otherHits++);
-    const outcome = await page().evaluate((url) => fetch(url).then(() => 'fetched', (e: Error) => `refused: ${e.message}`), `http://127.0.0.1:${(other.address() as { port: number }).port}/`);
+    const outcome = await page().evaluate(
+      (url) =>
+        fetch(url).then(
+          () => 'fetched',
+          (e: Error) => `refused: ${e.message}`,
+        ),
+      `http://127.0.0.1:${(other.address() as { port: number }).port}/`,
+    );
     expect(outcome).toMatch(/^refused/);
     expect(otherHits).toBe(0);
     other.close();
@@ -637,7 +802,16 @@ describe('the origin policy', () => {
       await device.prepare({ url: `${local}/` }, rules(['*', local]));
       // The page navigates, and it fetches; both go to the allowed origin, which redirects.
       await device.open(`${local}/redirect`).catch(() => undefined);
-      const fetched = await page().evaluate((url) => fetch(url).then((r) => r.text(), (e: Error) => `refused: ${e.message}`), `${local}/redirect`).catch((e: Error) => `refused: ${e.message}`);
+      const fetched = await page()
+        .evaluate(
+          (url) =>
+            fetch(url).then(
+              (r) => r.text(),
+              (e: Error) => `refused: ${e.message}`,
+            ),
+          `${local}/redirect`,
+        )
+        .catch((e: Error) => `refused: ${e.message}`);
       expect(fetched).not.toBe('leaked');
       expect(target.hits()).toBe(0);
       // A redirect to where the page may go is still followed.
@@ -674,11 +848,15 @@ describe('the origin policy', () => {
       await device.prepare({ url: `${local}/` }, rules(['*', local]));
       await page().evaluate((url) => void window.open(url), target.url);
       // A WebSocket is a request too (the upgrade would be the first hit).
-      const ws = await page().evaluate((url) => new Promise<string>((resolve) => {
-        const s = new WebSocket(url.replace(/^http/, 'ws'));
-        s.onopen = () => resolve('open');
-        s.onclose = (e) => resolve(`closed ${e.code}`);
-      }), target.url);
+      const ws = await page().evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            const s = new WebSocket(url.replace(/^http/, 'ws'));
+            s.onopen = () => resolve('open');
+            s.onclose = (e) => resolve(`closed ${e.code}`);
+          }),
+        target.url,
+      );
       expect(ws).not.toBe('open');
       await page().evaluate((url) => void (location.href = url), target.url);
       await sleep(500);

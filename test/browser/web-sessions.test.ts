@@ -24,10 +24,14 @@ beforeAll(async () => {
   farm = await startFarm({ SIMFLEET_WEB_ALLOWED_ORIGINS: `*,${appOrigin},http://127.0.0.1:9` });
   provider = new WebProvider({ profiles: [PROFILES['pixel-8']!], chromium: undefined, logger: pino({ level: 'silent' }) });
   const worker = await farm.addWorkerWith([provider]);
-  await waitFor('web device available', async () => {
-    const d = (await farm.admin.call('listDevices', { query: { hostId: worker.identity.id } })).body.devices;
-    return d[0]?.state === 'available' || undefined;
-  }, 20_000);
+  await waitFor(
+    'web device available',
+    async () => {
+      const d = (await farm.admin.call('listDevices', { query: { hostId: worker.identity.id } })).body.devices;
+      return d[0]?.state === 'available' || undefined;
+    },
+    20_000,
+  );
   agent = await farm.token('agent', 'web');
 });
 afterAll(async () => {
@@ -38,7 +42,8 @@ afterAll(async () => {
 const device = () => provider.device('web-1')!;
 async function ready(body: Record<string, unknown>) {
   let s = (await agent.call('createSession', { body: { platform: 'web', ...body } })).body;
-  while (s.state === 'queued' || s.state === 'preparing') s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '20', ifState: s.state } })).body;
+  while (s.state === 'queued' || s.state === 'preparing')
+    s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '20', ifState: s.state } })).body;
   return s;
 }
 async function available() {

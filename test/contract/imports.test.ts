@@ -24,7 +24,10 @@ interface Cruise {
 }
 
 async function cruiseAll(cwd: string): Promise<Cruise> {
-  const { stdout } = await run(depcruise, ['server', 'workers', 'openapi', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 }).catch(
+  const { stdout } = await run(depcruise, ['server', 'workers', 'openapi', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch(
     (err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }), // exits non-zero when it finds violations
   );
   const out = JSON.parse(stdout) as { modules: Cruise['modules']; summary: { violations: Violation[] } };
@@ -49,12 +52,24 @@ const BREAKERS: Record<string, Record<string, string>> = {
   'only-embedded-module-imports-pglite': { 'server/hub/lite.ts': "import { PGlite } from '@electric-sql/pglite';\nexport const l = PGlite;\n" },
   'workers-hold-no-database': { 'workers/devices/inventory.ts': "import pg from 'pg';\nexport const d = pg;\n" },
   'domain-knows-no-http': { 'server/domain/webby.ts': "import Fastify from 'fastify';\nexport const f = Fastify;\n" },
-  'engines-behind-the-database-interface': { 'server/http/engine.ts': "import { e } from '../db/postgres.js';\nexport const y = e;\n", 'server/db/postgres.ts': 'export const e = 1;\n' },
-  'backends-only-through-registry': { 'workers/host/sneak.ts': "import { f } from '../devices/fake/provider.js';\nexport const y = f;\n", 'workers/devices/fake/provider.ts': 'export const f = 1;\n' },
+  'engines-behind-the-database-interface': {
+    'server/http/engine.ts': "import { e } from '../db/postgres.js';\nexport const y = e;\n",
+    'server/db/postgres.ts': 'export const e = 1;\n',
+  },
+  'backends-only-through-registry': {
+    'workers/host/sneak.ts': "import { f } from '../devices/fake/provider.js';\nexport const y = f;\n",
+    'workers/devices/fake/provider.ts': 'export const f = 1;\n',
+  },
   'only-web-backend-drives-chromium': { 'workers/host/browser.ts': "import { chromium } from 'playwright-core';\nexport const c = chromium;\n" },
   'only-image-module-touches-pixels': { 'workers/perception/pixels.ts': "import sharp from 'sharp';\nexport const s = sharp;\n" },
-  'no-circular': { 'server/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'server/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" },
-  'no-test-code-in-product': { 'server/uses-test.ts': "import { h } from '../test/helper.js';\nexport const y = h;\n", 'test/helper.ts': 'export const h = 1;\n' },
+  'no-circular': {
+    'server/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
+    'server/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+  },
+  'no-test-code-in-product': {
+    'server/uses-test.ts': "import { h } from '../test/helper.js';\nexport const y = h;\n",
+    'test/helper.ts': 'export const h = 1;\n',
+  },
 };
 
 describe('import rules', () => {
@@ -65,7 +80,12 @@ describe('import rules', () => {
     // node_modules once dropped those edges here, while the scratch tree below (whose node_modules
     // is a symlink, so resolves elsewhere) still fired: the real tree passed blind.
     const edges = new Set(modules.flatMap((m) => m.dependencies.map((d) => `${m.source} → ${d.resolved.split('/').slice(0, 2).join('/')}`)));
-    for (const known of ['server/db/postgres.ts → node_modules/pg', 'server/db/embedded.ts → node_modules/@electric-sql', 'workers/devices/web/provider.ts → node_modules/playwright-core', 'workers/perception/image.ts → node_modules/sharp']) {
+    for (const known of [
+      'server/db/postgres.ts → node_modules/pg',
+      'server/db/embedded.ts → node_modules/@electric-sql',
+      'workers/devices/web/provider.ts → node_modules/playwright-core',
+      'workers/perception/image.ts → node_modules/sharp',
+    ]) {
       expect(edges, `the cruise does not see ${known}`).toContain(known);
     }
   });

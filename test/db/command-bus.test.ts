@@ -28,7 +28,18 @@ beforeAll(async () => {
   dbA = await openPostgres({ url: tdb.url, poolSize: 4, applicationName: 'gw-a', logger });
   dbB = await openPostgres({ url: tdb.url, poolSize: 4, applicationName: 'gw-b', logger });
   await migrate(dbA, await readMigrations(migrationsDir));
-  await upsertHostOnHello(dbA, { id: 'host-1', name: 'h', os: 'linux', arch: 'x64', version: 't', protocolVersion: 4, backends: [], gatewayId: 'gw-a', connectionId: 'c1', tokenId: null });
+  await upsertHostOnHello(dbA, {
+    id: 'host-1',
+    name: 'h',
+    os: 'linux',
+    arch: 'x64',
+    version: 't',
+    protocolVersion: 4,
+    backends: [],
+    gatewayId: 'gw-a',
+    connectionId: 'c1',
+    tokenId: null,
+  });
   const link = { request: (cmd: WorkerCommand) => answer(cmd) } as unknown as WorkerLink;
   busA = new CommandBus(dbA, 'gw-a', logger);
   busB = new CommandBus(dbB, 'gw-b', logger);
@@ -60,7 +71,7 @@ describe('a call forwarded to the gateway that holds the host', () => {
     expect(await call()).toEqual(big);
   });
 
-  it('refuses an answer too long to forward with a coded error, and passes the worker\'s own errors on', async () => {
+  it("refuses an answer too long to forward with a coded error, and passes the worker's own errors on", async () => {
     answer = async () => ({ blob: 'x'.repeat(2_000_000) });
     await expect(call()).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringContaining('more than a forwarded reply may carry') });
     answer = async () => {
@@ -72,25 +83,30 @@ describe('a call forwarded to the gateway that holds the host', () => {
   it('times out with COMMAND_TIMEOUT when the holder never answers, and HOST_UNREACHABLE for a host nobody holds', async () => {
     answer = () => new Promise(() => undefined);
     const started = performance.now();
-    await expect(busB.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT' });
+    await expect(busB.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({
+      code: 'COMMAND_TIMEOUT',
+    });
     expect(performance.now() - started).toBeLessThan(4000);
-    await expect(busB.call('host-9', { localId: 'x', epoch: 1, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({ code: 'HOST_UNREACHABLE' });
+    await expect(busB.call('host-9', { localId: 'x', epoch: 1, method: 'perception.mark', params: {} }, 300)).rejects.toMatchObject({
+      code: 'HOST_UNREACHABLE',
+    });
   });
 
   // CI once saw a gateway exit after Postgres restarted: a forward that could not be sent left its
   // timer behind, which later rejected a promise nobody held any more, and the process ended on it.
   it('sends a forward again through a database outage, and one that cannot be sent fails once, with nothing left to reject unheard', async () => {
     let failures = 0;
-    const flaky = (db: Database): Database => ({
-      ...db,
-      query: async (sql: string, params?: readonly unknown[]) => {
-        if (sql.includes('pg_notify') && failures > 0) {
-          failures--;
-          throw new DatabaseUnavailableError('no database connection: connect ECONNREFUSED');
-        }
-        return db.query(sql, params);
-      },
-    }) as Database;
+    const flaky = (db: Database): Database =>
+      ({
+        ...db,
+        query: async (sql: string, params?: readonly unknown[]) => {
+          if (sql.includes('pg_notify') && failures > 0) {
+            failures--;
+            throw new DatabaseUnavailableError('no database connection: connect ECONNREFUSED');
+          }
+          return db.query(sql, params);
+        },
+      }) as Database;
     const busC = new CommandBus(flaky(dbB), 'gw-c', logger);
     await busC.attach({ linkFor: () => undefined } as unknown as WorkerHub);
     const unheard: unknown[] = [];
@@ -101,7 +117,9 @@ describe('a call forwarded to the gateway that holds the host', () => {
       failures = 2; // down for two tries (100 + 200 ms of backoff), back within the call's time
       await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 3000)).resolves.toEqual({ ok: 1 });
       failures = 1_000; // down for longer than the call may wait
-      await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toBeInstanceOf(
+        DatabaseUnavailableError,
+      );
       await new Promise((r) => setTimeout(r, 300 + 2000 + 500)); // past the abandoned call's own timer
       expect(unheard).toEqual([]);
     } finally {

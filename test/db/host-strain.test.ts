@@ -11,7 +11,18 @@ let tdb: TestDatabase;
 let db: Database;
 beforeAll(async () => {
   ({ tdb, db } = await migratedDatabase('host-strain'));
-  await hosts.upsertHostOnHello(db, { id: 'h1', name: 'h1', os: 'linux', arch: 'x64', version: 't', protocolVersion: 1, backends: [], gatewayId: 'g', connectionId: 'c1', tokenId: null });
+  await hosts.upsertHostOnHello(db, {
+    id: 'h1',
+    name: 'h1',
+    os: 'linux',
+    arch: 'x64',
+    version: 't',
+    protocolVersion: 1,
+    backends: [],
+    gatewayId: 'g',
+    connectionId: 'c1',
+    tokenId: null,
+  });
 });
 afterAll(async () => {
   await db?.close();
@@ -21,7 +32,7 @@ afterAll(async () => {
 const strainedAt = async () => (await hosts.getHost(db, 'h1'))!.strained_at;
 const hostEvents = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM farm_events WHERE kind = 'host' AND subject = 'h1'`)).rows[0]!.n;
 
-it('marks a host strained from its own connection\'s heartbeats only, with one farm event per window', async () => {
+it("marks a host strained from its own connection's heartbeats only, with one farm event per window", async () => {
   const before = await hostEvents();
   expect(await hosts.recordHeartbeat(db, 'h1', 'c1')).toBe(true);
   expect(await strainedAt()).toBeNull();

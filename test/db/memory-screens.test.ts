@@ -26,10 +26,27 @@ let keys = 0;
 const freshKey = (): Schemas['MemoryKey'] => ({ team: 'qa', platform: 'web', app: `sample-${++keys}@any` });
 const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 const fingerprints = [{ hash: '1a2b3c4d', title: 'Settings', tokens: ['e:top:heading', 'n:button:notifications', 'n:button:privacy'] }];
-const settings = (vocabulary: Schemas['MemoryWord'][], confirmedAt: string): Schemas['MemoryScreen'] => ({ id: 'n1', name: 'Settings', fingerprints, readings: 2, vocabulary, confirmedAt });
-const words = (...labels: string[]): Schemas['MemoryWord'][] => labels.map((label, i) => ({ role: 'button', label, id: `b-${i}`, tap: { x: 196.5, y: 120 + 44 * i } }));
+const settings = (vocabulary: Schemas['MemoryWord'][], confirmedAt: string): Schemas['MemoryScreen'] => ({
+  id: 'n1',
+  name: 'Settings',
+  fingerprints,
+  readings: 2,
+  vocabulary,
+  confirmedAt,
+});
+const words = (...labels: string[]): Schemas['MemoryWord'][] =>
+  labels.map((label, i) => ({ role: 'button', label, id: `b-${i}`, tap: { x: 196.5, y: 120 + 44 * i } }));
 /** Write ids are the farm's, not an app's: each test's are its own. */
-const write = (key: Schemas['MemoryKey'], id: string, w: Partial<Write>): Write => ({ type: 'memory-write', id: `${key.app}:${id}`, key, generation: 0, screens: [], edges: [], escalations: [], ...w });
+const write = (key: Schemas['MemoryKey'], id: string, w: Partial<Write>): Write => ({
+  type: 'memory-write',
+  id: `${key.app}:${id}`,
+  key,
+  generation: 0,
+  screens: [],
+  edges: [],
+  escalations: [],
+  ...w,
+});
 const screenOf = async (key: Schemas['MemoryKey']) => (await loadMemory(db, key, { vocabulary: true })).screens.find((s) => s.id === 'n1');
 
 describe('screen memory in Postgres', () => {
@@ -37,7 +54,14 @@ describe('screen memory in Postgres', () => {
     const key = freshKey();
     const at = ago(30);
     expect(await applyMemoryWrite(db, 'host-1', write(key, 'w1', { screens: [settings(words('Notifications', 'Privacy'), at)] }))).toBe('applied');
-    expect(await screenOf(key)).toEqual({ id: 'n1', name: 'Settings', fingerprints, readings: 2, vocabulary: words('Notifications', 'Privacy'), confirmedAt: at });
+    expect(await screenOf(key)).toEqual({
+      id: 'n1',
+      name: 'Settings',
+      fingerprints,
+      readings: 2,
+      vocabulary: words('Notifications', 'Privacy'),
+      confirmedAt: at,
+    });
     // A worker's load leaves the vocabulary out (it would not fit one message for a large app).
     const loaded = (await loadMemory(db, key)).screens[0]!;
     expect(loaded).not.toHaveProperty('vocabulary');
@@ -49,7 +73,13 @@ describe('screen memory in Postgres', () => {
     await applyMemoryWrite(db, 'host-1', write(key, 'w1', { screens: [settings(words('Notifications'), ago(120))] }));
     // Recognised again on another host, with the vocabulary of the face it matched.
     const seenAgain = ago(10);
-    expect(await applyMemoryWrite(db, 'host-2', write(key, 'c1', { confirmations: [{ id: 'n1', confirmedAt: seenAgain, vocabulary: words('Notifications', 'Privacy') }] }))).toBe('applied');
+    expect(
+      await applyMemoryWrite(
+        db,
+        'host-2',
+        write(key, 'c1', { confirmations: [{ id: 'n1', confirmedAt: seenAgain, vocabulary: words('Notifications', 'Privacy') }] }),
+      ),
+    ).toBe('applied');
     const confirmed = (await screenOf(key))!;
     expect(confirmed.confirmedAt).toBe(seenAgain);
     expect(confirmed).toMatchObject({ fingerprints, name: 'Settings', readings: 2, vocabulary: words('Notifications', 'Privacy') });

@@ -23,7 +23,10 @@ afterAll(async () => {
 /** Whether a clock started `startedAgoS` seconds ago with a 5 s timeout has run out, given these pauses. */
 async function passed(startedAgoS: number, pauses: PauseAllowance): Promise<boolean> {
   const start = `(now() - $3::double precision * interval '1 second')`;
-  const { rows } = await db.query<{ passed: boolean }>(`SELECT ${deadlinePassed(start, `interval '5 seconds'`, '$1', '$2')} AS passed`, [...allowanceParams(pauses), startedAgoS]);
+  const { rows } = await db.query<{ passed: boolean }>(`SELECT ${deadlinePassed(start, `interval '5 seconds'`, '$1', '$2')} AS passed`, [
+    ...allowanceParams(pauses),
+    startedAgoS,
+  ]);
   return rows[0]!.passed;
 }
 
@@ -49,7 +52,10 @@ describe('a deadline allowed for the pauses it ran through', () => {
   });
 
   it('sums only the pauses after the start: a later hiccup does not lend an old pause to a new clock', async () => {
-    const bigThenSmall = [{ ms: 6000, endedAgoMs: 8000 }, { ms: 300, endedAgoMs: 1000 }];
+    const bigThenSmall = [
+      { ms: 6000, endedAgoMs: 8000 },
+      { ms: 300, endedAgoMs: 1000 },
+    ];
     expect(await passed(5.2, bigThenSmall)).toBe(false); // allowed 0.3: 5.3 > 5.2
     expect(await passed(5.4, bigThenSmall)).toBe(true); // the 6 s pause ended before this clock started
     // Started 11 s ago, in the 6 s pause (14 to 8 s ago): allowed its last 3 s and the 0.3, so 8.3 < 11.

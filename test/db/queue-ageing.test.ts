@@ -28,8 +28,18 @@ afterAll(async () => {
 /** A queued request of team alpha that has waited `waitedMs` (its created_at moved back by that). */
 async function queued(priority: 'interactive' | 'ci' | 'background', waitedMs: number): Promise<sessions.SessionRow> {
   const row = await sessions.insertSession(db, {
-    id: `ses_${priority}_${waitedMs}`, team: 'alpha', tokenId: null, platform: 'web', requirements: {}, app: null, priority,
-    ttlSeconds: 60, idleTimeoutSeconds: 60, waitSeconds: 600, idempotencyKey: null, requestHash: 'h',
+    id: `ses_${priority}_${waitedMs}`,
+    team: 'alpha',
+    tokenId: null,
+    platform: 'web',
+    requirements: {},
+    app: null,
+    priority,
+    ttlSeconds: 60,
+    idleTimeoutSeconds: 60,
+    waitSeconds: 600,
+    idempotencyKey: null,
+    requestHash: 'h',
   });
   const { rows } = await db.query<sessions.SessionRow>(
     `UPDATE sessions SET created_at = now() - ($2::double precision * interval '1 millisecond') WHERE id = $1 RETURNING *`,
@@ -42,7 +52,14 @@ async function queued(priority: 'interactive' | 'ci' | 'background', waitedMs: n
 async function placeOne(): Promise<{ considered: string[]; placed: string | undefined }> {
   return db.transaction(async (tx) => {
     const rows = await sessions.lockQueued(tx, [DEVICE], 1, AGING_MS);
-    const requests = rows.map((s) => ({ id: s.id, team: s.team, priority: s.priority, createdAtMs: new Date(s.created_at).getTime(), platform: s.platform, requirements: s.requirements }));
+    const requests = rows.map((s) => ({
+      id: s.id,
+      team: s.team,
+      priority: s.priority,
+      createdAtMs: new Date(s.created_at).getTime(),
+      platform: s.platform,
+      requirements: s.requirements,
+    }));
     const [pick] = plan(requests, [DEVICE], new Map(), Date.now(), AGING_MS);
     if (pick) await sessions.endSession(tx, pick.sessionId, 'released', 'placed by the test');
     return { considered: rows.map((r) => r.id).sort(), placed: pick?.sessionId };

@@ -15,7 +15,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-it('the SQL condition and placement\'s matches agree on every request and device', async () => {
+it("the SQL condition and placement's matches agree on every request and device", async () => {
   const requests: Pick<QueuedRequest, 'platform' | 'requirements'>[] = [];
   for (const platform of ['web', 'ios'] as const)
     for (const model of [undefined, 'iPhone 15', 'Pixel 8'])
@@ -35,7 +35,9 @@ it('the SQL condition and placement\'s matches agree on every request and device
     [JSON.stringify(requests.map((r, i) => ({ i, ...r }))), JSON.stringify(devices.map((d, j) => ({ j, ...d })))],
   )) as { i: number; j: number; fits: boolean }[];
   expect(rows.length).toBe(requests.length * devices.length);
-  const disagreements = rows.filter((r) => r.fits !== matches(requests[r.i]!, devices[r.j]!)).map((r) => ({ request: requests[r.i], device: devices[r.j], sql: r.fits }));
+  const disagreements = rows
+    .filter((r) => r.fits !== matches(requests[r.i]!, devices[r.j]!))
+    .map((r) => ({ request: requests[r.i], device: devices[r.j], sql: r.fits }));
   expect(disagreements).toEqual([]);
   // Not vacuous: both answers occur, and each requirement alone can refuse.
   const fit = rows.filter((r) => r.fits).length;

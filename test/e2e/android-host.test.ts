@@ -30,7 +30,10 @@ beforeAll(async () => {
   initState(dir, defaultState({ serial: `emulator-${double.port}` }));
   writeFileSync(join(dir, 'token'), TOKEN);
   const adb = join(dir, 'adb');
-  writeFileSync(adb, `#!/bin/sh\nFAKE_ADB_STATE='${dir}' exec '${process.execPath}' '${fileURLToPath(new URL('../doubles/android/adb.mjs', import.meta.url))}' "$@"\n`);
+  writeFileSync(
+    adb,
+    `#!/bin/sh\nFAKE_ADB_STATE='${dir}' exec '${process.execPath}' '${fileURLToPath(new URL('../doubles/android/adb.mjs', import.meta.url))}' "$@"\n`,
+  );
   chmodSync(adb, 0o755);
 
   db = await createTestDatabase();
@@ -61,15 +64,26 @@ afterAll(async () => {
 
 describe('an Android host (fake adb and console double behind a real worker process)', () => {
   it('shows the backend and the emulator through the gateway', async () => {
-    const device = await waitFor('the emulator available', async () => (await admin.call('listDevices')).body.devices.find((d: { platform: string; state: string }) => d.platform === 'android' && d.state === 'available'), 20_000);
+    const device = await waitFor(
+      'the emulator available',
+      async () =>
+        (await admin.call('listDevices')).body.devices.find((d: { platform: string; state: string }) => d.platform === 'android' && d.state === 'available'),
+      20_000,
+    );
     expect(device).toMatchObject({ platform: 'android', os: 'Android 14' });
     const host = (await admin.call('listHosts')).body.hosts[0];
-    expect(host.backends).toEqual([expect.objectContaining({ backend: 'android', platform: 'android', available: true, detail: expect.stringMatching(/console/) })]);
+    expect(host.backends).toEqual([
+      expect.objectContaining({ backend: 'android', platform: 'android', available: true, detail: expect.stringMatching(/console/) }),
+    ]);
   });
 
   it('places a session, reads the screen from the dump, taps by label and judges each tap', async () => {
     const created = (await agent.call('createSession', { body: { platform: 'android', app: { package: 'com.android.settings' }, waitSeconds: 60 } })).body;
-    await waitFor('session ready', async () => ((await agent.call('getSession', { params: { sessionId: created.id } })).body.state === 'ready' ? true : undefined), 30_000);
+    await waitFor(
+      'session ready',
+      async () => ((await agent.call('getSession', { params: { sessionId: created.id } })).body.state === 'ready' ? true : undefined),
+      30_000,
+    );
     expect(readState(dir).foreground).toBe('com.android.settings');
 
     const outline = (await agent.call('getScreen', { params: { sessionId: created.id } })).text;
@@ -90,7 +104,14 @@ describe('an Android host (fake adb and console double behind a real worker proc
     // app requests (the Settings double asks for READ_CONTACTS, not WRITE_CONTACTS).
     const contacts = await agent.call('setPermission', { params: { sessionId: created.id }, body: { action: 'grant', permission: 'contacts' } });
     expect(contacts.status, contacts.text.slice(0, 300)).toBe(200);
-    expect(contacts.body).toEqual({ action: 'grant', permission: 'contacts', platform: 'android', app: 'com.android.settings', applied: ['android.permission.READ_CONTACTS'], skipped: ['android.permission.WRITE_CONTACTS'] });
+    expect(contacts.body).toEqual({
+      action: 'grant',
+      permission: 'contacts',
+      platform: 'android',
+      app: 'com.android.settings',
+      applied: ['android.permission.READ_CONTACTS'],
+      skipped: ['android.permission.WRITE_CONTACTS'],
+    });
     expect(readState(dir).permissions?.['com.android.settings']?.['android.permission.READ_CONTACTS']?.granted).toBe(true);
     const camera = await agent.call('setPermission', { params: { sessionId: created.id }, body: { action: 'grant', permission: 'camera' } });
     expect(camera.status).toBe(422);
@@ -111,6 +132,10 @@ describe('an Android host (fake adb and console double behind a real worker proc
 
     // Release: the reset policy restores the snapshot through the console.
     await agent.call('releaseSession', { params: { sessionId: created.id } });
-    await waitFor('device reset to the snapshot', () => (readState(dir).foreground !== 'com.android.settings' && Object.values(readState(dir).data).every((d) => d === 'clean')) || undefined, 20_000);
+    await waitFor(
+      'device reset to the snapshot',
+      () => (readState(dir).foreground !== 'com.android.settings' && Object.values(readState(dir).data).every((d) => d === 'clean')) || undefined,
+      20_000,
+    );
   });
 });

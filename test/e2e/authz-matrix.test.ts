@@ -150,7 +150,10 @@ describe('the authorization matrix (from the contract)', () => {
     const wrong: string[] = [];
     const check = (op: OperationId, who: string, want: ReturnType<typeof expected>, got: Outcome) => {
       cells.push(`${op} ${who}`);
-      const ok = want === 'through' ? got.status < 500 && got.status !== 401 && got.status !== 403 && !(got.status === 404 && got.code !== 'NOT_FOUND' && got.code !== undefined) : got.status === want;
+      const ok =
+        want === 'through'
+          ? got.status < 500 && got.status !== 401 && got.status !== 403 && !(got.status === 404 && got.code !== 'NOT_FOUND' && got.code !== undefined)
+          : got.status === want;
       if (!ok || got.status >= 500) wrong.push(`${op} as ${who}: expected ${want}, got ${got.status} ${got.code ?? ''}`);
     };
     for (const op of ordered) {
@@ -160,7 +163,8 @@ describe('the authorization matrix (from the contract)', () => {
         const want = expected(op, role, true);
         const got = await call(op, betaSecret[role]);
         check(op, `beta ${role}`, want, got);
-        if (SCOPED.test(operationIndex.get(op)!.path) && want === 404 && got.status >= 200 && got.status < 300) wrong.push(`${op}: beta ${role} reached alpha's resource (${got.status})`);
+        if (SCOPED.test(operationIndex.get(op)!.path) && want === 404 && got.status >= 200 && got.status < 300)
+          wrong.push(`${op}: beta ${role} reached alpha's resource (${got.status})`);
       }
       if (DESTRUCTIVE.has(op) && op === 'releaseSession') {
         expect((await farm.admin.call('getSession', { params: { sessionId: params.sessionId! } })).body.state).toBe('ready');
@@ -172,9 +176,13 @@ describe('the authorization matrix (from the contract)', () => {
     expect(cells.length).toBe(ordered.length * (CALLERS.length + 2));
   }, 120_000);
 
-  it('another team sees none of alpha\'s sessions, flows or apps in its lists', async () => {
+  it("another team sees none of alpha's sessions, flows or apps in its lists", async () => {
     const beta = { token: betaSecret.agent! };
-    const get = async (path: string) => (await (await fetch(new URL(path, farm.gateway.url), { headers: { authorization: `Bearer ${beta.token}` } })).json()) as Record<string, { id?: string; name?: string; appId?: string }[]>;
+    const get = async (path: string) =>
+      (await (await fetch(new URL(path, farm.gateway.url), { headers: { authorization: `Bearer ${beta.token}` } })).json()) as Record<
+        string,
+        { id?: string; name?: string; appId?: string }[]
+      >;
     expect((await get('/v1/sessions')).sessions!.some((s) => s.id === params.sessionId)).toBe(false);
     expect((await get('/v1/flows')).flows!.some((f) => f.name === 'alpha-flow')).toBe(false);
     expect((await get('/v1/apps')).apps!.some((a) => a.id === params.appId)).toBe(false);

@@ -57,7 +57,9 @@ beforeAll(async () => {
   const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
   agentSecret = (await admin.call('createToken', { body: { name: 'agent', role: 'agent', team: 'chaos' } })).body.secret;
   const isolated = netnsAvailable();
-  console.log(isolated ? 'workers in network namespaces of their own (veth pairs)' : 'network namespaces cannot be made here: workers on loopback, cut by the relay');
+  console.log(
+    isolated ? 'workers in network namespaces of their own (veth pairs)' : 'network namespaces cannot be made here: workers on loopback, cut by the relay',
+  );
   for (let i = 0; i < 3; i++) {
     const network = isolated ? createHostNetwork(i) : undefined;
     if (network) networks.push(network);
@@ -65,18 +67,27 @@ beforeAll(async () => {
     const relay = await startRelay(() => live.map((g) => ({ host: '127.0.0.1', port: Number(new URL(g.url).port) })), network?.hostIp);
     relays.push(relay);
     workers.push(
-      await startWorkerProcess({
-        SIMFLEET_GATEWAY_URL: relay.url,
-        SIMFLEET_WORKER_TOKEN: workerToken,
-        SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-chaos3-')),
-        SIMFLEET_HOST_NAME: `chaos-${i}`,
-        SIMFLEET_FAKE_DEVICES: '2',
-        SIMFLEET_RECONNECT_MIN_MS: '100',
-        SIMFLEET_RECONNECT_MAX_MS: '1000',
-      }, true, [], network?.exec),
+      await startWorkerProcess(
+        {
+          SIMFLEET_GATEWAY_URL: relay.url,
+          SIMFLEET_WORKER_TOKEN: workerToken,
+          SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-chaos3-')),
+          SIMFLEET_HOST_NAME: `chaos-${i}`,
+          SIMFLEET_FAKE_DEVICES: '2',
+          SIMFLEET_RECONNECT_MIN_MS: '100',
+          SIMFLEET_RECONNECT_MAX_MS: '1000',
+        },
+        true,
+        [],
+        network?.exec,
+      ),
     );
   }
-  await waitFor('6 devices available', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`))[0]!.n === 6 ? true : undefined), 30_000);
+  await waitFor(
+    '6 devices available',
+    async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`))[0]!.n === 6 ? true : undefined),
+    30_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -95,18 +106,26 @@ afterAll(async () => {
 function alive(g: GatewayProcess): void {
   if (g.proc.exitCode === null && g.proc.signalCode === null) return;
   const said = g.logs.filter((l) => (l.level as number) >= 50 || /shutting|signal|fatal|stopped/.test(String(l.msg)));
-  throw new Error(`gateway ${g.url} exited (${g.proc.exitCode ?? g.proc.signalCode}); it said: ${JSON.stringify(said.map((l) => ({ msg: l.msg, err: l.err, detail: l.detail })))}\n${g.stderr().slice(-2000)}`);
+  throw new Error(
+    `gateway ${g.url} exited (${g.proc.exitCode ?? g.proc.signalCode}); it said: ${JSON.stringify(said.map((l) => ({ msg: l.msg, err: l.err, detail: l.detail })))}\n${g.stderr().slice(-2000)}`,
+  );
 }
 
 /** The lease invariants, read from Postgres: what "no lease lost or doubled" means in rows. */
 async function invariants(): Promise<void> {
   const doubled = await q(`SELECT device_id FROM sessions WHERE state IN ('preparing', 'ready') GROUP BY device_id HAVING count(*) > 1`);
   expect(doubled, 'a device under two live sessions').toEqual([]);
-  const orphaned = await q(`SELECT s.id FROM sessions s WHERE s.state IN ('preparing', 'ready') AND (s.device_id IS NULL OR NOT EXISTS (SELECT 1 FROM devices d WHERE d.id = s.device_id AND d.session_id = s.id AND d.epoch = s.epoch))`);
+  const orphaned = await q(
+    `SELECT s.id FROM sessions s WHERE s.state IN ('preparing', 'ready') AND (s.device_id IS NULL OR NOT EXISTS (SELECT 1 FROM devices d WHERE d.id = s.device_id AND d.session_id = s.id AND d.epoch = s.epoch))`,
+  );
   expect(orphaned, 'a live session its device does not know (lease lost)').toEqual([]);
-  const ghost = await q(`SELECT d.id FROM devices d WHERE d.session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = d.session_id AND s.state IN ('preparing', 'ready'))`);
+  const ghost = await q(
+    `SELECT d.id FROM devices d WHERE d.session_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = d.session_id AND s.state IN ('preparing', 'ready'))`,
+  );
   expect(ghost, 'a device held by a session that is over (stuck busy)').toEqual([]);
-  const onDeadHosts = await q(`SELECT s.id FROM sessions s JOIN devices d ON d.id = s.device_id JOIN hosts h ON h.id = d.host_id WHERE s.state = 'ready' AND h.state = 'offline'`);
+  const onDeadHosts = await q(
+    `SELECT s.id FROM sessions s JOIN devices d ON d.id = s.device_id JOIN hosts h ON h.id = d.host_id WHERE s.state = 'ready' AND h.state = 'offline'`,
+  );
   expect(onDeadHosts, 'a ready session on an offline host').toEqual([]);
   // No fault here is a device's: a Postgres restart mid-prepare once quarantined healthy devices.
   const quarantined = await q(`SELECT id, state_reason FROM devices WHERE quarantined`);
@@ -116,18 +135,26 @@ async function invariants(): Promise<void> {
 async function ready(agent: ReturnType<typeof api>, headers: Record<string, string> = {}) {
   const res = await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 }, headers });
   let s = res.body;
-  while (s.state === 'queued' || s.state === 'preparing') s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '10', ifState: s.state } })).body;
+  while (s.state === 'queued' || s.state === 'preparing')
+    s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '10', ifState: s.state } })).body;
   return s as { id: string; state: string; device: { id: string } };
 }
 
-const hostOf = async (sessionId: string) => (await q<{ name: string }>(`SELECT h.name FROM sessions s JOIN devices d ON d.id = s.device_id JOIN hosts h ON h.id = d.host_id WHERE s.id = '${sessionId}'`))[0]?.name;
+const hostOf = async (sessionId: string) =>
+  (
+    await q<{ name: string }>(`SELECT h.name FROM sessions s JOIN devices d ON d.id = s.device_id JOIN hosts h ON h.id = d.host_id WHERE s.id = '${sessionId}'`)
+  )[0]?.name;
 
 async function releaseAll(): Promise<void> {
   const agent = agentOn(live.at(-1)!);
   for (const s of (await agent.call('listSessions')).body.sessions as { id: string; state: string }[]) {
     if (s.state !== 'ended') await agent.call('releaseSession', { params: { sessionId: s.id } });
   }
-  await waitFor('every device available again', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`))[0]!.n === 6 ? true : undefined), 30_000);
+  await waitFor(
+    'every device available again',
+    async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`))[0]!.n === 6 ? true : undefined),
+    30_000,
+  );
 }
 
 describe('chaos on a farm of 2 gateways and 3 hosts', () => {
@@ -158,7 +185,18 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
     cut.heal();
 
     // Back: it redials, its devices are reset before anyone gets them, and they serve again.
-    await waitFor('chaos-0 back online with its devices available', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM devices d JOIN hosts h ON h.id = d.host_id WHERE h.name = 'chaos-0' AND h.state = 'online' AND d.state = 'available'`))[0]!.n === 2 ? true : undefined), 30_000);
+    await waitFor(
+      'chaos-0 back online with its devices available',
+      async () =>
+        (
+          await q<{ n: number }>(
+            `SELECT count(*)::int AS n FROM devices d JOIN hosts h ON h.id = d.host_id WHERE h.name = 'chaos-0' AND h.state = 'online' AND d.state = 'available'`,
+          )
+        )[0]!.n === 2
+          ? true
+          : undefined,
+      30_000,
+    );
     await invariants();
     const next = await ready(agent);
     expect(next.state).toBe('ready');
@@ -169,9 +207,21 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
     const [a, b] = gateways as [GatewayProcess, GatewayProcess];
     const held = [await ready(agentOn(a)), await ready(agentOn(a))];
     // In flight on A when it dies: two long polls and a create with an idempotency key.
-    const polls = held.map((s) => agentOn(a).call('getSession', { params: { sessionId: s.id }, query: { wait: '30', ifState: 'ready' } }).then(() => 'answered', (e: Error) => e.message));
+    const polls = held.map((s) =>
+      agentOn(a)
+        .call('getSession', { params: { sessionId: s.id }, query: { wait: '30', ifState: 'ready' } })
+        .then(
+          () => 'answered',
+          (e: Error) => e.message,
+        ),
+    );
     const key = { 'idempotency-key': 'chaos-create-1' };
-    const create = agentOn(a).call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: key }).then((r) => r.status, (e: Error) => e.message);
+    const create = agentOn(a)
+      .call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: key })
+      .then(
+        (r) => r.status,
+        (e: Error) => e.message,
+      );
     await sleep(300);
     a.kill('SIGKILL');
     faults.push('gateway SIGKILL with 3 requests in flight');
@@ -186,7 +236,12 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
 
     // Hosts that were on A come back through B; sessions held through A are still ready.
     const bId = b.logs.find((l) => typeof l.gatewayId === 'string')!.gatewayId as string;
-    await waitFor('every host on B', async () => ((await q<{ n: number }>(`SELECT count(*)::int AS n FROM hosts WHERE state = 'online' AND gateway_id = '${bId}'`))[0]!.n === 3 ? true : undefined), 20_000);
+    await waitFor(
+      'every host on B',
+      async () =>
+        (await q<{ n: number }>(`SELECT count(*)::int AS n FROM hosts WHERE state = 'online' AND gateway_id = '${bId}'`))[0]!.n === 3 ? true : undefined,
+      20_000,
+    );
     for (const s of held) expect((await agentOn(b).call('getSession', { params: { sessionId: s.id } })).body.state).toBe('ready');
     await invariants();
     await releaseAll();
@@ -201,7 +256,13 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
     const agent = agentOn(b);
     for (const [round, delayMs] of [0, 20, 50, 100].entries()) {
       const asks = Array.from({ length: 4 }, (_, i) => ({ 'idempotency-key': `chaos-pg-${round}-${i}` }));
-      const first = Promise.all(asks.map((h) => agent.call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: h }).then((r) => ({ status: r.status, code: r.body?.error?.code as string | undefined }))));
+      const first = Promise.all(
+        asks.map((h) =>
+          agent
+            .call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: h })
+            .then((r) => ({ status: r.status, code: r.body?.error?.code as string | undefined })),
+        ),
+      );
       await sleep(delayMs);
       await postgres.restart();
       faults.push(`Postgres restart ${delayMs} ms into placement`);
@@ -214,23 +275,35 @@ describe('chaos on a farm of 2 gateways and 3 hosts', () => {
       // Whoever got a 503 retries with the same key; afterwards each key has exactly one session.
       const ids = [];
       for (const h of asks) {
-        const r = await waitFor('the create to go through', async () => {
-          alive(b);
-          const res = await agent.call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: h });
-          return res.status < 300 ? res : undefined;
-        }, 30_000, 500);
+        const r = await waitFor(
+          'the create to go through',
+          async () => {
+            alive(b);
+            const res = await agent.call('createSession', { body: { platform: 'web', waitSeconds: 30 }, headers: h });
+            return res.status < 300 ? res : undefined;
+          },
+          30_000,
+          500,
+        );
         ids.push(r.body.id as string);
       }
       expect(new Set(ids).size).toBe(4);
       for (const [i] of asks.entries()) expect((await q(`SELECT id FROM sessions WHERE idempotency_key = 'chaos-pg-${round}-${i}'`)).length).toBe(1);
       for (const id of ids) {
         let last: Record<string, unknown> | undefined;
-        const s = await waitFor('placed', async () => {
-          alive(b);
-          last = (await agent.call('getSession', { params: { sessionId: id } })).body;
-          return last?.state === 'ready' ? last : undefined;
-        }, 30_000, 200).catch((err: Error) => {
-          throw new Error(`${err.message}; the session was last ${JSON.stringify({ state: last?.state, endReason: last?.endReason, endDetail: last?.endDetail })}`);
+        const s = await waitFor(
+          'placed',
+          async () => {
+            alive(b);
+            last = (await agent.call('getSession', { params: { sessionId: id } })).body;
+            return last?.state === 'ready' ? last : undefined;
+          },
+          30_000,
+          200,
+        ).catch((err: Error) => {
+          throw new Error(
+            `${err.message}; the session was last ${JSON.stringify({ state: last?.state, endReason: last?.endReason, endDetail: last?.endDetail })}`,
+          );
         });
         expect(s.state).toBe('ready');
       }

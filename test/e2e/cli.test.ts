@@ -34,7 +34,11 @@ describe('simfleet start (the laptop default)', () => {
     expect(hosts[0]).toMatchObject({ state: 'online', connected: true, deviceCount: 1 });
     expect(hosts[0].backends).toEqual([expect.objectContaining({ backend: 'web', available: true })]);
     const hostId = hosts[0].id;
-    await waitFor('web device available', async () => ((await api(url, secret).call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+    await waitFor(
+      'web device available',
+      async () => ((await api(url, secret).call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined),
+      20_000,
+    );
     expect((await api(url, secret).call('listDevices')).body.devices[0]).toMatchObject({ backend: 'web', platform: 'web', model: 'iPhone 15 (web)' });
 
     // A second simfleet on the same data dir must not open the same embedded database.

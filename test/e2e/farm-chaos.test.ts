@@ -62,7 +62,8 @@ async function setup(gatewayUrl: string, hosts: number) {
 
 async function ready(agent: ReturnType<typeof api>, body: Record<string, unknown> = {}) {
   let s = (await agent.call('createSession', { body: { platform: 'web', ...body } })).body;
-  while (s.state === 'queued' || s.state === 'preparing') s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '10', ifState: s.state } })).body;
+  while (s.state === 'queued' || s.state === 'preparing')
+    s = (await agent.call('getSession', { params: { sessionId: s.id }, query: { wait: '10', ifState: s.state } })).body;
   return s;
 }
 
@@ -78,16 +79,22 @@ describe('a worker killed with sessions on it', () => {
     expect(onVictim).toHaveLength(2);
 
     const events: any[] = [];
-    const watcher = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/sessions/${onVictim[0].id}/events`, { headers: { authorization: `Bearer ${agentSecret}` } });
+    const watcher = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/sessions/${onVictim[0].id}/events`, {
+      headers: { authorization: `Bearer ${agentSecret}` },
+    });
     watcher.on('message', (d) => events.push(JSON.parse(d.toString())));
     await waitFor('stream open', () => events.length > 0 || undefined);
 
     const killedAt = Date.now();
     victim!.proc.kill('SIGKILL');
-    await waitFor('host-lost', async () => {
-      const s = (await agent.call('getSession', { params: { sessionId: onVictim[0].id } })).body;
-      return s.state === 'ended' || undefined;
-    }, HOST_TIMEOUT_MS * 3);
+    await waitFor(
+      'host-lost',
+      async () => {
+        const s = (await agent.call('getSession', { params: { sessionId: onVictim[0].id } })).body;
+        return s.state === 'ended' || undefined;
+      },
+      HOST_TIMEOUT_MS * 3,
+    );
     expect(Date.now() - killedAt).toBeLessThan(HOST_TIMEOUT_MS * 1.2 + 1000);
     for (const s of onVictim) {
       const now = (await agent.call('getSession', { params: { sessionId: s.id } })).body;
@@ -107,11 +114,13 @@ describe('a worker killed with sessions on it', () => {
     // Back with the same data dir: it resets both devices (fresh epochs) before the waiting request gets one.
     const back = await startWorkerProcess(victim!.env);
     let placed = waiting;
-    while (placed.state === 'queued' || placed.state === 'preparing') placed = (await agent.call('getSession', { params: { sessionId: waiting.id }, query: { wait: '10', ifState: placed.state } })).body;
+    while (placed.state === 'queued' || placed.state === 'preparing')
+      placed = (await agent.call('getSession', { params: { sessionId: waiting.id }, query: { wait: '10', ifState: placed.state } })).body;
     expect(placed).toMatchObject({ state: 'ready', device: { hostId: victim!.hostId } });
     const localId = placed.device.id.split('.').pop();
     // The worker logs to a pipe and answers over a socket: its log line can trail the answer.
-    const deviceLog = () => back.logs.filter((l) => l.localId === localId && typeof l.msg === 'string' && /device (reset|prepare) done/.test(l.msg)).map((l) => l.msg);
+    const deviceLog = () =>
+      back.logs.filter((l) => l.localId === localId && typeof l.msg === 'string' && /device (reset|prepare) done/.test(l.msg)).map((l) => l.msg);
     await waitFor('prepare logged', () => deviceLog().includes('device prepare done') || undefined, 5000).catch(() => undefined);
     expect(deviceLog()).toEqual(['device reset done', 'device prepare done']);
     const old = onVictim.find((s) => s.device.id === placed.device.id)!;
@@ -151,7 +160,8 @@ describe('a gateway restart', () => {
     // And the queue moves on in order once a device frees.
     await agent.call('releaseSession', { params: { sessionId: held[0].id } });
     let first = queued[0];
-    while (first.state === 'queued' || first.state === 'preparing') first = (await agent.call('getSession', { params: { sessionId: queued[0].id }, query: { wait: '10', ifState: first.state } })).body;
+    while (first.state === 'queued' || first.state === 'preparing')
+      first = (await agent.call('getSession', { params: { sessionId: queued[0].id }, query: { wait: '10', ifState: first.state } })).body;
     expect(first.state).toBe('ready');
     expect((await agent.call('getSession', { params: { sessionId: queued[1].id } })).body.queue.position).toBe(1);
     const ends = await db.query(`SELECT subject FROM audit_log WHERE action = 'session.end' AND subject = ANY($1::text[])`, [[held[1].id]]);
@@ -181,10 +191,14 @@ describe('a gateway paused for longer than the host timeout', () => {
     // The allowance is for the pause only: a worker that dies afterwards is found within the usual window.
     const killedAt = Date.now();
     workers[0]!.proc.kill('SIGKILL');
-    await waitFor('host-lost', async () => {
-      const s = (await agent.call('getSession', { params: { sessionId: held.id } })).body;
-      return s.state === 'ended' || undefined;
-    }, HOST_TIMEOUT_MS * 4);
+    await waitFor(
+      'host-lost',
+      async () => {
+        const s = (await agent.call('getSession', { params: { sessionId: held.id } })).body;
+        return s.state === 'ended' || undefined;
+      },
+      HOST_TIMEOUT_MS * 4,
+    );
     expect((await agent.call('getSession', { params: { sessionId: held.id } })).body.endReason).toBe('host-lost');
     expect(Date.now() - killedAt).toBeLessThan(HOST_TIMEOUT_MS * 1.2 + 1000);
   });
@@ -210,17 +224,28 @@ describe('a gateway paused for longer than the host timeout', () => {
     await sleep(IDLE_S * 1000 + 2000 - (Date.now() - t0)); // resumed two seconds past the idle deadline
     gw.kill('SIGCONT');
     const answered = (await during).body;
-    const why = () => JSON.stringify({ stoppedAfterMs, resumedAfterMs: Date.now() - t0, endReason: answered.endReason, endDetail: answered.endDetail, gateway: gw.logs.filter((l) => Number(l.level) >= 40 || /session|paused/.test(String(l.msg))).slice(-8) });
+    const why = () =>
+      JSON.stringify({
+        stoppedAfterMs,
+        resumedAfterMs: Date.now() - t0,
+        endReason: answered.endReason,
+        endDetail: answered.endDetail,
+        gateway: gw.logs.filter((l) => Number(l.level) >= 40 || /session|paused/.test(String(l.msg))).slice(-8),
+      });
     expect(answered, why()).toMatchObject({ state: 'ready', epoch: held.epoch });
     await sleep(1500); // several reaper passes
     expect((await agent.call('getSession', { params: { sessionId: held.id } })).body.state).toBe('ready');
 
     // The allowance is for clocks that ran during the pause: one started after it runs out as usual.
     const lastActive = Date.now();
-    const ended = await waitFor('ended idle', async () => {
-      const s = (await viewer.call('getSession', { params: { sessionId: held.id } })).body; // a viewer's look is not activity
-      return s.state === 'ended' ? s : undefined;
-    }, IDLE_S * 1000 * 3);
+    const ended = await waitFor(
+      'ended idle',
+      async () => {
+        const s = (await viewer.call('getSession', { params: { sessionId: held.id } })).body; // a viewer's look is not activity
+        return s.state === 'ended' ? s : undefined;
+      },
+      IDLE_S * 1000 * 3,
+    );
     expect(ended.endReason).toBe('idle');
     expect(Date.now() - lastActive).toBeLessThan(IDLE_S * 1000 + 2500);
   });

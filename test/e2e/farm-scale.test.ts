@@ -57,10 +57,14 @@ beforeAll(async () => {
   expect((await admin.call('putTeam', { params: { team: 'holder' }, body: { weight: 1 } })).status).toBe(200);
   const holder = (await admin.call('createToken', { body: { name: 'holder', role: 'agent', team: 'holder' } })).body.secret;
   clients.holder = [api(gateways[0]!.url, holder)];
-  await waitFor('50 devices available', async () => {
-    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`);
-    return rows[0]!.n === 50 || undefined;
-  }, 60_000);
+  await waitFor(
+    '50 devices available',
+    async () => {
+      const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE state = 'available'`);
+      return rows[0]!.n === 50 || undefined;
+    },
+    60_000,
+  );
   for (const [team, weight] of Object.entries(WEIGHTS)) {
     expect((await admin.call('putTeam', { params: { team }, body: { weight } })).status).toBe(200);
     const secret = (await admin.call('createToken', { body: { name: `${team} ci`, role: 'agent', team } })).body.secret;
@@ -108,12 +112,14 @@ describe(`${REQUESTS} concurrent requests, 50 devices, 3 workers, 2 gateways`, (
 
     const teams = Object.keys(WEIGHTS);
     const holder = clients.holder![0]!;
-    const held = await Promise.all(Array.from({ length: 50 }, async () => {
-      const created = await holder.call('createSession', { body: { platform: 'web', waitSeconds: 60 } });
-      let s = created.body;
-      while (s.state !== 'ready') s = (await holder.call('getSession', { params: { sessionId: s.id }, query: { wait: '30', ifState: s.state } })).body;
-      return s.id as string;
-    }));
+    const held = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const created = await holder.call('createSession', { body: { platform: 'web', waitSeconds: 60 } });
+        let s = created.body;
+        while (s.state !== 'ready') s = (await holder.call('getSession', { params: { sessionId: s.id }, query: { wait: '30', ifState: s.state } })).body;
+        return s.id as string;
+      }),
+    );
     const started = Date.now();
     const requests = Promise.all(
       Array.from({ length: REQUESTS }, async (_, i) => {
@@ -134,10 +140,14 @@ describe(`${REQUESTS} concurrent requests, 50 devices, 3 workers, 2 gateways`, (
         return `${s.state}:${s.endReason}`;
       }),
     );
-    await waitFor('every request queued', async () => {
-      const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE state = 'queued' AND team <> 'holder'`);
-      return rows[0]!.n === REQUESTS || undefined;
-    }, 120_000);
+    await waitFor(
+      'every request queued',
+      async () => {
+        const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE state = 'queued' AND team <> 'holder'`);
+        return rows[0]!.n === REQUESTS || undefined;
+      },
+      120_000,
+    );
     const queuedMs = Date.now() - started;
     for (const id of held) expect((await holder.call('releaseSession', { params: { sessionId: id } })).status).toBe(200);
     const outcomes = await requests;
@@ -152,7 +162,9 @@ describe(`${REQUESTS} concurrent requests, 50 devices, 3 workers, 2 gateways`, (
     expect(final).toEqual([]);
 
     // Fairness: while every team still had requests waiting, placements split by weight.
-    const placed = await db.query<{ team: string; placed_at: Date }>(`SELECT team, placed_at FROM sessions WHERE placed_at IS NOT NULL AND team <> 'holder' ORDER BY placed_at`);
+    const placed = await db.query<{ team: string; placed_at: Date }>(
+      `SELECT team, placed_at FROM sessions WHERE placed_at IS NOT NULL AND team <> 'holder' ORDER BY placed_at`,
+    );
     expect(placed).toHaveLength(REQUESTS);
     const lastOf = (t: string) => Math.max(...placed.filter((p) => p.team === t).map((p) => new Date(p.placed_at).getTime()));
     const contendedUntil = Math.min(...teams.map(lastOf));
@@ -174,10 +186,14 @@ describe(`${REQUESTS} concurrent requests, 50 devices, 3 workers, 2 gateways`, (
 
     // Every device went back to the pool after its last session: a release answers before the
     // device's reset finishes, so the last few may still be reclaiming for a moment.
-    const devices = await waitFor('every device back in the pool', async () => {
-      const rows = await db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM devices GROUP BY state`);
-      return rows.some((r) => r.state === 'reclaiming') ? undefined : rows;
-    }, 15_000);
+    const devices = await waitFor(
+      'every device back in the pool',
+      async () => {
+        const rows = await db.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM devices GROUP BY state`);
+        return rows.some((r) => r.state === 'reclaiming') ? undefined : rows;
+      },
+      15_000,
+    );
     expect(devices).toEqual([{ state: 'available', n: 50 }]);
     const errors = gateways.flatMap((g) => g.logs.filter((l) => (l.level as number) >= 50));
     expect(errors).toEqual([]);

@@ -28,7 +28,9 @@ beforeAll(async () => {
 afterAll(async () => farm?.stop());
 
 function farmStream(token: string, since?: number): Promise<{ events: FarmEvent[]; ws: WebSocket }> {
-  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/events${since !== undefined ? `?since=${since}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/events${since !== undefined ? `?since=${since}` : ''}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const events: FarmEvent[] = [];
   ws.on('message', (d) => {
     const e = JSON.parse(d.toString());
@@ -47,7 +49,13 @@ const find = <T extends FarmEvent['type']>(events: FarmEvent[], type: T, pred: (
 async function ready(client: typeof alpha): Promise<string> {
   const created = (await client.call('createSession', { body: { platform: 'web', waitSeconds: 30 } })).body;
   if (created.state === 'ready') return created.id;
-  return (await waitFor('ready', async () => ((await client.call('getSession', { params: { sessionId: created.id } })).body.state === 'ready' ? created : undefined), 20_000)).id;
+  return (
+    await waitFor(
+      'ready',
+      async () => ((await client.call('getSession', { params: { sessionId: created.id } })).body.state === 'ready' ? created : undefined),
+      20_000,
+    )
+  ).id;
 }
 
 describe('the farm stream', () => {
@@ -64,10 +72,23 @@ describe('the farm stream', () => {
     const first = await ready(alpha);
     const second = (await alpha.call('createSession', { body: { platform: 'web', waitSeconds: 30 } })).body; // the one device is taken: queued
     expect(second.state).toBe('queued');
-    await waitFor('alpha sees its sessions and the queue', () => (find(a.events, 'session', (e) => e.session.id === first && e.session.state === 'ready') && find(a.events, 'queue', (e) => e.queue.depth === 1)) || undefined, 5000);
+    await waitFor(
+      'alpha sees its sessions and the queue',
+      () =>
+        (find(a.events, 'session', (e) => e.session.id === first && e.session.state === 'ready') && find(a.events, 'queue', (e) => e.queue.depth === 1)) ||
+        undefined,
+      5000,
+    );
     expect(find(a.events, 'device', (e) => e.device.localId === 'fake-1' && e.device.state === 'leased')).toBeDefined();
     await alpha.call('releaseSession', { params: { sessionId: first } });
-    await waitFor('the queued one placed, the queue empty', () => (find(admin.events, 'session', (e) => e.session.id === second.id && e.session.state === 'ready') && find(admin.events, 'queue', (e) => e.queue.depth === 0)) || undefined, 10_000);
+    await waitFor(
+      'the queued one placed, the queue empty',
+      () =>
+        (find(admin.events, 'session', (e) => e.session.id === second.id && e.session.state === 'ready') &&
+          find(admin.events, 'queue', (e) => e.queue.depth === 0)) ||
+        undefined,
+      10_000,
+    );
     await alpha.call('releaseSession', { params: { sessionId: second.id } });
     await waitFor('the end reaches the admin', () => find(admin.events, 'session', (e) => e.session.id === second.id && e.session.state === 'ended'), 5000);
 
@@ -85,7 +106,11 @@ describe('the farm stream', () => {
     first.ws.close();
     const id = await ready(alpha);
     await alpha.call('releaseSession', { params: { sessionId: id } });
-    await waitFor('device available again', async () => ((await farm.admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined), 10_000);
+    await waitFor(
+      'device available again',
+      async () => ((await farm.admin.call('listDevices')).body.devices.some((d: { state: string }) => d.state === 'available') ? true : undefined),
+      10_000,
+    );
     const resumed = await farmStream(alpha.token!, snap.seq);
     const sessionEvent = await waitFor('the session, ended', () => find(resumed.events, 'session', (e) => e.session.id === id), 5000);
     expect(sessionEvent.session.state).toBe('ended');
@@ -120,7 +145,9 @@ describe('the live screen', () => {
   it('sends a JPEG when the screen changes, to viewers too, and refuses another team', async () => {
     const id = await ready(alpha);
     const viewer = await farm.token('viewer', 'alpha');
-    const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/screen/live?fps=10&scale=0.5`, { headers: { authorization: `Bearer ${viewer.token}` } });
+    const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/screen/live?fps=10&scale=0.5`, {
+      headers: { authorization: `Bearer ${viewer.token}` },
+    });
     const frames: { header: Schemas['LiveFrame']; jpeg?: Buffer }[] = [];
     ws.on('message', (d, binary) => {
       if (!binary) {
@@ -140,7 +167,9 @@ describe('the live screen', () => {
     expect(frames.at(-1)!.header.seq).toBeGreaterThan(frames[0]!.header.seq);
 
     const refused = await new Promise<number>((resolve) => {
-      const other = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/screen/live`, { headers: { authorization: `Bearer ${beta.token}` } });
+      const other = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/screen/live`, {
+        headers: { authorization: `Bearer ${beta.token}` },
+      });
       other.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       other.on('open', () => resolve(101));
     });

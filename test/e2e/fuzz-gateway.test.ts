@@ -15,7 +15,23 @@ import { document, PROTOCOL_VERSION } from '../../openapi/contract.js';
 import { killAll, spawnSimfleet, type SimfleetProcess } from '../helpers/processes.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
-const HOSTILE: unknown[] = [null, true, -1, 0, 1e308, 2 ** 53 + 2, '', '\u0000', '\uD800', 'x'.repeat(20_000), [], [null], {}, { a: { b: { c: {} } } }, Array.from({ length: 3000 }, () => 1)];
+const HOSTILE: unknown[] = [
+  null,
+  true,
+  -1,
+  0,
+  1e308,
+  2 ** 53 + 2,
+  '',
+  '\u0000',
+  '\uD800',
+  'x'.repeat(20_000),
+  [],
+  [null],
+  {},
+  { a: { b: { c: {} } } },
+  Array.from({ length: 3000 }, () => 1),
+];
 const ERROR_CODES = new Set((document as { components: { schemas: { ErrorCode: { enum: string[] } } } }).components.schemas.ErrorCode.enum);
 const HEARTBEAT_MS = 200;
 
@@ -26,7 +42,14 @@ let current: { ws: WebSocket; inbox: Record<string, unknown>[]; closed: Promise<
 let connections = 0;
 const closeCodes = new Map<number, number>();
 
-const welcome = () => ({ type: 'welcome', protocolVersion: PROTOCOL_VERSION, hostId, gatewayId: 'gw-evil', heartbeatIntervalMs: HEARTBEAT_MS, hostTimeoutMs: 60_000 });
+const welcome = () => ({
+  type: 'welcome',
+  protocolVersion: PROTOCOL_VERSION,
+  hostId,
+  gatewayId: 'gw-evil',
+  heartbeatIntervalMs: HEARTBEAT_MS,
+  hostTimeoutMs: 60_000,
+});
 
 beforeAll(async () => {
   server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
@@ -67,7 +90,12 @@ afterAll(async () => {
 
 /** The current connection, once the worker has said hello on it and got its welcome. */
 async function connected(): Promise<NonNullable<typeof current>> {
-  return waitFor('a connection with a hello', () => (current && current.ws.readyState === 1 && current.inbox.some((m) => m.type === 'hello') ? current : undefined), 10_000, 5);
+  return waitFor(
+    'a connection with a hello',
+    () => (current && current.ws.readyState === 1 && current.inbox.some((m) => m.type === 'hello') ? current : undefined),
+    10_000,
+    5,
+  );
 }
 
 /** Sends one message and waits for a result with its id (or for the worker to close on it). */
@@ -86,7 +114,15 @@ const VALID: Record<string, () => Record<string, unknown>> = {
   welcome,
   'heartbeat-ack': () => ({ type: 'heartbeat-ack', seq: 1 }),
   error: () => ({ type: 'error', code: 'INTERNAL', message: 'm', hint: 'h' }),
-  prepare: () => ({ type: 'prepare', id: 'p1', localId: device(1), epoch: 1, sessionId: 's1', app: null, origins: { allowedOrigins: ['*'], allowPrivate: false } }),
+  prepare: () => ({
+    type: 'prepare',
+    id: 'p1',
+    localId: device(1),
+    epoch: 1,
+    sessionId: 's1',
+    app: null,
+    origins: { allowedOrigins: ['*'], allowPrivate: false },
+  }),
   reset: () => ({ type: 'reset', id: 'r1', localId: device(1), epoch: 1 }),
   call: () => ({ type: 'call', id: 'c1', localId: device(1), epoch: 1, method: 'screen.read', team: 'default', params: {} }),
   memory: () => ({ type: 'memory', id: 'm1', ok: true }),
@@ -144,10 +180,31 @@ describe('a malicious gateway', () => {
     const lease = await command({ ...VALID.prepare!(), id: 'lease-100', epoch: 100, sessionId: 'fuzz' });
     expect(lease, JSON.stringify(lease)).toMatchObject({ ok: true });
     const answered = new Map<string, number>();
-    const METHODS = ['perception.mark', 'perception.changes', 'perception.wait', 'screen.read', 'screen.locate', 'screen.look', 'action.run', 'steps.run', 'events.read', 'screen.live'];
+    const METHODS = [
+      'perception.mark',
+      'perception.changes',
+      'perception.wait',
+      'screen.read',
+      'screen.locate',
+      'screen.look',
+      'action.run',
+      'steps.run',
+      'events.read',
+      'screen.live',
+    ];
     // Long polls clamp a hostile wait to their 30 s ceiling: every method's calls run side by side
     // (method after method, the long polls alone took a minute and a half under load).
-    const calls = METHODS.flatMap((method) => HOSTILE.flatMap((value, i) => [{ x: value }, { since: value, for: value, target: value, action: value, steps: value, after: value, waitMs: value }].map((params, j) => ({ ...VALID.call!(), id: `${method}-${i}-${j}`, epoch: 100, method, params }))));
+    const calls = METHODS.flatMap((method) =>
+      HOSTILE.flatMap((value, i) =>
+        [{ x: value }, { since: value, for: value, target: value, action: value, steps: value, after: value, waitMs: value }].map((params, j) => ({
+          ...VALID.call!(),
+          id: `${method}-${i}-${j}`,
+          epoch: 100,
+          method,
+          params,
+        })),
+      ),
+    );
     const outs = await Promise.all(calls.map((msg) => command(msg, 40_000)));
     inputs += calls.length;
     for (const [i, out] of outs.entries()) {

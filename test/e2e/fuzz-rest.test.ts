@@ -19,7 +19,12 @@ const VALID: Partial<Record<OperationId, unknown>> = {
   waitForScreen: { for: 'settled', timeoutMs: 100, quietMs: 50 },
   locateElement: { target: 'Settings', role: 'button' },
   runAction: { action: 'tap', target: 'Settings', timeoutMs: 200 },
-  runSteps: { steps: [{ action: 'tap', target: 'Settings', timeoutMs: 200 }, { action: 'wait', for: 'settled', timeoutMs: 100 }] },
+  runSteps: {
+    steps: [
+      { action: 'tap', target: 'Settings', timeoutMs: 200 },
+      { action: 'wait', for: 'settled', timeoutMs: 100 },
+    ],
+  },
   startRecording: { name: 'fuzz-flow' },
   replayFlow: { flow: 'fuzz-flow', from: 0 },
   runMaestro: { flow: 'appId: x\n---\n- back\n' },
@@ -27,14 +32,65 @@ const VALID: Partial<Record<OperationId, unknown>> = {
   putTeam: { weight: 1, maxConcurrentSessions: 2 },
 };
 /** Operations whose valid call would end or remove what the rest fuzz against: their ids are always fuzzed. */
-const DESTRUCTIVE = new Set<OperationId>(['releaseSession', 'deleteFlow', 'forgetApp', 'revokeToken', 'cancelQueued', 'discardRecording', 'resetDevice', 'putTeam']);
+const DESTRUCTIVE = new Set<OperationId>([
+  'releaseSession',
+  'deleteFlow',
+  'forgetApp',
+  'revokeToken',
+  'cancelQueued',
+  'discardRecording',
+  'resetDevice',
+  'putTeam',
+]);
 
 const deep = (n: number): unknown => (n === 0 ? 1 : { a: deep(n - 1) });
 const HOSTILE: unknown[] = [
-  null, true, false, 0, -1, -0.5, 1.5, 1e308, -1e308, 2 ** 53 + 2, -(2 ** 63),
-  '', ' ', '0', '-1', 'NaN', 'true', 'null', '\u0000', '\uD800', '\uDFFF\uD800', '\u202E\u202D', '\uFEFF', 'ﷺ', 'e\u0301', 'Ω≈ç√∫', '😀'.repeat(200),
-  'x'.repeat(3000), 'x'.repeat(70_000), '../../../etc/passwd', '%00%2e%2e', '<script>alert(1)</script>', "' OR 1=1 --", '${jndi:ldap://x}', 'ses_0000000000', '#1', '@99999',
-  [], [null], Array.from({ length: 5000 }, (_, i) => i), [[[[[[[[]]]]]]]], {}, { __proto__: { admin: true } }, { constructor: { prototype: {} } }, deep(200), deep(2000),
+  null,
+  true,
+  false,
+  0,
+  -1,
+  -0.5,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  '',
+  ' ',
+  '0',
+  '-1',
+  'NaN',
+  'true',
+  'null',
+  '\u0000',
+  '\uD800',
+  '\uDFFF\uD800',
+  '\u202E\u202D',
+  '\uFEFF',
+  'ﷺ',
+  'e\u0301',
+  'Ω≈ç√∫',
+  '😀'.repeat(200),
+  'x'.repeat(3000),
+  'x'.repeat(70_000),
+  '../../../etc/passwd',
+  '%00%2e%2e',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '${jndi:ldap://x}',
+  'ses_0000000000',
+  '#1',
+  '@99999',
+  [],
+  [null],
+  Array.from({ length: 5000 }, (_, i) => i),
+  [[[[[[[[]]]]]]]],
+  {},
+  { __proto__: { admin: true } },
+  { constructor: { prototype: {} } },
+  deep(200),
+  deep(2000),
 ];
 const PATH_HOSTILE = ['x', '%00', '..%2F..%2Fetc', 'x'.repeat(5000), '%F0%9F%98%80', '%FF%FE', 'ses_' + 'a'.repeat(40), ' ', '%2F', 'null'];
 const TRUNCATIONS = [1, 2, 5, 10, 20, 40];
@@ -94,10 +150,18 @@ function cases(): Case[] {
   for (const [op, info] of operationIndex) {
     if (info.websocket || info.roles === 'public') continue;
     const pathNames = [...info.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const fill = (over: Record<string, string> = {}) => info.path.replace(/\{(\w+)\}/g, (_, n: string) => (n in over ? over[n]! : encodeURIComponent(DESTRUCTIVE.has(op) ? `fuzz-${n}` : (params[n] ?? 'x'))));
+    const fill = (over: Record<string, string> = {}) =>
+      info.path.replace(/\{(\w+)\}/g, (_, n: string) => (n in over ? over[n]! : encodeURIComponent(DESTRUCTIVE.has(op) ? `fuzz-${n}` : (params[n] ?? 'x'))));
     for (const name of pathNames) for (const bad of PATH_HOSTILE) out.push({ op, path: fill({ [name]: bad }), what: `path ${name}=${bad.slice(0, 20)}` });
     const query = Object.keys(parameterSchemas(op).query?.properties ?? {});
-    for (const q of query) for (const bad of HOSTILE) out.push({ op, path: fill(), query: { [q]: typeof bad === 'string' ? bad.slice(0, 4000) : JSON.stringify(bad)?.slice(0, 4000) ?? '' }, what: `query ${q}` });
+    for (const q of query)
+      for (const bad of HOSTILE)
+        out.push({
+          op,
+          path: fill(),
+          query: { [q]: typeof bad === 'string' ? bad.slice(0, 4000) : (JSON.stringify(bad)?.slice(0, 4000) ?? '') },
+          what: `query ${q}`,
+        });
     if (!info.spec.requestBody) {
       out.push({ op, path: fill(), body: JSON.stringify({ unexpected: 'body' }), contentType: 'application/json', what: 'a body where none is taken' });
       continue;
@@ -105,12 +169,34 @@ function cases(): Case[] {
     const valid = VALID[op] ?? {};
     const json = JSON.stringify(valid);
     for (const at of paths(valid)) {
-      for (const bad of HOSTILE) out.push({ op, path: fill(), body: JSON.stringify(setAt(valid, at, bad)), contentType: 'application/json', what: `${at.join('.') || 'body'} = hostile` });
-      if (at.length) out.push({ op, path: fill(), body: JSON.stringify(setAt(valid, at, undefined, true)), contentType: 'application/json', what: `${at.join('.')} dropped` });
+      for (const bad of HOSTILE)
+        out.push({
+          op,
+          path: fill(),
+          body: JSON.stringify(setAt(valid, at, bad)),
+          contentType: 'application/json',
+          what: `${at.join('.') || 'body'} = hostile`,
+        });
+      if (at.length)
+        out.push({
+          op,
+          path: fill(),
+          body: JSON.stringify(setAt(valid, at, undefined, true)),
+          contentType: 'application/json',
+          what: `${at.join('.')} dropped`,
+        });
     }
-    for (const bad of HOSTILE.slice(0, 20)) out.push({ op, path: fill(), body: JSON.stringify({ ...(valid as object), extra: bad }), contentType: 'application/json', what: 'an extra field' });
-    for (const n of TRUNCATIONS) out.push({ op, path: fill(), body: json.slice(0, Math.max(1, json.length - n)), contentType: 'application/json', what: `truncated by ${n}` });
-    out.push({ op, path: fill(), body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}')]), contentType: 'application/json', what: 'invalid UTF-8' });
+    for (const bad of HOSTILE.slice(0, 20))
+      out.push({ op, path: fill(), body: JSON.stringify({ ...(valid as object), extra: bad }), contentType: 'application/json', what: 'an extra field' });
+    for (const n of TRUNCATIONS)
+      out.push({ op, path: fill(), body: json.slice(0, Math.max(1, json.length - n)), contentType: 'application/json', what: `truncated by ${n}` });
+    out.push({
+      op,
+      path: fill(),
+      body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}')]),
+      contentType: 'application/json',
+      what: 'invalid UTF-8',
+    });
     out.push({ op, path: fill(), body: json, contentType: 'text/plain', what: 'JSON sent as text/plain' });
     out.push({ op, path: fill(), body: json, contentType: 'application/json; charset=latin1', what: 'another charset' });
     out.push({ op, path: fill(), body: '', contentType: 'application/json', what: 'an empty body' });
@@ -122,7 +208,7 @@ function cases(): Case[] {
 function plan(): Case[] {
   const all = cases();
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const out = [...all];
   while (out.length < TARGET) out.push(all[Math.floor(rand() * all.length)]!);
   return out;
@@ -158,7 +244,12 @@ describe('fuzzing the REST surface', () => {
     };
     // Four at a time: a little concurrency, as real clients bring.
     for (let i = 0; i < planned.length; i += 4) await Promise.all(planned.slice(i, i + 4).map(run));
-    console.log(`fuzzed ${planned.length} requests over ${new Set(planned.map((c) => c.op)).size} operations: ${[...statuses].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`);
+    console.log(
+      `fuzzed ${planned.length} requests over ${new Set(planned.map((c) => c.op)).size} operations: ${[...statuses]
+        .sort()
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}`,
+    );
     expect([...new Set(wrong.map((w) => w.replace(/requestId[^}]*/, '').slice(0, 220)))].slice(0, 30)).toEqual([]);
     expect(planned.length).toBeGreaterThanOrEqual(TARGET);
     expect((await farm.admin.call('getHealth')).status).toBe(200);

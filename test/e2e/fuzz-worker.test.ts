@@ -9,7 +9,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { document, PROTOCOL_VERSION, schemaValidator } from '../../openapi/contract.js';
 import { startFarm, type Farm } from '../helpers/farm.js';
 
-const HOSTILE: unknown[] = [null, true, -1, 1e308, 2 ** 53 + 2, '', '\u0000', '\uD800', 'x'.repeat(20_000), [], [null], {}, { a: { b: { c: {} } } }, Array.from({ length: 3000 }, () => 1)];
+const HOSTILE: unknown[] = [
+  null,
+  true,
+  -1,
+  1e308,
+  2 ** 53 + 2,
+  '',
+  '\u0000',
+  '\uD800',
+  'x'.repeat(20_000),
+  [],
+  [null],
+  {},
+  { a: { b: { c: {} } } },
+  Array.from({ length: 3000 }, () => 1),
+];
 
 const ERROR_CODES = new Set((document as { components: { schemas: { ErrorCode: { enum: string[] } } } }).components.schemas.ErrorCode.enum);
 
@@ -34,7 +49,13 @@ beforeAll(async () => {
 }, 120_000); // setup beside other suites on 2 cores can take over a minute
 afterAll(async () => farm?.stop());
 
-const hello = (id: string) => ({ type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id, name: id, os: 'evil', arch: 'x64', version: '0.0.0' }, backends: [], devices: [] });
+const hello = (id: string) => ({
+  type: 'hello',
+  protocolVersion: PROTOCOL_VERSION,
+  host: { id, name: id, os: 'evil', arch: 'x64', version: '0.0.0' },
+  backends: [],
+  devices: [],
+});
 const device = (localId: string) => ({ localId, platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health: 'ready' });
 const key = (team: string) => ({ team, platform: 'web', app: 'fake-app@any' });
 const VALID: Record<string, Record<string, unknown>> = {
@@ -45,7 +66,15 @@ const VALID: Record<string, Record<string, unknown>> = {
     type: 'memory-write',
     id: 'w1',
     key: key('default'),
-    screens: [{ id: 's1', name: 'Inbox', fingerprints: [{ hash: '1a2b3c4d', title: 'Inbox', tokens: ['e:top:heading'] }], readings: 1, vocabulary: [{ role: 'button', label: 'Archive', tap: { x: 1, y: 2 } }] }],
+    screens: [
+      {
+        id: 's1',
+        name: 'Inbox',
+        fingerprints: [{ hash: '1a2b3c4d', title: 'Inbox', tokens: ['e:top:heading'] }],
+        readings: 1,
+        vocabulary: [{ role: 'button', label: 'Archive', tap: { x: 1, y: 2 } }],
+      },
+    ],
     edges: [{ from: 's1', action: 'tap "Archive"', to: 's1', count: 1, verified: 1, durations: [120], kinds: { none: 1 } }],
     escalations: [],
   },
@@ -142,7 +171,9 @@ describe('a malicious worker', () => {
         }
       }
     }
-    console.log(`malicious worker: ${sent} messages (${messages.length} distinct); closes ${[...closes].map(([k, n]) => `${k}×${n}`).join(', ')}; memory answers ${[...memoryAnswers].map(([k, n]) => `${k}×${n}`).join(', ')}`);
+    console.log(
+      `malicious worker: ${sent} messages (${messages.length} distinct); closes ${[...closes].map(([k, n]) => `${k}×${n}`).join(', ')}; memory answers ${[...memoryAnswers].map(([k, n]) => `${k}×${n}`).join(', ')}`,
+    );
     expect(memoryAnswers.get('FORBIDDEN')).toBeGreaterThan(0);
     expect(memoryAnswers.get('VALIDATION_FAILED')).toBeGreaterThan(0);
     expect((await farm.admin.call('getHealth')).status).toBe(200);
@@ -171,7 +202,8 @@ describe('a malicious worker', () => {
       s.ws.send(m);
       const type = (JSON.parse(m) as { type: string }).type;
       const deadline = Date.now() + 1500;
-      while (s.ws.readyState === s.ws.OPEN && Date.now() < deadline && !(type.startsWith('memory') && s.replies.some((r) => r.type === 'memory'))) await new Promise((r) => setTimeout(r, 20));
+      while (s.ws.readyState === s.ws.OPEN && Date.now() < deadline && !(type.startsWith('memory') && s.replies.some((r) => r.type === 'memory')))
+        await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 100)); // a device report is recorded in the background
       const open = s.ws.readyState === s.ws.OPEN;
       if (open) s.ws.close();
@@ -231,7 +263,16 @@ describe('a malicious worker', () => {
     s.ws.send(JSON.stringify({ type: 'result', id: 'cmd-1', ok: true, value: { screen: 'fake' } }));
     // Memory of a team it serves no session of: refused, both ways.
     s.ws.send(JSON.stringify({ type: 'memory-load', id: 'steal', key: key('alpha') }));
-    s.ws.send(JSON.stringify({ type: 'memory-write', id: 'poison', key: key('alpha'), screens: [{ id: 'evil', name: 'Evil', fingerprints: [], readings: 1 }], edges: [], escalations: [] }));
+    s.ws.send(
+      JSON.stringify({
+        type: 'memory-write',
+        id: 'poison',
+        key: key('alpha'),
+        screens: [{ id: 'evil', name: 'Evil', fingerprints: [], readings: 1 }],
+        edges: [],
+        escalations: [],
+      }),
+    );
     const deadline = Date.now() + 5000;
     while (s.replies.filter((r) => r.type === 'memory').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     // Memory requests are answered as they finish, not in the order sent.

@@ -21,7 +21,14 @@ let gateway: Gateway;
 beforeAll(async () => {
   db = await createTestDatabase();
   gateway = await startGateway(
-    loadGatewayConfig({ DATABASE_URL: db.url, SIMFLEET_PORT: '0', SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-ip-')), SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMFLEET_HEARTBEAT_INTERVAL_MS: '100', SIMFLEET_HOST_TIMEOUT_MS: '1000' }),
+    loadGatewayConfig({
+      DATABASE_URL: db.url,
+      SIMFLEET_PORT: '0',
+      SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-ip-')),
+      SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SIMFLEET_HEARTBEAT_INTERVAL_MS: '100',
+      SIMFLEET_HOST_TIMEOUT_MS: '1000',
+    }),
     { logger: silent },
   );
 });

@@ -14,7 +14,9 @@ const ANDROID = corpus('android/ldi-github-shirates-core__XmlDataAndroid.Network
 
 function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, 'inspect', ...args], { timeout: 30_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, 'inspect', ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -47,14 +49,23 @@ describe('simfleet inspect', () => {
     const json = await run('--compare', '--json', SETTINGS, junk, ACCESSIBILITY, ANDROID);
     expect(json.code).toBe(1);
     const out = JSON.parse(json.stdout);
-    expect(out.pairs.map((p: { a: string; b: string }) => [p.a, p.b])).toEqual([[SETTINGS, ACCESSIBILITY], [SETTINGS, ANDROID], [ACCESSIBILITY, ANDROID]]);
-    expect(out.failures).toEqual([{ file: junk, error: expect.stringContaining(`${junk}: expected Android uiautomator/Appium XML`), hint: expect.any(String) }]);
+    expect(out.pairs.map((p: { a: string; b: string }) => [p.a, p.b])).toEqual([
+      [SETTINGS, ACCESSIBILITY],
+      [SETTINGS, ANDROID],
+      [ACCESSIBILITY, ANDROID],
+    ]);
+    expect(out.failures).toEqual([
+      { file: junk, error: expect.stringContaining(`${junk}: expected Android uiautomator/Appium XML`), hint: expect.any(String) },
+    ]);
     const text = await run('--compare', SETTINGS, junk, ACCESSIBILITY);
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\) {2}\S+SettingsTopScreen\.xml {2}\S+AccessibilityScreen\.xml\n$/);
     expect(text.stderr).toContain(`${junk}: expected Android uiautomator/Appium XML`);
     // One file left: no pairs, and still one JSON document.
-    expect(JSON.parse((await run('--compare', '--json', SETTINGS, join(dir, 'missing.xml'))).stdout)).toEqual({ pairs: [], failures: [expect.objectContaining({ file: join(dir, 'missing.xml'), error: expect.stringContaining('no such file') })] });
+    expect(JSON.parse((await run('--compare', '--json', SETTINGS, join(dir, 'missing.xml'))).stdout)).toEqual({
+      pairs: [],
+      failures: [expect.objectContaining({ file: join(dir, 'missing.xml'), error: expect.stringContaining('no such file') })],
+    });
   });
 
   it('names the file and what was expected when it cannot read one, and still reports the rest', async () => {

@@ -22,13 +22,22 @@ let state: string;
 let agent: Awaited<ReturnType<Farm['token']>>;
 
 const world = () => JSON.parse(readFileSync(join(state, 'world.json'), 'utf8')) as { privacy?: Record<string, Record<string, string>>; running: string | null };
-const touches = () => (existsSync(join(state, 'touches.jsonl')) ? readFileSync(join(state, 'touches.jsonl'), 'utf8').trim().split('\n').filter(Boolean).length : 0);
+const touches = () =>
+  existsSync(join(state, 'touches.jsonl')) ? readFileSync(join(state, 'touches.jsonl'), 'utf8').trim().split('\n').filter(Boolean).length : 0;
 
 beforeAll(async () => {
   state = await mkdtemp(join(tmpdir(), 'sf-ios-host-'));
   // The doubles find the simulated simulator through this variable; the worker runs in this process.
   process.env.FAKE_XCRUN_STATE = state;
-  provider = new IosProvider({ xcrun: `${DOUBLES}xcrun.mjs`, uiTool: 'axe', uiToolPath: `${DOUBLES}axe.mjs`, reset: 'erase', pollMs: 100, platform: 'darwin', logger: pino({ level: 'silent' }) });
+  provider = new IosProvider({
+    xcrun: `${DOUBLES}xcrun.mjs`,
+    uiTool: 'axe',
+    uiToolPath: `${DOUBLES}axe.mjs`,
+    reset: 'erase',
+    pollMs: 100,
+    platform: 'darwin',
+    logger: pino({ level: 'silent' }),
+  });
   // The doubles are Node processes started per call: a busy machine stalls the in-process link longer
   // than the default one-second host timeout allows.
   farm = await startFarm(BROWSER_FARM_ENV);
@@ -44,11 +53,15 @@ afterAll(async () => {
 describe('an iOS host, on the doubles', () => {
   it('places a session with its app, reads the recorded screen, sets a permission, and calls a lost tap not delivered', async () => {
     const created = (await agent.call('createSession', { body: { platform: 'ios', app: { bundleId: APP }, waitSeconds: 60 } })).body;
-    const session = await waitFor('the ios session ready', async () => {
-      const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-      expect(got.state, JSON.stringify(got.endReason ?? null)).not.toBe('ended');
-      return got.state === 'ready' ? got : undefined;
-    }, 60_000);
+    const session = await waitFor(
+      'the ios session ready',
+      async () => {
+        const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+        expect(got.state, JSON.stringify(got.endReason ?? null)).not.toBe('ended');
+        return got.state === 'ready' ? got : undefined;
+      },
+      60_000,
+    );
     expect(session.device).toMatchObject({ platform: 'ios' });
     expect(world().running).toBe(APP);
 

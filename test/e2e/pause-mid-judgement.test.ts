@@ -49,10 +49,14 @@ it('does not end a session idle on a clock that ran through a pause falling insi
     const s = (await direct.query(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id])).rows[0];
     expect(s, JSON.stringify(s)).toMatchObject({ state: 'ready' });
     // The allowance is the pause, no more: with no activity the session ends idle soon after.
-    const ended = await waitFor('ended idle', async () => {
-      const r = (await direct.query(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id])).rows[0];
-      return r.state === 'ended' ? r : undefined;
-    }, 5000);
+    const ended = await waitFor(
+      'ended idle',
+      async () => {
+        const r = (await direct.query(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id])).rows[0];
+        return r.state === 'ended' ? r : undefined;
+      },
+      5000,
+    );
     expect(ended.end_reason).toBe('idle');
   } finally {
     pg.Client.prototype.query = original;

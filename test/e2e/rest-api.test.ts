@@ -23,7 +23,13 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'sf-rest-'));
   gateway = await startGateway(
-    loadGatewayConfig({ DATABASE_URL: db.url, SIMFLEET_PORT: '0', SIMFLEET_DATA_DIR: dataDir, SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMFLEET_BODY_LIMIT_BYTES: '4096' }),
+    loadGatewayConfig({
+      DATABASE_URL: db.url,
+      SIMFLEET_PORT: '0',
+      SIMFLEET_DATA_DIR: dataDir,
+      SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      SIMFLEET_BODY_LIMIT_BYTES: '4096',
+    }),
     { logger: pino({ level: 'silent' }) },
   );
   admin = api(gateway.url, TEST_ADMIN_TOKEN);
@@ -46,7 +52,12 @@ const protectedOps = operations.filter((o) => o.roles !== 'public');
 
 describe('authorisation follows x-simfleet-roles in the contract', () => {
   it('exposes exactly the health, metrics and contract routes without a token', () => {
-    expect(operations.filter((o) => o.roles === 'public').map((o) => o.path).sort()).toEqual(['/healthz', '/metrics', '/openapi.json', '/readyz']);
+    expect(
+      operations
+        .filter((o) => o.roles === 'public')
+        .map((o) => o.path)
+        .sort(),
+    ).toEqual(['/healthz', '/metrics', '/openapi.json', '/readyz']);
   });
 
   it.each(protectedOps.map((o) => [o.operationId, o.method, o.path] as const))('%s (%s %s) answers 401 UNAUTHORIZED without a token', async (id) => {
@@ -61,9 +72,15 @@ describe('authorisation follows x-simfleet-roles in the contract', () => {
     expect(res.body.error.code).toBe('INVALID_TOKEN');
   });
 
-  const matrix = protectedOps.flatMap((o) => (['admin', 'agent', 'viewer', 'worker'] as const).map((role) => [o.operationId, role, (o.roles as Role[]).includes(role)] as const));
+  const matrix = protectedOps.flatMap((o) =>
+    (['admin', 'agent', 'viewer', 'worker'] as const).map((role) => [o.operationId, role, (o.roles as Role[]).includes(role)] as const),
+  );
   it.each(matrix)('%s with a %s token: allowed=%s', async (id, role, allowed) => {
-    const res = await admin.call(id as OperationId, { params: PARAMS, token: secrets[role]!, ...(id === 'createToken' ? { body: { name: 'x', role: 'viewer', team: 'team-b' } } : {}) });
+    const res = await admin.call(id as OperationId, {
+      params: PARAMS,
+      token: secrets[role]!,
+      ...(id === 'createToken' ? { body: { name: 'x', role: 'viewer', team: 'team-b' } } : {}),
+    });
     if (allowed) {
       expect(res.status, res.text).not.toBe(403);
       expect(res.status).not.toBe(401);
@@ -106,7 +123,9 @@ describe('tokens', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('INVALID_TOKEN');
     expect((await admin.call('listTokens')).body.tokens.map((t: { id: string }) => t.id)).not.toContain(created.body.token.id);
-    expect((await admin.call('listTokens', { query: { includeRevoked: 'true' } })).body.tokens.map((t: { id: string }) => t.id)).toContain(created.body.token.id);
+    expect((await admin.call('listTokens', { query: { includeRevoked: 'true' } })).body.tokens.map((t: { id: string }) => t.id)).toContain(
+      created.body.token.id,
+    );
   });
 
   it('answers 404 for revoking a token that does not exist', async () => {
@@ -240,7 +259,9 @@ describe('health, readiness, metrics and the contract', () => {
 
 describe('readiness says which check failed, and comes back without a restart', () => {
   it('answers 503 naming a pending migration, then 200 once it is recorded again', async () => {
-    const [newest] = await db.query<{ version: number; name: string; checksum: string }>('SELECT version, name, checksum FROM simfleet_migrations ORDER BY version DESC LIMIT 1');
+    const [newest] = await db.query<{ version: number; name: string; checksum: string }>(
+      'SELECT version, name, checksum FROM simfleet_migrations ORDER BY version DESC LIMIT 1',
+    );
     await db.query('DELETE FROM simfleet_migrations WHERE version = $1', [newest!.version]);
     try {
       const res = await admin.call('getReadiness');

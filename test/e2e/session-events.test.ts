@@ -51,14 +51,19 @@ function subscribe(sessionId: string, since?: number, token = agent.token!): Pro
 
 async function readySession(body: Record<string, unknown> = {}): Promise<string> {
   // A test that failed may have left its session holding the one device.
-  for (const s of (await agent.call('listSessions', { query: { state: 'ready' } })).body.sessions) await agent.call('releaseSession', { params: { sessionId: s.id } });
+  for (const s of (await agent.call('listSessions', { query: { state: 'ready' } })).body.sessions)
+    await agent.call('releaseSession', { params: { sessionId: s.id } });
   const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 30, ...body } })).body;
   // Released sessions' devices are reset first: a new one may queue for a moment.
   if (created.state === 'ready') return created.id;
-  const ready = await waitFor('session ready', async () => {
-    const got = (await agent.call('getSession', { params: { sessionId: created.id }, query: { wait: '5' } })).body;
-    return got.state === 'ready' ? got : undefined;
-  }, 20_000);
+  const ready = await waitFor(
+    'session ready',
+    async () => {
+      const got = (await agent.call('getSession', { params: { sessionId: created.id }, query: { wait: '5' } })).body;
+      return got.state === 'ready' ? got : undefined;
+    },
+    20_000,
+  );
   return ready.id;
 }
 
@@ -75,7 +80,11 @@ describe('the session event stream', () => {
     expect(acted.status, acted.text).toBe(200);
     const action = await waitFor('the action event', () => sub.events.find((e) => e.type === 'action'), 5000);
     expect(action).toMatchObject({ action: 'tap', target: 'Settings', verdict: acted.body.verdict, after: { id: acted.body.screen.id } });
-    await waitFor('a frame-change and a settle', () => (sub.events.some((e) => e.type === 'frame-change') && sub.events.some((e) => e.type === 'settled')) || undefined, 5000);
+    await waitFor(
+      'a frame-change and a settle',
+      () => (sub.events.some((e) => e.type === 'frame-change') && sub.events.some((e) => e.type === 'settled')) || undefined,
+      5000,
+    );
     const change = sub.events.find((e) => e.type === 'frame-change') as Schemas['FrameChangeEvent'];
     expect(change.fraction).toBeGreaterThan(0);
     expect(change.regions.length).toBeGreaterThan(0);
@@ -145,7 +154,9 @@ describe('the session event stream', () => {
   it('refuses a cursor ahead of the stream and ends the stream with 1000 when the session ends', async () => {
     const id = await readySession();
     const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/events?since=${2 ** 40}`, { headers: { authorization: `Bearer ${agent.token}` } });
+      const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${id}/events?since=${2 ** 40}`, {
+        headers: { authorization: `Bearer ${agent.token}` },
+      });
       ws.on('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
@@ -182,11 +193,18 @@ describe('the session event stream', () => {
       const latencies = (await ask<number[][]>({ report: true }, 'latencies')).flatMap((l) => l.slice(0, screens.length)).sort((a, b) => a - b);
       expect(latencies).toHaveLength(500 * screens.length);
       const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-      console.log(`frame-change fan-out to 500 subscribers: median ${latencies[latencies.length >> 1]} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`);
+      console.log(
+        `frame-change fan-out to 500 subscribers: median ${latencies[latencies.length >> 1]} ms, p99 ${p99} ms, max ${latencies.at(-1)} ms (${latencies.length} deliveries)`,
+      );
       // A subscriber waiting behind the stalled one would wait for ever (or for the 600 ms between changes).
       expect(p99).toBeLessThan(500);
       // Cut off while it still does not read (it missed a ping); reading again, it finds the close.
-      await waitFor('the stalled subscriber cut off', async () => /^simfleet_stream_cutoffs_total\{stream="session",reason="unanswered"\} [1-9]/m.test((await farm.admin.call('getMetrics')).text) || undefined, 10_000);
+      await waitFor(
+        'the stalled subscriber cut off',
+        async () =>
+          /^simfleet_stream_cutoffs_total\{stream="session",reason="unanswered"\} [1-9]/m.test((await farm.admin.call('getMetrics')).text) || undefined,
+        10_000,
+      );
       (stalled.ws as unknown as { _socket: { resume(): void } })._socket.resume();
       expect(await stalled.closed).toEqual({ code: 4008, reason: 'SLOW_CONSUMER' });
       await ask({ close: true }, 'closed');

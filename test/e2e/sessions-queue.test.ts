@@ -35,7 +35,8 @@ async function ready(client: Client, body: Record<string, unknown> = {}) {
   return s;
 }
 const labelsOf = async (deviceId: string): Promise<string[]> => (await farm.admin.call('getDevice', { params: { deviceId } })).body.labels;
-const stateOf = async (id: string) => (await farm.db.query<{ state: string; end_reason: string | null }>(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id]))[0]!;
+const stateOf = async (id: string) =>
+  (await farm.db.query<{ state: string; end_reason: string | null }>(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id]))[0]!;
 
 describe('the queue', () => {
   // A placement run looks at each team's oldest requests only, as many as there are free devices.
@@ -56,7 +57,9 @@ describe('the queue', () => {
     expect(await labelsOf(any.device.id)).not.toContain('gpu');
     expect((await stateOf(waiting.body.id)).state).toBe('queued');
     // Two placements now: the estimate is their interval times the position.
-    const [span] = await farm.db.query<{ s: number }>(`SELECT extract(epoch FROM max(placed_at) - min(placed_at))::float8 AS s FROM sessions WHERE placed_at IS NOT NULL`);
+    const [span] = await farm.db.query<{ s: number }>(
+      `SELECT extract(epoch FROM max(placed_at) - min(placed_at))::float8 AS s FROM sessions WHERE placed_at IS NOT NULL`,
+    );
     const place = (await alpha.call('getSession', { params: { sessionId: waiting.body.id } })).body.queue;
     expect(place.position).toBe(1);
     expect(place.etaSeconds).toBeCloseTo(span!.s, 0); // rounded to 0.1 s
@@ -114,7 +117,10 @@ describe('the lease', () => {
       return undefined;
     })();
     expect(await ended).toMatchObject({ state: 'ended', endReason: 'idle' });
-    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string }>(`SELECT actor, actor_role, team FROM audit_log WHERE action = 'session.end' AND subject = $1`, [s.id]);
+    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string }>(
+      `SELECT actor, actor_role, team FROM audit_log WHERE action = 'session.end' AND subject = $1`,
+      [s.id],
+    );
     expect(audit).toMatchObject({ team: 'beta' });
   }, 30_000);
 
@@ -133,7 +139,10 @@ describe('the lease', () => {
     expect(theirs).not.toContain(s.id);
     await release(beta, s.id);
     // Who did it is on record: the agent's own token, by id, with its role and team.
-    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string; detail: { reason?: string } }>(`SELECT actor, actor_role, team, detail FROM audit_log WHERE action = 'session.end' AND subject = $1`, [s.id]);
+    const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string; detail: { reason?: string } }>(
+      `SELECT actor, actor_role, team, detail FROM audit_log WHERE action = 'session.end' AND subject = $1`,
+      [s.id],
+    );
     expect(audit).toMatchObject({ actor_role: 'agent', team: 'beta', detail: { reason: 'released' } });
     expect(audit!.actor).toMatch(/^tok_/);
   }, 30_000);
@@ -149,14 +158,22 @@ describe('priority ageing', () => {
     const fresh = (await create(beta, { priority: 'interactive', waitSeconds: 60 })).body;
     const once = (await create(beta, { priority: 'background', waitSeconds: 60 })).body;
     const twice = (await create(beta, { priority: 'background', waitSeconds: 60 })).body;
-    const waited = (id: string, seconds: number) => farm.db.query(`UPDATE sessions SET created_at = now() - ($2::int * interval '1 second') WHERE id = $1`, [id, seconds]);
+    const waited = (id: string, seconds: number) =>
+      farm.db.query(`UPDATE sessions SET created_at = now() - ($2::int * interval '1 second') WHERE id = $1`, [id, seconds]);
     await waited(once.id, 180);
     await waited(twice.id, 300);
 
     const position = async (id: string) => (await beta.call('getSession', { params: { sessionId: id } })).body.queue.position;
     expect([await position(twice.id), await position(fresh.id), await position(once.id)]).toEqual([1, 2, 3]);
-    const queue = (await farm.admin.call('listQueue')).body.entries.map((e: { session: { id: string }; effectivePriority: string }) => [e.session.id, e.effectivePriority]);
-    expect(queue).toEqual([[twice.id, 'interactive'], [fresh.id, 'interactive'], [once.id, 'ci']]);
+    const queue = (await farm.admin.call('listQueue')).body.entries.map((e: { session: { id: string }; effectivePriority: string }) => [
+      e.session.id,
+      e.effectivePriority,
+    ]);
+    expect(queue).toEqual([
+      [twice.id, 'interactive'],
+      [fresh.id, 'interactive'],
+      [once.id, 'ci'],
+    ]);
 
     // Each release frees one device, which goes to the head of the queue; the others keep waiting.
     const leaves = async (id: string) => (await beta.call('getSession', { params: { sessionId: id }, query: { wait: '10', ifState: 'queued' } })).body.state;

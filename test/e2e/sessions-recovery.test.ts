@@ -22,7 +22,11 @@ describe('a prepare that never answers in time', () => {
     expect(attempts[0]!.prepare_attempts).toBe(2);
     // The device was not quarantined (the host was slow, not the device broken) and comes back.
     const id = `${farm.workers[0]!.worker.identity.id}.fake-1`;
-    await waitFor('device recovered', async () => ((await farm.admin.call('getDevice', { params: { deviceId: id } })).body.state === 'available' ? true : undefined), 10_000);
+    await waitFor(
+      'device recovered',
+      async () => ((await farm.admin.call('getDevice', { params: { deviceId: id } })).body.state === 'available' ? true : undefined),
+      10_000,
+    );
     const quarantines = await farm.db.query(`SELECT 1 FROM audit_log WHERE action = 'device.quarantine'`);
     expect(quarantines).toEqual([]);
   }, 30_000);

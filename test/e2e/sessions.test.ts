@@ -199,7 +199,11 @@ describe('expiry', () => {
     expect(events.map(kind)).toEqual(['session:ready']);
     events.close();
     // Normally about 4 s after the close (5 s from the last touch); a loaded CI machine has needed more than 10.
-    await waitFor('idle end', async () => (await farm.db.query<{ end_reason: string }>(`SELECT end_reason FROM sessions WHERE id = $1`, [s.id]))[0]!.end_reason === 'idle', 20_000);
+    await waitFor(
+      'idle end',
+      async () => (await farm.db.query<{ end_reason: string }>(`SELECT end_reason FROM sessions WHERE id = $1`, [s.id]))[0]!.end_reason === 'idle',
+      20_000,
+    );
   }, 35_000);
 });
 
@@ -267,7 +271,8 @@ describe('quarantine', () => {
     const reset = await farm.admin.call('resetDevice', { params: { deviceId: s.device.id } });
     expect(reset.status).toBe(202);
     let final = waiting.body;
-    while (final.state === 'queued' || final.state === 'preparing') final = (await alpha.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: final.state } })).body;
+    while (final.state === 'queued' || final.state === 'preparing')
+      final = (await alpha.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: final.state } })).body;
     expect(final).toMatchObject({ state: 'ready', device: { id: s.device.id } });
     await release(alpha, final.id);
     await release(alpha, others[0].id);
@@ -318,7 +323,12 @@ describe('the queue and teams (admin)', () => {
     expect(queue.map((e: { session: { id: string } }) => e.session.id)).toEqual([second.body.id]);
     expect(queue[0].effectivePriority).toBe('ci');
     const teams = (await farm.admin.call('listTeams')).body.teams;
-    expect(teams.find((t: { name: string }) => t.name === 'alpha')).toMatchObject({ weight: 2, maxConcurrentSessions: 1, activeSessions: 1, queuedSessions: 1 });
+    expect(teams.find((t: { name: string }) => t.name === 'alpha')).toMatchObject({
+      weight: 2,
+      maxConcurrentSessions: 1,
+      activeSessions: 1,
+      queuedSessions: 1,
+    });
     const cancelled = await farm.admin.call('cancelQueued', { params: { sessionId: second.body.id } });
     expect(cancelled.body).toMatchObject({ state: 'ended', endReason: 'cancelled' });
     expect((await farm.admin.call('cancelQueued', { params: { sessionId: second.body.id } })).status).toBe(410);
@@ -349,7 +359,9 @@ describe('the queue and teams (admin)', () => {
     );
     expect(new Set(byAdmin.map((r) => r.action))).toEqual(new Set(['team.update', 'session.end']));
     for (const row of byAdmin) expect(row).toMatchObject({ actor: adminId, actor_role: 'admin' });
-    const expiries = await farm.db.query<{ actor: string | null }>(`SELECT actor FROM audit_log WHERE action = 'session.end' AND detail->>'reason' = 'expired'`);
+    const expiries = await farm.db.query<{ actor: string | null }>(
+      `SELECT actor FROM audit_log WHERE action = 'session.end' AND detail->>'reason' = 'expired'`,
+    );
     expect(expiries.length).toBeGreaterThan(0);
     for (const row of expiries) expect(row.actor).toBeNull();
   });
@@ -374,7 +386,10 @@ describe('reclaiming', () => {
 
     const moved = (await beta.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '10', ifState: 'queued' } })).body;
     expect(slow.resets).toBe(1); // it left the queue only after the reset had succeeded
-    const ready = moved.state === 'preparing' ? (await beta.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: 'preparing' } })).body : moved;
+    const ready =
+      moved.state === 'preparing'
+        ? (await beta.call('getSession', { params: { sessionId: waiting.body.id }, query: { wait: '5', ifState: 'preparing' } })).body
+        : moved;
     expect(ready).toMatchObject({ state: 'ready', device: { id: first.device.id } });
     await release(beta, ready.id);
   });
@@ -384,7 +399,9 @@ const kind = (e: any) => (e.type === 'session' ? `session:${e.session.state}` : 
 
 /** Subscribes to a session's event stream; the array fills as session and expiring events arrive. */
 async function stream(client: Client, sessionId: string): Promise<any[] & { close(): void }> {
-  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${sessionId}/events`, { headers: { authorization: `Bearer ${client.token}` } });
+  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${sessionId}/events`, {
+    headers: { authorization: `Bearer ${client.token}` },
+  });
   const messages: any[] = [];
   // These tests are about the session's life: the device's own events (settles, frame-changes) are
   // left to session-events.test.ts.

@@ -43,7 +43,13 @@ describe('gateway shutdown', () => {
   it('answers 503 SHUTTING_DOWN while draining, then finishes by its deadline; stop() is idempotent', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sf-shut-'));
     const gw = await startGateway(
-      loadGatewayConfig({ DATABASE_URL: db.url, SIMFLEET_PORT: '0', SIMFLEET_DATA_DIR: dataDir, SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMFLEET_SHUTDOWN_TIMEOUT_MS: '3000' }),
+      loadGatewayConfig({
+        DATABASE_URL: db.url,
+        SIMFLEET_PORT: '0',
+        SIMFLEET_DATA_DIR: dataDir,
+        SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        SIMFLEET_SHUTDOWN_TIMEOUT_MS: '3000',
+      }),
       { logger: pino({ level: 'silent' }) },
     );
     const stubborn = await stubbornWebSocket(gw.url, workerToken);
@@ -66,7 +72,13 @@ describe('gateway shutdown', () => {
   it('finishes a request that was already in flight when the shutdown began', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'sf-shut-'));
     const gw = await startGateway(
-      loadGatewayConfig({ DATABASE_URL: db.url, SIMFLEET_PORT: '0', SIMFLEET_DATA_DIR: dataDir, SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN, SIMFLEET_SHUTDOWN_TIMEOUT_MS: '5000' }),
+      loadGatewayConfig({
+        DATABASE_URL: db.url,
+        SIMFLEET_PORT: '0',
+        SIMFLEET_DATA_DIR: dataDir,
+        SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        SIMFLEET_SHUTDOWN_TIMEOUT_MS: '5000',
+      }),
       { logger: pino({ level: 'silent' }) },
     );
     // Headers now, the body later: the request is in the gateway's hands before the shutdown starts
@@ -74,11 +86,20 @@ describe('gateway shutdown', () => {
     const body = JSON.stringify({ name: 'minted while draining', role: 'viewer', team: 'team-x' });
     const url = new URL('/v1/tokens', gw.url);
     const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       setTimeout(() => req.end(body.slice(10)), 600);
@@ -183,4 +204,3 @@ describe('a diagnostic signal', () => {
     expect((await worker.exited()).code).toBe(0);
   });
 });
-

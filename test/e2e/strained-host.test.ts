@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => farm?.stop());
 
-const hostOf = async (agent: Awaited<ReturnType<Farm['token']>>, sessionId: string) => (await agent.call('getSession', { params: { sessionId } })).body.host as string;
+const hostOf = async (agent: Awaited<ReturnType<Farm['token']>>, sessionId: string) =>
+  (await agent.call('getSession', { params: { sessionId } })).body.host as string;
 
 it('places new sessions on another host while one shows strain, and on the strained one only when nothing else fits', async () => {
   const agent = await farm.token('agent', 'busy');
@@ -31,14 +32,22 @@ it('places new sessions on another host while one shows strain, and on the strai
   slowed.provider.device('fake-1')!.treeMs = 5500;
   expect((await agent.call('getScreen', { params: { sessionId: first }, headers: { accept: 'application/json' } })).status).toBe(200);
   slowed.provider.device('fake-1')!.treeMs = 0;
-  const marked = await waitFor('the host marked strained', async () => {
-    const hosts = (await farm.admin.call('listHosts')).body.hosts as { id: string; strainedAt: string | null }[];
-    return hosts.find((h) => h.id === strainedHost)?.strainedAt ? hosts : undefined;
-  }, 5000);
+  const marked = await waitFor(
+    'the host marked strained',
+    async () => {
+      const hosts = (await farm.admin.call('listHosts')).body.hosts as { id: string; strainedAt: string | null }[];
+      return hosts.find((h) => h.id === strainedHost)?.strainedAt ? hosts : undefined;
+    },
+    5000,
+  );
   expect(marked.find((h) => h.id === otherHost)!.strainedAt).toBeNull();
   // The session ends and its device comes back: both hosts idle again, the strained one first by id.
   await agent.call('releaseSession', { params: { sessionId: first } });
-  await waitFor('both devices available', async () => ((await farm.admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length === 2 ? true : undefined), 10_000);
+  await waitFor(
+    'both devices available',
+    async () => ((await farm.admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length === 2 ? true : undefined),
+    10_000,
+  );
   const second = await settledSession(agent);
   expect(await hostOf(agent, second)).toBe(otherHost);
   // With the other host's device taken, the strained host still serves.

@@ -20,11 +20,23 @@ let agent: { near: ReturnType<typeof api>; far: ReturnType<typeof api>; secret: 
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const env = { DATABASE_URL: db.url, SIMFLEET_HEARTBEAT_INTERVAL_MS: '500', SIMFLEET_HOST_TIMEOUT_MS: '5000', SIMFLEET_PLACEMENT_INTERVAL_MS: '200', SIMFLEET_REAPER_INTERVAL_MS: '250' };
+  const env = {
+    DATABASE_URL: db.url,
+    SIMFLEET_HEARTBEAT_INTERVAL_MS: '500',
+    SIMFLEET_HOST_TIMEOUT_MS: '5000',
+    SIMFLEET_PLACEMENT_INTERVAL_MS: '200',
+    SIMFLEET_REAPER_INTERVAL_MS: '250',
+  };
   [near, far] = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
   const admin = api(near.url, TEST_ADMIN_TOKEN);
   const workerToken = (await admin.call('createToken', { body: { name: 'w', role: 'worker', team: 'default' } })).body.secret;
-  await startWorkerProcess({ SIMFLEET_GATEWAY_URL: near.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-2gw-')), SIMFLEET_FAKE_DEVICES: '1', SIMFLEET_WEB_DEVICES: 'none' });
+  await startWorkerProcess({
+    SIMFLEET_GATEWAY_URL: near.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-2gw-')),
+    SIMFLEET_FAKE_DEVICES: '1',
+    SIMFLEET_WEB_DEVICES: 'none',
+  });
   const secret = (await admin.call('createToken', { body: { name: 'a', role: 'agent', team: 'two' } })).body.secret;
   agent = { near: api(near.url, secret), far: api(far.url, secret), secret };
 }, 90_000);
@@ -45,7 +57,15 @@ describe('streams across two gateways', () => {
     const created = (await agent.far.call('createSession', { body: { platform: 'web', waitSeconds: 30 } })).body;
     // The worker's device may still be reporting in (a host that just registered): wait for ready.
     const id = created.id as string;
-    if (created.state !== 'ready') await waitFor('session ready', async () => ((await agent.far.call('getSession', { params: { sessionId: id }, query: { wait: '5', ifState: created.state } })).body.state === 'ready' ? true : undefined), 30_000);
+    if (created.state !== 'ready')
+      await waitFor(
+        'session ready',
+        async () =>
+          (await agent.far.call('getSession', { params: { sessionId: id }, query: { wait: '5', ifState: created.state } })).body.state === 'ready'
+            ? true
+            : undefined,
+        30_000,
+      );
     const onFar = subscribe(far, `/v1/sessions/${id}/events`);
     const steady = subscribe(near, `/v1/sessions/${id}/events`);
     await Promise.all([onFar.opened, steady.opened]);
@@ -71,7 +91,8 @@ describe('streams across two gateways', () => {
     await Promise.all(farms.map((f) => f.opened));
     await waitFor('snapshots', () => (farms.every((f) => f.events.length > 0) ? true : undefined), 5000);
     await agent.far.call('releaseSession', { params: { sessionId: id } });
-    const ended = (f: (typeof farms)[number]) => f.events.find((e: Schemas['FarmEvent']) => e.type === 'session' && e.session.id === id && e.session.state === 'ended');
+    const ended = (f: (typeof farms)[number]) =>
+      f.events.find((e: Schemas['FarmEvent']) => e.type === 'session' && e.session.id === id && e.session.state === 'ended');
     await waitFor('the end on both', () => (farms.every((f) => ended(f)) ? true : undefined), 5000);
     expect(ended(farms[0]!).seq).toBe(ended(farms[1]!).seq);
     for (const f of farms) f.ws.close();

@@ -25,12 +25,21 @@ afterAll(async () => {
 });
 
 const worker = async (env: Record<string, string>) =>
-  startWorkerProcess({ SIMFLEET_GATEWAY_URL: gateway.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-webhost-')), ...env });
+  startWorkerProcess({
+    SIMFLEET_GATEWAY_URL: gateway.url,
+    SIMFLEET_WORKER_TOKEN: workerToken,
+    SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-webhost-')),
+    ...env,
+  });
 
 /** Chromium processes whose parent chain leads to pid. */
 function descendants(pid: number): number[] {
   const out = execFileSync('ps', ['-eo', 'pid=,ppid=,comm=']).toString();
-  const rows = out.trim().split('\n').map((l) => l.trim().split(/\s+/)).map(([p, pp, c]) => ({ pid: Number(p), ppid: Number(pp), comm: c ?? '' }));
+  const rows = out
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .map(([p, pp, c]) => ({ pid: Number(p), ppid: Number(pp), comm: c ?? '' }));
   const found: number[] = [];
   const walk = (parent: number) => {
     for (const r of rows.filter((x) => x.ppid === parent)) {
@@ -56,7 +65,12 @@ describe('the web backend on a host', () => {
     const hostId = w.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
     const host = (await api(gateway.url, TEST_ADMIN_TOKEN).call('getHost', { params: { hostId } })).body;
     expect(host.backends).toEqual([
-      expect.objectContaining({ backend: 'web', available: false, detail: expect.stringContaining('/nonexistent/chrome'), hint: expect.stringContaining('apt-get install -y chromium') }),
+      expect.objectContaining({
+        backend: 'web',
+        available: false,
+        detail: expect.stringContaining('/nonexistent/chrome'),
+        hint: expect.stringContaining('apt-get install -y chromium'),
+      }),
     ]);
     expect(host.deviceCount).toBe(0);
   });
@@ -64,20 +78,32 @@ describe('the web backend on a host', () => {
   it('with one: the host offers as many web devices as it has slots; Chromium runs under the worker and exits when the worker is killed', async () => {
     const w = await worker({ SIMFLEET_WEB_DEVICES: 'iphone-15:2' });
     const hostId = w.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
-    const listed = async (): Promise<{ platform: string; model: string; localId: string; state: string }[]> => (await api(gateway.url, TEST_ADMIN_TOKEN).call('listDevices', { query: { hostId } })).body.devices;
+    const listed = async (): Promise<{ platform: string; model: string; localId: string; state: string }[]> =>
+      (await api(gateway.url, TEST_ADMIN_TOKEN).call('listDevices', { query: { hostId } })).body.devices;
     // Waits for two; a third would still fail the count below.
-    const devices = await waitFor('two devices available', async () => {
-      const all = await listed();
-      return all.length >= 2 && all.every((d) => d.state === 'available') ? all : undefined;
-    }, 20_000);
-    expect(devices.map((d) => [d.platform, d.model, d.localId]).sort()).toEqual([['web', 'iPhone 15 (web)', 'web-1'], ['web', 'iPhone 15 (web)', 'web-2']]);
+    const devices = await waitFor(
+      'two devices available',
+      async () => {
+        const all = await listed();
+        return all.length >= 2 && all.every((d) => d.state === 'available') ? all : undefined;
+      },
+      20_000,
+    );
+    expect(devices.map((d) => [d.platform, d.model, d.localId]).sort()).toEqual([
+      ['web', 'iPhone 15 (web)', 'web-1'],
+      ['web', 'iPhone 15 (web)', 'web-2'],
+    ]);
     // What the pages hold in Chromium's renderers comes with the heartbeats: the two sample apps'
     // heaps and DOMs, read over DevTools (a host without pages reports none: worker-liveness).
     const page = (kind: string) => new RegExp(`^simfleet_worker_held\\{host="${hostId}",kind="page_${kind}"\\} (\\d+)$`, 'm');
-    const held = await waitFor('the pages\' memory in /metrics', async () => {
-      const text = (await api(gateway.url, TEST_ADMIN_TOKEN).call('getMetrics')).text;
-      return page('js_heap_bytes').test(text) ? text : undefined;
-    }, 20_000);
+    const held = await waitFor(
+      "the pages' memory in /metrics",
+      async () => {
+        const text = (await api(gateway.url, TEST_ADMIN_TOKEN).call('getMetrics')).text;
+        return page('js_heap_bytes').test(text) ? text : undefined;
+      },
+      20_000,
+    );
     expect(Number(page('js_heap_bytes').exec(held)![1])).toBeGreaterThan(2 * 100_000);
     expect(Number(page('dom_nodes').exec(held)![1])).toBeGreaterThan(2 * 50);
     expect(Number(page('event_listeners').exec(held)![1])).toBeGreaterThan(0);

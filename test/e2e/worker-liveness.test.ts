@@ -47,15 +47,23 @@ async function workerEnv(extra: Record<string, string | undefined> = {}) {
 }
 
 const hostState = async (id: string) => (await client.call('getHost', { params: { hostId: id } })).body;
-const devicesOf = async (id: string) => (await client.call('listDevices', { query: { hostId: id } })).body.devices as { id: string; state: string; stateReason: string | null }[];
+const devicesOf = async (id: string) =>
+  (await client.call('listDevices', { query: { hostId: id } })).body.devices as { id: string; state: string; stateReason: string | null }[];
 
 describe('a worker process registering with a gateway process', () => {
   it('appears in /v1/hosts, /v1/devices and /metrics with its devices available (started with --gateway and --token)', async () => {
     const env = await workerEnv({ SIMFLEET_HOST_NAME: 'mac-mini-7', SIMFLEET_GATEWAY_URL: undefined, SIMFLEET_WORKER_TOKEN: undefined });
     const worker = await startWorkerProcess(env, true, ['--gateway', gateway.url, '--token', workerToken]);
-    const hostId = (worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId) as string;
+    const hostId = worker.logs.find((l) => l.msg === 'registered with the gateway')!.hostId as string;
 
-    const hosts = (await client.call('listHosts')).body.hosts as { id: string; name: string; state: string; connected: boolean; deviceCount: number; backends: unknown[] }[];
+    const hosts = (await client.call('listHosts')).body.hosts as {
+      id: string;
+      name: string;
+      state: string;
+      connected: boolean;
+      deviceCount: number;
+      backends: unknown[];
+    }[];
     const host = hosts.find((h) => h.id === hostId)!;
     expect(host).toMatchObject({ name: 'mac-mini-7', state: 'online', connected: true, deviceCount: 3 });
     expect(host.backends).toEqual([expect.objectContaining({ backend: 'fake', available: true })]);
@@ -75,7 +83,21 @@ describe('a worker process registering with a gateway process', () => {
     // What its stores hold, kind by kind, so a growing worker shows which part grows: marks taken
     // through the API are counted on the next heartbeat.
     const heldLine = (kind: string) => new RegExp(`^simfleet_worker_held\\{host="${hostId}",kind="${kind}"\\} (\\d+)$`, 'm');
-    const kinds = ['frames', 'frame_bytes', 'marks', 'marked_frame_bytes', 'fine_profiles_pending', 'app_memories', 'screens', 'faces', 'edges', 'escalations', 'memory_batches_pending', 'ocr_cache_entries', 'event_log_events'];
+    const kinds = [
+      'frames',
+      'frame_bytes',
+      'marks',
+      'marked_frame_bytes',
+      'fine_profiles_pending',
+      'app_memories',
+      'screens',
+      'faces',
+      'edges',
+      'escalations',
+      'memory_batches_pending',
+      'ocr_cache_entries',
+      'event_log_events',
+    ];
     for (const kind of kinds) expect(heldLine(kind).test(text), kind).toBe(true);
     expect(Number(heldLine('marks').exec(text)![1])).toBe(0);
     // Fake devices have no pages to read: none is reported, rather than a zero that looks measured.
@@ -86,7 +108,9 @@ describe('a worker process registering with a gateway process', () => {
     const session = await client.call('createSession', { body: { platform: 'web' } });
     expect(session.status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await client.call('createMark', { params: { sessionId: session.body.id } })).status).toBe(201);
-    await waitFor('three marks counted in /metrics', async () => (Number(heldLine('marks').exec((await client.call('getMetrics')).text)?.[1]) === 3 ? true : undefined));
+    await waitFor('three marks counted in /metrics', async () =>
+      Number(heldLine('marks').exec((await client.call('getMetrics')).text)?.[1]) === 3 ? true : undefined,
+    );
     worker.kill('SIGKILL');
     await waitFor('worker memory gone from /metrics', async () => (memoryLine('rss').test((await client.call('getMetrics')).text) ? undefined : true));
     const gone = (await client.call('getMetrics')).text;

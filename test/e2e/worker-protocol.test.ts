@@ -8,7 +8,15 @@ import WebSocket from 'ws';
 import { PROTOCOL_VERSION } from '../../openapi/contract.js';
 import { api } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { killAll, spawnSimfleet, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
+import {
+  killAll,
+  spawnSimfleet,
+  startGatewayProcess,
+  startWorkerProcess,
+  TEST_ADMIN_TOKEN,
+  type GatewayProcess,
+  type SimfleetProcess,
+} from '../helpers/processes.js';
 import { sleep } from '../helpers/wait.js';
 
 let db: TestDatabase;

@@ -37,7 +37,9 @@ export interface BoundaryHarness {
 }
 
 const ROLES = new Set(
-  'button link text heading textfield securefield switch checkbox radio slider select option menuitem tab tabbar navbar toolbar list cell image dialog alert keyboard key progress status header footer navigation canvas webview scroll group window application other'.split(' '),
+  'button link text heading textfield securefield switch checkbox radio slider select option menuitem tab tabbar navbar toolbar list cell image dialog alert keyboard key progress status header footer navigation canvas webview scroll group window application other'.split(
+    ' ',
+  ),
 );
 
 /** Only the backend's own default pages (web); other platforms ignore it. */
@@ -64,7 +66,11 @@ export function describeBoundary(h: BoundaryHarness): void {
       const built = await h.setup();
       ({ provider, double, close } = built);
       await provider.start();
-      device = await waitFor(`device ${built.localId} ready`, async () => (await provider.discover()).some((d) => d.localId === built.localId && d.health === 'ready') && provider.device(built.localId), 20_000);
+      device = await waitFor(
+        `device ${built.localId} ready`,
+        async () => (await provider.discover()).some((d) => d.localId === built.localId && d.health === 'ready') && provider.device(built.localId),
+        20_000,
+      );
       await device.prepare(h.app ?? null, { signal: signal(), origins: NO_ORIGINS });
       await double.prepared?.();
     }, 60_000);
@@ -122,10 +128,15 @@ export function describeBoundary(h: BoundaryHarness): void {
         expect(Number.isFinite(n.frame.x + n.frame.y + n.frame.width + n.frame.height)).toBe(true);
       }
       const onScreen = tree.nodes.filter((n) => !n.offscreen);
-      const inside = onScreen.filter((n) => n.frame.x >= -1 && n.frame.y >= -1 && n.frame.x + n.frame.width <= screen.widthPt + 1 && n.frame.y + n.frame.height <= screen.heightPt + 1);
+      const inside = onScreen.filter(
+        (n) => n.frame.x >= -1 && n.frame.y >= -1 && n.frame.x + n.frame.width <= screen.widthPt + 1 && n.frame.y + n.frame.height <= screen.heightPt + 1,
+      );
       // Points, not pixels: a tree read in device pixels would spill far past the screen.
       expect(inside.length / onScreen.length).toBeGreaterThan(0.9);
-      expect(tree.nodes.some((n) => n.label.length > 0), 'labels were read').toBe(true);
+      expect(
+        tree.nodes.some((n) => n.label.length > 0),
+        'labels were read',
+      ).toBe(true);
     });
 
     it('lands a tap on the point it was given, in points', async () => {

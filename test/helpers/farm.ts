@@ -19,7 +19,10 @@ export interface Farm {
   gateway: Gateway;
   admin: ReturnType<typeof api>;
   workers: { worker: Worker; provider: FakeProvider }[];
-  addWorker(devices: number, opts?: { operationMs?: number; platform?: 'web' | 'android' | 'ios'; labels?: string[]; env?: Record<string, string> }): Promise<{ worker: Worker; provider: FakeProvider }>;
+  addWorker(
+    devices: number,
+    opts?: { operationMs?: number; platform?: 'web' | 'android' | 'ios'; labels?: string[]; env?: Record<string, string> },
+  ): Promise<{ worker: Worker; provider: FakeProvider }>;
   /** A worker with the given backends (a real WebProvider, say). */
   addWorkerWith(providers: BackendProvider[]): Promise<Worker>;
   token(role: 'agent' | 'viewer' | 'admin', team: string): Promise<ReturnType<typeof api>>;
@@ -59,7 +62,11 @@ export async function startFarm(env: Record<string, string> = {}, opts: { databa
     admin,
     workers,
     async addWorker(devices, opts = {}) {
-      const provider = new FakeProvider(devices, { operationMs: opts.operationMs ?? 5, platform: opts.platform ?? 'web', ...(opts.labels ? { labels: opts.labels } : {}) });
+      const provider = new FakeProvider(devices, {
+        operationMs: opts.operationMs ?? 5,
+        platform: opts.platform ?? 'web',
+        ...(opts.labels ? { labels: opts.labels } : {}),
+      });
       const worker = await startWorker(loadWorkerConfig({ SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-farmw-')), ...opts.env }), {
         version: 'test',
         dial: async () => gateway.connectLocalWorker(),

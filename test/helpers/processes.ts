@@ -59,12 +59,19 @@ export function spawnSimfleet(args: string[], env: Record<string, string | undef
     stdout: () => out,
     stderr: () => err,
     waitForLog: (what, pred, timeoutMs = 20_000) =>
-      waitFor(`${what} in the log of simfleet ${args[0]}`, () => {
-        if (proc.exitCode !== null) throw new Error(`process exited with ${proc.exitCode}: ${err || out.slice(-2000)}`);
-        return logs.find(pred);
-      }, timeoutMs),
+      waitFor(
+        `${what} in the log of simfleet ${args[0]}`,
+        () => {
+          if (proc.exitCode !== null) throw new Error(`process exited with ${proc.exitCode}: ${err || out.slice(-2000)}`);
+          return logs.find(pred);
+        },
+        timeoutMs,
+      ),
     exited: (timeoutMs = 20_000) =>
-      Promise.race([exit, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`simfleet ${args[0]} did not exit within ${timeoutMs} ms`)), timeoutMs))]),
+      Promise.race([
+        exit,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`simfleet ${args[0]} did not exit within ${timeoutMs} ms`)), timeoutMs)),
+      ]),
     kill: (signal = 'SIGTERM') => proc.kill(signal),
   };
 }
@@ -81,7 +88,12 @@ export async function startGatewayProcess(env: Record<string, string | undefined
   return Object.assign(p, { url: listening.url as string });
 }
 
-export async function startWorkerProcess(env: Record<string, string | undefined>, waitRegistered = true, args: string[] = [], prefix: string[] = []): Promise<SimfleetProcess> {
+export async function startWorkerProcess(
+  env: Record<string, string | undefined>,
+  waitRegistered = true,
+  args: string[] = [],
+  prefix: string[] = [],
+): Promise<SimfleetProcess> {
   const p = spawnSimfleet(['worker', ...args], env, undefined, prefix);
   if (waitRegistered) await p.waitForLog('registration', (l) => l.msg === 'registered with the gateway');
   return p;

@@ -44,7 +44,8 @@ async function node(ctx: Ctx, pred: (n: TreeNode) => boolean): Promise<TreeNode>
   if (!found) throw new Error('element not found for a scripted transition');
   return found;
 }
-const scrollTop = (ctx: Ctx) => ctx.device.currentPageForTests.evaluate(() => (document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement).scrollTop);
+const scrollTop = (ctx: Ctx) =>
+  ctx.device.currentPageForTests.evaluate(() => (document.querySelector('.stack:not([hidden]) .screen:not([hidden]) .content') as HTMLElement).scrollTop);
 
 /** Marks, acts, waits for the screen to settle, and records what the eyes made of it. */
 async function step(ctx: Ctx, name: string, expected: TransitionKind, act: () => Promise<void>, out: Outcome[], scroll = false): Promise<void> {
@@ -75,14 +76,40 @@ export async function runTransitionSuite(ctx: Ctx): Promise<Outcome[]> {
   }
   // scrolls by known amounts, both ways
   for (const [i, d] of [200, 300, 150, 250, 100, 300].entries()) {
-    await step(ctx, `scroll down ${d} pt (#${i + 1})`, 'scroll', () => device.touch(g.drag({ x: 200, y: 600 }, { x: 200, y: 600 - d }, { slopPt: device.touchSlopPt })), out, true);
-    await step(ctx, `scroll up ${d} pt (#${i + 1})`, 'scroll', () => device.touch(g.drag({ x: 200, y: 300 }, { x: 200, y: 300 + d }, { slopPt: device.touchSlopPt })), out, true);
+    await step(
+      ctx,
+      `scroll down ${d} pt (#${i + 1})`,
+      'scroll',
+      () => device.touch(g.drag({ x: 200, y: 600 }, { x: 200, y: 600 - d }, { slopPt: device.touchSlopPt })),
+      out,
+      true,
+    );
+    await step(
+      ctx,
+      `scroll up ${d} pt (#${i + 1})`,
+      'scroll',
+      () => device.touch(g.drag({ x: 200, y: 300 }, { x: 200, y: 300 + d }, { slopPt: device.touchSlopPt })),
+      out,
+      true,
+    );
   }
   // sheets: compose up and cancel
   await show(ctx, 'inbox');
   for (let i = 1; i <= 4; i++) {
-    await step(ctx, `compose sheet up #${i}`, 'sheet-up', async () => device.touch(g.tap(centre(await node(ctx, (n) => n.label === 'Compose' && n.role === 'button')))), out);
-    await step(ctx, `compose sheet down #${i}`, 'sheet-down', async () => device.touch(g.tap(centre(await node(ctx, (n) => n.label === 'Cancel' && n.role === 'button')))), out);
+    await step(
+      ctx,
+      `compose sheet up #${i}`,
+      'sheet-up',
+      async () => device.touch(g.tap(centre(await node(ctx, (n) => n.label === 'Compose' && n.role === 'button')))),
+      out,
+    );
+    await step(
+      ctx,
+      `compose sheet down #${i}`,
+      'sheet-down',
+      async () => device.touch(g.tap(centre(await node(ctx, (n) => n.label === 'Cancel' && n.role === 'button')))),
+      out,
+    );
   }
   // alerts: delete asks, cancel dismisses
   await show(ctx, 'inbox/4');
@@ -93,12 +120,24 @@ export async function runTransitionSuite(ctx: Ctx): Promise<Outcome[]> {
   // tab switches
   await show(ctx, 'settings');
   for (const [i, tab] of ['Inbox', 'Search', 'Settings', 'Search', 'Inbox', 'Settings', 'Inbox', 'Settings'].entries()) {
-    await step(ctx, `tab ${tab} (#${i + 1})`, 'replace', async () => device.touch(g.tap(centre(await node(ctx, (n) => n.role === 'tab' && n.label === tab)))), out);
+    await step(
+      ctx,
+      `tab ${tab} (#${i + 1})`,
+      'replace',
+      async () => device.touch(g.tap(centre(await node(ctx, (n) => n.role === 'tab' && n.label === tab)))),
+      out,
+    );
   }
   // nothing: taps on text that does nothing
   await show(ctx, 'settings/notifications');
   for (let i = 1; i <= 4; i++) {
-    await step(ctx, `tap on a label #${i}`, 'none', async () => device.touch(g.tap(centre(await node(ctx, (n) => n.role === 'text' && n.label.startsWith('Changes apply'))))), out);
+    await step(
+      ctx,
+      `tap on a label #${i}`,
+      'none',
+      async () => device.touch(g.tap(centre(await node(ctx, (n) => n.role === 'text' && n.label.startsWith('Changes apply'))))),
+      out,
+    );
   }
   return out;
 }
@@ -106,6 +145,8 @@ export async function runTransitionSuite(ctx: Ctx): Promise<Outcome[]> {
 export function confusion(outcomes: Outcome[]): string {
   const kinds = [...new Set([...outcomes.map((o) => o.expected), ...outcomes.map((o) => o.got)])];
   const header = `| expected \\ got | ${kinds.join(' | ')} |`;
-  const rows = [...new Set(outcomes.map((o) => o.expected))].map((e) => `| ${e} | ${kinds.map((k) => outcomes.filter((o) => o.expected === e && o.got === k).length || '').join(' | ')} |`);
+  const rows = [...new Set(outcomes.map((o) => o.expected))].map(
+    (e) => `| ${e} | ${kinds.map((k) => outcomes.filter((o) => o.expected === e && o.got === k).length || '').join(' | ')} |`,
+  );
   return [header, `|${'---|'.repeat(kinds.length + 1)}`, ...rows].join('\n');
 }

@@ -55,6 +55,10 @@ export function listScreen(title: string, rows: string[], opts: { tabs?: string[
     n('list', '', [0, 88, 393, 700], {
       children: rows.map((r, i) => n('cell', '', [0, y0 + i * 56, 393, 56], { children: [n('text', r, [16, y0 + i * 56 + 18, 300, 20])] })),
     }),
-    n('tabbar', '', [0, 768, 393, 84], { children: (opts.tabs ?? ['Home', 'Settings']).map((t, i, all) => n('tab', t, [(i * 393) / all.length, 772, 393 / all.length, 48], { states: i === 0 ? { selected: true } : {} })) }),
+    n('tabbar', '', [0, 768, 393, 84], {
+      children: (opts.tabs ?? ['Home', 'Settings']).map((t, i, all) =>
+        n('tab', t, [(i * 393) / all.length, 772, 393 / all.length, 48], { states: i === 0 ? { selected: true } : {} }),
+      ),
+    }),
   ]);
 }

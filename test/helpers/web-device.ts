@@ -34,7 +34,9 @@ async function ready(provider: WebProvider): Promise<WebDevice> {
  * The device on its own; `beforeStart` sees the provider before it starts (to subscribe to it);
  * `chromium` is the browser to run (default: the host's).
  */
-export async function webDevice(opts: { beforeStart?: (provider: WebProvider) => void; chromium?: string } = {}): Promise<{ provider: WebProvider; device: WebDevice; sample: string }> {
+export async function webDevice(
+  opts: { beforeStart?: (provider: WebProvider) => void; chromium?: string } = {},
+): Promise<{ provider: WebProvider; device: WebDevice; sample: string }> {
   const provider = iphoneProvider(opts.chromium);
   opts.beforeStart?.(provider);
   await provider.start();

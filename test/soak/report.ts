@@ -121,24 +121,52 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     `${new Date().toISOString()} · ${Math.round(r.durationMs / 60_000)} min · ${r.sessions} agent sessions · ${r.subscribers} stream subscribers`,
     '',
-    `Actions: ${r.actions} (${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}); typed refusals: ${Object.entries(r.refusals).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}; events delivered: ${r.events}; errors: ${r.errors.length}`,
+    `Actions: ${r.actions} (${Object.entries(r.verdicts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}); typed refusals: ${
+      Object.entries(r.refusals)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none'
+    }; events delivered: ${r.events}; errors: ${r.errors.length}`,
     '',
-    `Refusals by their hint: ${Object.entries(r.refusalHints).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${v} × ${k}`).join('; ') || 'none'}`,
+    `Refusals by their hint: ${
+      Object.entries(r.refusalHints)
+        .sort((x, y) => y[1] - x[1])
+        .map(([k, v]) => `${v} × ${k}`)
+        .join('; ') || 'none'
+    }`,
     ...Object.entries(r.refusalSamples).map(([k, msgs]) => `- ${k}: ${msgs.map((m) => JSON.stringify(m)).join(' · ')}`),
     '',
-    `Verdicts by the screen the action ended on: ${Object.entries(r.screens).sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0)).slice(0, 12).map(([k, v]) => `${k} (${Object.entries(v).map(([vk, vv]) => `${vk} ${vv}`).join(', ')})`).join('; ')}`,
+    `Verdicts by the screen the action ended on: ${Object.entries(r.screens)
+      .sort((a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0))
+      .slice(0, 12)
+      .map(
+        ([k, v]) =>
+          `${k} (${Object.entries(v)
+            .map(([vk, vv]) => `${vk} ${vv}`)
+            .join(', ')})`,
+      )
+      .join('; ')}`,
     '',
     '| process (memory: RSS, or as named) | start MB | end MB | max MB | trend MB/min (after warm-up) | fds start | fds end | fds max |',
     '|---|---|---|---|---|---|---|---|',
-    ...r.processes.map((p) => `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds?.start ?? '–'} | ${p.fds?.end ?? '–'} | ${p.fds?.max ?? '–'} |`),
+    ...r.processes.map(
+      (p) =>
+        `| ${p.name} | ${p.rssMB.start} | ${p.rssMB.end} | ${p.rssMB.max} | ${p.rssMB.slopeMBPerMin} | ${p.fds?.start ?? '–'} | ${p.fds?.end ?? '–'} | ${p.fds?.max ?? '–'} |`,
+    ),
     '',
     'Memory over time (the median of each slice, MB; descriptors as counts):',
     '',
     '| minutes | gateway | worker | chromium (PSS) | of it: gpu-process | of it: renderers | worker JS heap | worker native bound to JS | gateway fds | worker fds |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...r.timeline.map((t) => `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.gpuMB} | ${t.renderersMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`),
+    ...r.timeline.map(
+      (t) =>
+        `| ${t.fromMin}–${Math.round(t.toMin * 10) / 10} | ${t.gatewayMB} | ${t.workerMB} | ${t.chromiumMB} | ${t.gpuMB} | ${t.renderersMB} | ${t.workerHeapMB} | ${t.workerNativeMB} | ${t.gatewayFds} | ${t.workerFds} |`,
+    ),
     '',
-    `Growth in the last third over the middle third (medians, MB; about 0 is a plateau): ${Object.entries(r.lateGrowthMB).map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v}`).join(', ')}`,
+    `Growth in the last third over the middle third (medians, MB; about 0 is a plateau): ${Object.entries(r.lateGrowthMB)
+      .map(([k, v]) => `${k} ${v >= 0 ? '+' : ''}${v}`)
+      .join(', ')}`,
     '',
     '| route | calls | p50 ms | p99 ms |',
     '|---|---|---|---|',
@@ -148,7 +176,11 @@ export function soakMarkdown(r: SoakReport): string {
     '',
     shortReadsMarkdown(r.shortReads),
     '',
-    `The worker's strain counters in /metrics at the last sample: ${Object.entries(r.strain).map(([k, v]) => `${k} ${v}`).join(', ') || 'none reported'}`,
+    `The worker's strain counters in /metrics at the last sample: ${
+      Object.entries(r.strain)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'none reported'
+    }`,
     '',
     "What the worker's stores held (from its heartbeats; bytes as named, the rest counts):",
     '',
@@ -156,7 +188,14 @@ export function soakMarkdown(r: SoakReport): string {
     '|---|---|---|---|---|',
     ...r.held.map((h) => `| ${h.kind} | ${h.start} | ${h.end} | ${h.max} | ${h.slopePerMin} |`),
     '',
-    ...(r.collected ? ['error' in r.collected ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).` : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`, ''] : []),
+    ...(r.collected
+      ? [
+          'error' in r.collected
+            ? `Chromium after every page collected its garbage: not measured (${r.collected.error}).`
+            : `Chromium (PSS) after every page collected its garbage (${r.collected.pages} pages): ${r.collected.afterMB} MB, against ${r.collected.startMB} MB at the start and ${r.collected.endMB} MB at the end.`,
+          '',
+        ]
+      : []),
     ...(r.chromiumByKind ? [byKindTable(r.chromiumByKind), ''] : []),
     ...(r.relaunches ? [relaunchTable(r.relaunches), ''] : []),
     ...(r.rounds ? [roundTable(r.rounds), ''] : []),
@@ -184,7 +223,10 @@ function relaunchTable(rows: RelaunchRow[]): string {
     '',
     '| cycle | minute | agents relaunched | pages collected | DOM nodes | documents | V8 heap used / reserved MB | renderers MB | gpu-process MB | chromium MB (PSS) |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.documents} | ${r.v8UsedMB} / ${r.v8TotalMB} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.cycle} | ${r.atMin} | ${r.agents} | ${r.pages}${r.error ? ` (${r.error})` : ''} | ${r.domNodes} | ${r.documents} | ${r.v8UsedMB} / ${r.v8TotalMB} | ${r.renderersMB} | ${r.gpuMB} | ${r.chromiumMB} |`,
+    ),
   ].join('\n');
 }
 
@@ -195,6 +237,9 @@ function roundTable(rows: RoundRow[]): string {
     '',
     '| round | minute | released | reset s | next ready s | in session: renderers / gpu-process MB | between rounds: renderers MB | gpu-process MB | browser MB | chromium MB (PSS) | pages | documents | V8 heap used MB | worker RSS MB |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.round} | ${r.atMin} | ${r.released} | ${r.resetS} | ${cell(r.readyS)} | ${cell(r.inSessionRenderersMB)} / ${cell(r.inSessionGpuMB)} | ${r.renderersMB} | ${r.gpuMB} | ${r.browserMB} | ${r.chromiumMB} | ${r.pages} | ${r.documents} | ${r.v8UsedMB} | ${r.workerMB}${r.error ? ` (${r.error})` : ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.round} | ${r.atMin} | ${r.released} | ${r.resetS} | ${cell(r.readyS)} | ${cell(r.inSessionRenderersMB)} / ${cell(r.inSessionGpuMB)} | ${r.renderersMB} | ${r.gpuMB} | ${r.browserMB} | ${r.chromiumMB} | ${r.pages} | ${r.documents} | ${r.v8UsedMB} | ${r.workerMB}${r.error ? ` (${r.error})` : ''} |`,
+    ),
   ].join('\n');
 }

@@ -22,7 +22,19 @@ import { parseArgs } from 'node:util';
 import { killAll } from '../helpers/processes.js';
 import { runSoak, soakMarkdown } from './soak.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '30' }, sessions: { type: 'string', default: '20' }, subscribers: { type: 'string', default: '100' }, 'frame-budget-mb': { type: 'string' }, 'worker-node-options': { type: 'string' }, 'worker-preload': { type: 'string' }, 'host-timeout-ms': { type: 'string' }, 'relaunch-every': { type: 'string' }, 'rounds-every': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '30' },
+    sessions: { type: 'string', default: '20' },
+    subscribers: { type: 'string', default: '100' },
+    'frame-budget-mb': { type: 'string' },
+    'worker-node-options': { type: 'string' },
+    'worker-preload': { type: 'string' },
+    'host-timeout-ms': { type: 'string' },
+    'relaunch-every': { type: 'string' },
+    'rounds-every': { type: 'string' },
+  },
+});
 const minutes = Number(values.minutes);
 const sessions = Number(values.sessions);
 const subscribers = Number(values.subscribers);
@@ -54,7 +66,18 @@ if (roundsEvery !== undefined && !(roundsEvery > 0 && roundsEvery < minutes)) {
   console.error('soak: --rounds-every takes a number of minutes shorter than the soak');
   process.exit(2);
 }
-const report = await runSoak({ durationMs: minutes * 60_000, sessions, subscribers, sampleMs: 5000, workerEnv, gatewayEnv, collectAtEnd: true, progress: (l) => console.error(`soak: ${l}`), ...(relaunchEvery === undefined ? {} : { relaunchEveryMs: relaunchEvery * 60_000 }), ...(roundsEvery === undefined ? {} : { roundEveryMs: roundsEvery * 60_000 }) });
+const report = await runSoak({
+  durationMs: minutes * 60_000,
+  sessions,
+  subscribers,
+  sampleMs: 5000,
+  workerEnv,
+  gatewayEnv,
+  collectAtEnd: true,
+  progress: (l) => console.error(`soak: ${l}`),
+  ...(relaunchEvery === undefined ? {} : { relaunchEveryMs: relaunchEvery * 60_000 }),
+  ...(roundsEvery === undefined ? {} : { roundEveryMs: roundsEvery * 60_000 }),
+});
 const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}soak.json`, `${JSON.stringify(report, null, 2)}\n`);

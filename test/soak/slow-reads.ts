@@ -18,7 +18,10 @@ export function slowReads(logs: readonly Record<string, unknown>[]): SlowReads {
   const names = [...new Set(slow.flatMap((s) => Object.keys(s.phases)))];
   const phases = Object.fromEntries(
     names.map((n) => {
-      const xs = slow.map((s) => s.phases[n]).filter((x): x is number => typeof x === 'number').sort((a, b) => a - b);
+      const xs = slow
+        .map((s) => s.phases[n])
+        .filter((x): x is number => typeof x === 'number')
+        .sort((a, b) => a - b);
       return [n, { p50: xs[Math.floor((xs.length - 1) / 2)] ?? 0, max: xs.at(-1) ?? 0 }];
     }),
   );
@@ -34,7 +37,14 @@ export function slowReadsMarkdown(s: SlowReads): string {
     '|---|---|---|',
     ...Object.entries(s.phases).map(([k, v]) => `| ${k} | ${v.p50} | ${v.max} |`),
     '',
-    `Slowest: ${s.slowest.map((r) => `${r.ms} ms${r.joined ? ' (joined a read under way)' : ''} = ${Object.entries(r.phases).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; ')}`,
+    `Slowest: ${s.slowest
+      .map(
+        (r) =>
+          `${r.ms} ms${r.joined ? ' (joined a read under way)' : ''} = ${Object.entries(r.phases)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      )
+      .join('; ')}`,
   ].join('\n');
 }
 

@@ -79,17 +79,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const workerToken = (await admin.call('createToken', { body: { name: 'soak-worker', role: 'worker', team: 'default' } })).body.secret;
     const agentSecret = (await admin.call('createToken', { body: { name: 'soak-agent', role: 'agent', team: 'soak' } })).body.secret;
     const agent = api(gateway.url, agentSecret);
-    const allAvailable = async () => ((await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined);
+    const allAvailable = async () =>
+      (await admin.call('listDevices')).body.devices.filter((d: { state: string }) => d.state === 'available').length >= opts.sessions ? true : undefined;
     const dataDir = await mkdtemp(join(tmpdir(), 'sf-soak-'));
     const withPort = opts.collectAtEnd || opts.relaunchEveryMs || opts.roundEveryMs ? debuggableChromium(dataDir) : null;
-    const worker = await startWorkerProcess({
-      SIMFLEET_GATEWAY_URL: gateway.url,
-      SIMFLEET_WORKER_TOKEN: workerToken,
-      SIMFLEET_DATA_DIR: dataDir,
-      ...(withPort ? { SIMFLEET_CHROMIUM: withPort } : {}),
-      SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
-      ...opts.workerEnv,
-    }, false);
+    const worker = await startWorkerProcess(
+      {
+        SIMFLEET_GATEWAY_URL: gateway.url,
+        SIMFLEET_WORKER_TOKEN: workerToken,
+        SIMFLEET_DATA_DIR: dataDir,
+        ...(withPort ? { SIMFLEET_CHROMIUM: withPort } : {}),
+        SIMFLEET_WEB_DEVICES: `iphone-15:${opts.sessions}`,
+        ...opts.workerEnv,
+      },
+      false,
+    );
     // A worker with 20 web devices registers only once its browser is up: on a busy machine that
     // took longer than the 20 s other tests allow a worker of fake devices (two soaks failed on it).
     await worker.waitForLog('registration', (l) => l.msg === 'registered with the gateway', 90_000);
@@ -99,22 +103,38 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const workerPid = worker.proc.pid!;
     /** Every page collects its garbage; a few seconds later, Chromium's PSS by kind of process. */
     const collectAndMeasure = async () => {
-      const done = withPort ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message })) : { error: 'no Chromium found to run with a DevTools port' };
+      const done = withPort
+        ? await collectGarbage(chromiumUnder(workerPid)).catch((err: Error) => ({ error: err.message }))
+        : { error: 'no Chromium found to run with a DevTools port' };
       await new Promise((res) => setTimeout(res, 5000)); // freed pages go back to the system in the background
       return { done, byKind: chromiumPssByKind(workerPid) };
     };
     const rounds: RoundRow[] = [];
     /** One row of the rounds' table, measured with no session on any device. */
-    const measureRound = async (round: number, released: number, atMs: number, resetS: number, inSession: Record<string, number> | null, error?: string): Promise<RoundRow> => {
+    const measureRound = async (
+      round: number,
+      released: number,
+      atMs: number,
+      resetS: number,
+      inSession: Record<string, number> | null,
+      error?: string,
+    ): Promise<RoundRow> => {
       const { done, byKind } = await collectAndMeasure();
       const ok = !('error' in done);
       return {
-        round, atMin: Math.round(atMs / 6000) / 10, released, resetS,
+        round,
+        atMin: Math.round(atMs / 6000) / 10,
+        released,
+        resetS,
         inSessionRenderersMB: inSession ? Math.round(inSession.renderer ?? 0) : null,
         inSessionGpuMB: inSession ? Math.round(inSession['gpu-process'] ?? 0) : null,
-        renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), browserMB: Math.round(byKind.browser ?? 0),
+        renderersMB: Math.round(byKind.renderer ?? 0),
+        gpuMB: Math.round(byKind['gpu-process'] ?? 0),
+        browserMB: Math.round(byKind.browser ?? 0),
         chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)),
-        pages: ok ? done.pages : 0, documents: ok ? done.documents : 0, v8UsedMB: ok ? done.v8UsedMB : 0,
+        pages: ok ? done.pages : 0,
+        documents: ok ? done.documents : 0,
+        v8UsedMB: ok ? done.v8UsedMB : 0,
         workerMB: Math.round(rssMB(workerPid)),
         ...(error || !ok ? { error: [error, ok ? undefined : done.error].filter(Boolean).join('; ') } : {}),
       };
@@ -159,7 +179,19 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     // should not keep its first failure secret until the end.
     const fail = (what: string) => errors.push(`${Math.round((Date.now() - t0) / 1000)} s: ${what}`);
     let errorsSaid = 0;
-    const samples: { t: number; gateway: number; worker: number; chromium: number; gpu: number; renderers: number; gFds: number; wFds: number; heap: number; native: number; held: Record<string, number> }[] = [];
+    const samples: {
+      t: number;
+      gateway: number;
+      worker: number;
+      chromium: number;
+      gpu: number;
+      renderers: number;
+      gFds: number;
+      wFds: number;
+      heap: number;
+      native: number;
+      held: Record<string, number>;
+    }[] = [];
     const t0 = Date.now();
     // The worker's JS heap and the native memory bound to JS objects (frame buffers, sharp's
     // images), as its heartbeats report them: RSS alone cannot tell a leak from an allocator that
@@ -172,13 +204,25 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const kind = (k: string) => Number(new RegExp(`^simfleet_worker_memory_bytes\\{host="[^"]+",kind="${k}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
       const held = Object.fromEntries([...text.matchAll(/^simfleet_worker_held\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
       workerMemory = { heap: kind('heap_used'), native: kind('external') + kind('array_buffers'), held };
-      strain = Object.fromEntries([...text.matchAll(/^simfleet_worker_strain_total\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+      strain = Object.fromEntries(
+        [...text.matchAll(/^simfleet_worker_strain_total\{host="[^"]+",kind="([a-z_]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]),
+      );
     };
     const sample = () => {
       try {
         const byKind = chromiumPssByKind(workerPid);
         const chromium = Object.values(byKind).reduce((a, b) => a + b, 0);
-        samples.push({ t: Date.now() - t0, gateway: rssMB(gatewayPid), worker: rssMB(workerPid), chromium, gpu: byKind['gpu-process'] ?? 0, renderers: byKind.renderer ?? 0, gFds: fdCount(gatewayPid), wFds: fdCount(workerPid), ...workerMemory });
+        samples.push({
+          t: Date.now() - t0,
+          gateway: rssMB(gatewayPid),
+          worker: rssMB(workerPid),
+          chromium,
+          gpu: byKind['gpu-process'] ?? 0,
+          renderers: byKind.renderer ?? 0,
+          gFds: fdCount(gatewayPid),
+          wFds: fdCount(workerPid),
+          ...workerMemory,
+        });
       } catch (err) {
         fail(`sampling failed: ${(err as Error).message}`);
       }
@@ -199,7 +243,20 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const relaunches: RelaunchRow[] = [];
     const measureCycle = async (cycle: number, agents: number, atMs: number) => {
       const { done, byKind } = await collectAndMeasure();
-      const row: RelaunchRow = { cycle, atMin: Math.round(atMs / 6000) / 10, agents, pages: 'error' in done ? 0 : done.pages, domNodes: 'error' in done ? 0 : done.domNodes, documents: 'error' in done ? 0 : done.documents, v8UsedMB: 'error' in done ? 0 : done.v8UsedMB, v8TotalMB: 'error' in done ? 0 : done.v8TotalMB, renderersMB: Math.round(byKind.renderer ?? 0), gpuMB: Math.round(byKind['gpu-process'] ?? 0), chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), ...('error' in done ? { error: done.error } : {}) };
+      const row: RelaunchRow = {
+        cycle,
+        atMin: Math.round(atMs / 6000) / 10,
+        agents,
+        pages: 'error' in done ? 0 : done.pages,
+        domNodes: 'error' in done ? 0 : done.domNodes,
+        documents: 'error' in done ? 0 : done.documents,
+        v8UsedMB: 'error' in done ? 0 : done.v8UsedMB,
+        v8TotalMB: 'error' in done ? 0 : done.v8TotalMB,
+        renderersMB: Math.round(byKind.renderer ?? 0),
+        gpuMB: Math.round(byKind['gpu-process'] ?? 0),
+        chromiumMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)),
+        ...('error' in done ? { error: done.error } : {}),
+      };
       relaunches.push(row);
       say(`relaunch cycle ${cycle}: ${JSON.stringify(row)}`);
     };
@@ -207,7 +264,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     sample();
     const sampler = setInterval(sample, opts.sampleMs);
     const reporter = setInterval(() => {
-      say(`${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`);
+      say(
+        `${Math.round((Date.now() - t0) / 1000)} s: ${actions} actions, ${errors.length} errors, gateway ${samples.at(-1)?.gateway.toFixed(0)} MB, worker ${samples.at(-1)?.worker.toFixed(0)} MB`,
+      );
       for (const e of errors.slice(errorsSaid)) say(`  error at ${e}`);
       errorsSaid = errors.length;
     }, 60_000);
@@ -270,8 +329,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           refusalHints[why] = (refusalHints[why] ?? 0) + 1;
           const samples = (refusalSamples[why] ??= []);
           if (samples.length < 3) samples.push(String(res.body.error.message).slice(0, 300));
-        }
-        else fail(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
+        } else fail(`${route}: ${res.status} ${code ?? res.text.slice(0, 200)}`);
       }
       return res;
     };
@@ -279,7 +337,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     /** Agent `i` drives the session ids[i], which a new round replaces. */
     const explore = async (i: number, seed: number) => {
       let r = seed;
-      const rand = () => ((r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const rand = () => (r = (r * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       let cycle = 0;
       while (Date.now() < deadline) {
         const id = ids[i]!;
@@ -307,9 +365,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
           // Only what has a ref: an element with none cannot be seen or touched (below the fold, say).
           // Taking those too had a third of all taps go to "@null" and be refused NO_MATCH (71-minute
           // soak of 2026-12-07: 2,431 of 7,597 actions).
-          const choices = (screen.body.elements as { ref: number | null; role: string; label: string }[]).filter((e) => TAPPABLE.has(e.role) && e.label && typeof e.ref === 'number');
+          const choices = (screen.body.elements as { ref: number | null; role: string; label: string }[]).filter(
+            (e) => TAPPABLE.has(e.role) && e.label && typeof e.ref === 'number',
+          );
           const roll = rand();
-          const body = roll < 0.12 || choices.length === 0 ? { action: 'back' } : roll < 0.24 ? { action: 'scroll', direction: rand() < 0.5 ? 'down' : 'up' } : { action: 'tap', target: `@${choices[Math.floor(rand() * choices.length)]!.ref}` };
+          const body =
+            roll < 0.12 || choices.length === 0
+              ? { action: 'back' }
+              : roll < 0.24
+                ? { action: 'scroll', direction: rand() < 0.5 ? 'down' : 'up' }
+                : { action: 'tap', target: `@${choices[Math.floor(rand() * choices.length)]!.ref}` };
           const res = await timed('runAction', () => agent.call('runAction', { ...at, body }));
           if (res.status === 200) {
             actions++;
@@ -336,7 +401,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     if (opts.collectAtEnd) {
       const endMB = Math.round(chromiumPssMB(workerPid));
       const { done, byKind } = await collectAndMeasure();
-      collected = 'error' in done ? done : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), pages: done.pages };
+      collected =
+        'error' in done
+          ? done
+          : { startMB: Math.round(samples[0]!.chromium), endMB, afterMB: Math.round(Object.values(byKind).reduce((a, b) => a + b, 0)), pages: done.pages };
       chromiumByKind.after = roundAll(byKind);
       say(`after every page collected its garbage: ${JSON.stringify(collected)}`);
     }
@@ -370,7 +438,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const warm = samples.filter((s) => s.t >= opts.durationMs * 0.2);
     const trend = (name: string, rss: (s: (typeof samples)[number]) => number, fds: ((s: (typeof samples)[number]) => number) | null): ProcessTrend => ({
       name,
-      rssMB: { start: Math.round(rss(samples[0]!)), end: Math.round(rss(samples.at(-1)!)), max: Math.round(Math.max(...samples.map(rss))), slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))) },
+      rssMB: {
+        start: Math.round(rss(samples[0]!)),
+        end: Math.round(rss(samples.at(-1)!)),
+        max: Math.round(Math.max(...samples.map(rss))),
+        slopeMBPerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: rss(s) }))),
+      },
       ...(fds ? { fds: { start: fds(samples[0]!), end: fds(samples.at(-1)!), max: Math.max(...samples.map(fds)) } } : {}),
     });
     const sliceMs = Math.max(60_000, Math.round(opts.durationMs / 10 / 60_000) * 60_000);
@@ -379,11 +452,31 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const inSlice = samples.filter((s) => s.t >= from && s.t < from + sliceMs);
       if (!inSlice.length) continue;
       const m = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(inSlice.map(f), 50));
-      timeline.push({ fromMin: from / 60_000, toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000, gatewayMB: m((s) => s.gateway), workerMB: m((s) => s.worker), chromiumMB: m((s) => s.chromium), gpuMB: m((s) => s.gpu), renderersMB: m((s) => s.renderers), workerHeapMB: m((s) => s.heap), workerNativeMB: m((s) => s.native), gatewayFds: m((s) => s.gFds), workerFds: m((s) => s.wFds) });
+      timeline.push({
+        fromMin: from / 60_000,
+        toMin: Math.min(from + sliceMs, opts.durationMs) / 60_000,
+        gatewayMB: m((s) => s.gateway),
+        workerMB: m((s) => s.worker),
+        chromiumMB: m((s) => s.chromium),
+        gpuMB: m((s) => s.gpu),
+        renderersMB: m((s) => s.renderers),
+        workerHeapMB: m((s) => s.heap),
+        workerNativeMB: m((s) => s.native),
+        gatewayFds: m((s) => s.gFds),
+        workerFds: m((s) => s.wFds),
+      });
     }
     const third = (k: number) => samples.filter((s) => s.t >= (opts.durationMs * k) / 3 && s.t < (opts.durationMs * (k + 1)) / 3);
     const late = (f: (s: (typeof samples)[number]) => number) => Math.round(percentile(third(2).map(f), 50) - percentile(third(1).map(f), 50));
-    const lateGrowthMB = { gateway: late((s) => s.gateway), worker: late((s) => s.worker), chromium: late((s) => s.chromium), 'chromium gpu-process': late((s) => s.gpu), 'chromium renderers': late((s) => s.renderers), 'worker JS heap': late((s) => s.heap), 'worker native bound to JS': late((s) => s.native) };
+    const lateGrowthMB = {
+      gateway: late((s) => s.gateway),
+      worker: late((s) => s.worker),
+      chromium: late((s) => s.chromium),
+      'chromium gpu-process': late((s) => s.gpu),
+      'chromium renderers': late((s) => s.renderers),
+      'worker JS heap': late((s) => s.heap),
+      'worker native bound to JS': late((s) => s.native),
+    };
     return {
       ...(collected ? { collected } : {}),
       chromiumByKind,
@@ -403,14 +496,34 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       errors,
       routes: Object.fromEntries(Object.entries(latency).map(([k, xs]) => [k, { n: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) }])),
       events,
-      processes: [trend('gateway', (s) => s.gateway, (s) => s.gFds), trend('worker', (s) => s.worker, (s) => s.wFds), trend('chromium (all processes, PSS)', (s) => s.chromium, null), trend('worker: JS heap used', (s) => s.heap, null), trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null)],
+      processes: [
+        trend(
+          'gateway',
+          (s) => s.gateway,
+          (s) => s.gFds,
+        ),
+        trend(
+          'worker',
+          (s) => s.worker,
+          (s) => s.wFds,
+        ),
+        trend('chromium (all processes, PSS)', (s) => s.chromium, null),
+        trend('worker: JS heap used', (s) => s.heap, null),
+        trend('worker: native memory bound to JS (external + array buffers)', (s) => s.native, null),
+      ],
       gatewayFds: { before: fdsBefore, after: fdsAfter },
       slowReads: slowReads(worker.logs),
       shortReads: shortReads(worker.logs),
       strain,
       held: Object.keys(samples.at(-1)!.held).map((kind) => {
         const v = (s: (typeof samples)[number]) => s.held[kind] ?? 0;
-        return { kind, start: v(samples[0]!), end: v(samples.at(-1)!), max: Math.max(...samples.map(v)), slopePerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: v(s) }))) };
+        return {
+          kind,
+          start: v(samples[0]!),
+          end: v(samples.at(-1)!),
+          max: Math.max(...samples.map(v)),
+          slopePerMin: slopePerMin(warm.map((s) => ({ t: s.t, v: v(s) }))),
+        };
       }),
     };
   } finally {
@@ -418,4 +531,3 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await db.drop();
   }
 }
-

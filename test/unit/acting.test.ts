@@ -133,11 +133,24 @@ describe('what a recording keeps', () => {
       screen: { id: 'after1', name: 'Message', known: true, fingerprint: 'f' },
       evidence: { before: { id: 'before1', name: 'Inbox', known: true, fingerprint: 'e' }, destructive },
     }) as unknown as Schemas['ActionResult'];
-  const b = (more: Partial<Schemas['Binding']>): Schemas['Binding'] => ({ role: 'button', label: 'Delete', id: null, region: 'content', ancestry: [], sibling: 0, viewportOrder: 0, ...more });
+  const b = (more: Partial<Schemas['Binding']>): Schemas['Binding'] => ({
+    role: 'button',
+    label: 'Delete',
+    id: null,
+    region: 'content',
+    ancestry: [],
+    sibling: 0,
+    viewportOrder: 0,
+    ...more,
+  });
 
-  it('turns an ephemeral ref into the element\'s id, with the evidence and both screens', () => {
+  it("turns an ephemeral ref into the element's id, with the evidence and both screens", () => {
     const s = recordedStep({ action: 'tap', target: '@7' }, result(b({ id: 'message-2', label: 'Ada' })));
-    expect(s).toEqual({ action: 'tap', target: '#message-2', expect: { binding: b({ id: 'message-2', label: 'Ada' }), from: 'before1', to: 'after1', fromName: 'Inbox', toName: 'Message' } });
+    expect(s).toEqual({
+      action: 'tap',
+      target: '#message-2',
+      expect: { binding: b({ id: 'message-2', label: 'Ada' }), from: 'before1', to: 'after1', fromName: 'Inbox', toName: 'Message' },
+    });
   });
 
   it('keeps a label and role (and the place among same-named ones) where there is no id', () => {
@@ -146,7 +159,7 @@ describe('what a recording keeps', () => {
     expect(s.or).toBeUndefined();
   });
 
-  it('keeps waits and asserts as written: they are the flow\'s synchronisation', () => {
+  it("keeps waits and asserts as written: they are the flow's synchronisation", () => {
     const wait = { action: 'wait', for: 'visible', target: 'Signed up', timeoutMs: 8000 } as const;
     expect(recordedStep(wait, undefined)).toEqual(wait);
   });

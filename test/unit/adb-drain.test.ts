@@ -26,14 +26,20 @@ describe('adb calls still running when the backend closes', () => {
   });
 
   it('are stopped at the deadline, each failing with a reason that says why', async () => {
-    const adb = new Adb(adbScript('exec sleep 30')) // exec: the kill reaches the sleeper itself;
+    const adb = new Adb(adbScript('exec sleep 30')); // exec: the kill reaches the sleeper itself;
     const call = adb.shell('emulator-5554', 'uiautomator dump /dev/tty');
-    const failed = call.then(() => null, (err: unknown) => err);
+    const failed = call.then(
+      () => null,
+      (err: unknown) => err,
+    );
     const t0 = performance.now();
     await adb.drain(300);
     const err = await failed;
     expect(performance.now() - t0).toBeLessThan(5000);
-    expect(err).toMatchObject({ code: 'DEVICE_FAILED', message: 'adb shell uiautomator dump /dev/tty on emulator-5554 was stopped: the Android backend is closing' });
+    expect(err).toMatchObject({
+      code: 'DEVICE_FAILED',
+      message: 'adb shell uiautomator dump /dev/tty on emulator-5554 was stopped: the Android backend is closing',
+    });
   });
 
   it('costs nothing when none is running', async () => {

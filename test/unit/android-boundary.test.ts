@@ -59,7 +59,11 @@ for (const withConsole of [true, false]) {
 
 async function readyDevice(rig: Rig): Promise<AndroidDevice> {
   await rig.provider.start();
-  return waitFor('the emulator ready', async () => (await rig.provider.discover()).some((d) => d.health === 'ready') && rig.provider.device(rig.serial), 10_000);
+  return waitFor(
+    'the emulator ready',
+    async () => (await rig.provider.discover()).some((d) => d.health === 'ready') && rig.provider.device(rig.serial),
+    10_000,
+  );
 }
 
 // Each group below drives a pretend emulator of its own, so the groups run side by side; the steps
@@ -99,7 +103,10 @@ describe('the Android device with the console', sideBySide, () => {
   step('types text with spaces and quotes intact and presses keys by their Android codes', async () => {
     await g.device.type("it's 50% done; %s stays");
     await g.device.key('Enter');
-    const typed = g.rig.commands().filter((l) => l.startsWith('typed ')).map((l) => JSON.parse(l.slice(6)) as string);
+    const typed = g.rig
+      .commands()
+      .filter((l) => l.startsWith('typed '))
+      .map((l) => JSON.parse(l.slice(6)) as string);
     expect(typed.join('')).toBe("it's 50% done; %s stays");
     expect(g.rig.commands()).toContain('key KEYCODE_ENTER');
     await expect(g.device.type('naïve')).rejects.toThrow(/printable ASCII only/);
@@ -152,7 +159,10 @@ describe('the Android device with the console', sideBySide, () => {
     await g.device.open('https://93.184.215.14/');
     await expect(g.device.open('http://127.0.0.1:8080/')).rejects.toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
     await expect(g.device.open('file:///sdcard/secret.txt')).rejects.toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
-    await expect(g.device.open('nosuchapp://open')).rejects.toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('unable to resolve Intent') });
+    await expect(g.device.open('nosuchapp://open')).rejects.toMatchObject({
+      code: 'APP_UNREACHABLE',
+      message: expect.stringContaining('unable to resolve Intent'),
+    });
   });
 });
 
@@ -173,13 +183,20 @@ describe('the Android device through adb alone (console port refused), reset by 
   step('refuses a several-finger gesture, saying it needs the console', async () => {
     const err = await g.device.touch(pinch({ x: 200, y: 400 }, 1.5, { durationMs: 64 })).catch((e: DeviceError) => e);
     expect(err).toBeInstanceOf(DeviceError);
-    expect(err).toMatchObject({ message: expect.stringContaining('2-finger gesture needs the emulator console'), hint: expect.stringContaining('consoleTokenFile') });
+    expect(err).toMatchObject({
+      message: expect.stringContaining('2-finger gesture needs the emulator console'),
+      hint: expect.stringContaining('consoleTokenFile'),
+    });
   });
 
   step('fails a prepare and a reset that need the console for the snapshot, saying what to do', async () => {
     for (const attempt of [() => g.device.prepare(app, { signal: signal(), origins }), () => g.device.reset(signal())]) {
       const err = await attempt().catch((e: DeviceError) => e);
-      expect(err).toMatchObject({ code: 'DEVICE_FAILED', message: expect.stringContaining('loads snapshot "clean" through the emulator console, which is not available'), hint: expect.stringContaining('"clear"') });
+      expect(err).toMatchObject({
+        code: 'DEVICE_FAILED',
+        message: expect.stringContaining('loads snapshot "clean" through the emulator console, which is not available'),
+        hint: expect.stringContaining('"clear"'),
+      });
     }
   });
 });
@@ -209,7 +226,14 @@ describe('the Android provider', sideBySide, () => {
       expect((await rig.provider.status()).detail).toContain('1 other device(s) ignored');
       expect(await rig.provider.discover()).toHaveLength(1);
       const [found] = await rig.provider.discover();
-      expect(found).toMatchObject({ platform: 'android', backend: 'android', model: 'sdk_gphone64_x86_64', os: 'Android 14', labels: ['emulator', 'Pixel_7_API_34'], name: `Pixel_7_API_34 (${rig.serial})` });
+      expect(found).toMatchObject({
+        platform: 'android',
+        backend: 'android',
+        model: 'sdk_gphone64_x86_64',
+        os: 'Android 14',
+        labels: ['emulator', 'Pixel_7_API_34'],
+        name: `Pixel_7_API_34 (${rig.serial})`,
+      });
       let changes = 0;
       rig.provider.onChange(() => changes++);
       rig.update((s) => (s.devices[0]!.state = 'offline'));
@@ -260,7 +284,11 @@ describe("an app the emulator does not have, from the host's APK folder", sideBy
 
   step("refuses with adb's reason when the file is no APK, names the folder when it holds none, and takes no path for a package", async () => {
     const broken = await g.device.prepare({ package: 'com.example.broken' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
-    expect(broken).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('INSTALL_PARSE_FAILED_NOT_APK'), details: { reason: expect.stringMatching(/^INSTALL_PARSE_FAILED_NOT_APK: /) } });
+    expect(broken).toMatchObject({
+      code: 'APP_UNREACHABLE',
+      message: expect.stringContaining('INSTALL_PARSE_FAILED_NOT_APK'),
+      details: { reason: expect.stringMatching(/^INSTALL_PARSE_FAILED_NOT_APK: /) },
+    });
     const absent = await g.device.prepare({ package: 'com.example.absent' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
     expect(absent).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('not installed'), hint: expect.stringContaining(apks) });
     const path = await g.device.prepare({ package: '../../etc/passwd' }, { signal: signal(), origins }).catch((e: DeviceError) => e);
@@ -268,7 +296,6 @@ describe("an app the emulator does not have, from the host's APK folder", sideBy
     expect(installs()).toHaveLength(2); // the broken one was tried; the absent and the path were not
   });
 });
-
 
 describe("the session app's runtime permissions", sideBySide, () => {
   const g = groupDevice(false);
@@ -280,7 +307,10 @@ describe("the session app's runtime permissions", sideBySide, () => {
     expect(perms()['android.permission.READ_CONTACTS']).toEqual({ granted: true, userSet: true });
     const camera = await g.device.setPermission({ action: 'grant', permission: 'camera' }).catch((e: unknown) => e);
     expect(camera).toBeInstanceOf(DeviceError);
-    expect(camera).toMatchObject({ code: 'PERMISSION_UNSUPPORTED', message: expect.stringContaining(`${SETTINGS} requests none of android.permission.CAMERA`) });
+    expect(camera).toMatchObject({
+      code: 'PERMISSION_UNSUPPORTED',
+      message: expect.stringContaining(`${SETTINGS} requests none of android.permission.CAMERA`),
+    });
     expect(perms()['android.permission.CAMERA']).toBeUndefined();
     // One adb call per permission, so one refusal is never read as another's.
     expect(g.rig.commands().filter((l) => l.includes('pm grant'))).toEqual([
@@ -301,12 +331,17 @@ describe("the session app's runtime permissions", sideBySide, () => {
     const reset = await g.device.setPermission({ action: 'reset', permission: 'location' });
     expect(reset.applied).toEqual(['android.permission.ACCESS_FINE_LOCATION', 'android.permission.ACCESS_COARSE_LOCATION']);
     expect(perms()['android.permission.ACCESS_FINE_LOCATION']).toEqual({ granted: false, userSet: false });
-    expect(g.rig.commands()).toContain(`adb -s ${g.rig.serial} shell pm clear-permission-flags 'com.android.settings' android.permission.ACCESS_FINE_LOCATION user-set user-fixed`);
+    expect(g.rig.commands()).toContain(
+      `adb -s ${g.rig.serial} shell pm clear-permission-flags 'com.android.settings' android.permission.ACCESS_FINE_LOCATION user-set user-fixed`,
+    );
   });
 
   step('refuses on a device with no session app, naming how to start one', async () => {
     await g.device.reset(signal());
     await g.device.prepare(null, { signal: signal(), origins });
-    await expect(g.device.setPermission({ action: 'grant', permission: 'location' })).rejects.toMatchObject({ code: 'PERMISSION_UNSUPPORTED', message: expect.stringContaining('app.package') });
+    await expect(g.device.setPermission({ action: 'grant', permission: 'location' })).rejects.toMatchObject({
+      code: 'PERMISSION_UNSUPPORTED',
+      message: expect.stringContaining('app.package'),
+    });
   });
 });

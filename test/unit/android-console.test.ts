@@ -38,7 +38,10 @@ afterEach(async () => {
 
 const lines = () => double.received.map((r) => r.line);
 const failure = async (p: Promise<unknown>): Promise<DeviceError> => {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(DeviceError);
   return err as DeviceError;
 };
@@ -55,7 +58,9 @@ describe('the emulator console client', () => {
   it('says which token file was refused when the emulator answers the auth with KO', async () => {
     double.token = 'a-different-token';
     const err = await failure(client.ping());
-    expect(err.message).toBe(`the emulator console on port ${double.port} refused the token from ${tokenFile}: authentication token does not match ~/.emulator_console_auth_token`);
+    expect(err.message).toBe(
+      `the emulator console on port ${double.port} refused the token from ${tokenFile}: authentication token does not match ~/.emulator_console_auth_token`,
+    );
     expect(err.hint).toContain(tokenFile);
     expect(err.hint).toMatch(/consoleTokenFile/);
     // Fixed the token: the next command connects and authenticates afresh.

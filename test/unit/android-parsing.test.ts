@@ -5,7 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { shellQuote } from '../../workers/devices/android/adb.js';
 import { emulatorPort, parseDevicesList, stateHealth } from '../../workers/devices/android/devices-list.js';
 import { keyCommand, textCommands } from '../../workers/devices/android/keys-text.js';
-import { amStartFailure, installFailure, monkeyFailure, parseResumedPackage, parseVersionName, parseWmDensity, parseWmSize, pmPermissionRefusal, pngSize, uiDumpXml } from '../../workers/devices/android/shell-output.js';
+import {
+  amStartFailure,
+  installFailure,
+  monkeyFailure,
+  parseResumedPackage,
+  parseVersionName,
+  parseWmDensity,
+  parseWmSize,
+  pmPermissionRefusal,
+  pngSize,
+  uiDumpXml,
+} from '../../workers/devices/android/shell-output.js';
 import { androidPermissions, supportedOn } from '../../workers/devices/permissions.js';
 import { adbStrokeCommand, strokes } from '../../workers/devices/android/touch.js';
 import { withScreenSize } from '../../workers/devices/android/tree.js';
@@ -17,7 +28,16 @@ const fixture = (name: string) => readFileSync(new URL(`../doubles/android/fixtu
 describe('adb devices -l, read', () => {
   it('reads an emulator line from a real listing: serial, state, product, model, device, transport id, console port', () => {
     expect(parseDevicesList(fixture('devices-l-emulator.txt'))).toEqual([
-      { serial: 'emulator-5554', state: 'device', stateDetail: '', product: 'sdk_gphone64_x86_64', model: 'sdk_gphone64_x86_64', device: 'emu64xa', transportId: 1, emulatorPort: 5554 },
+      {
+        serial: 'emulator-5554',
+        state: 'device',
+        stateDetail: '',
+        product: 'sdk_gphone64_x86_64',
+        model: 'sdk_gphone64_x86_64',
+        device: 'emu64xa',
+        transportId: 1,
+        emulatorPort: 5554,
+      },
     ]);
   });
 
@@ -41,7 +61,12 @@ describe('adb devices -l, read', () => {
 
   it('reads an unauthorized emulator among devices', () => {
     const list = parseDevicesList(fixture('devices-unauthorized-emulator.txt'));
-    expect(list.map((d) => `${d.serial}:${d.state}`)).toEqual(['emulator-5558:device', 'fc74d864:device', 'emulator-5556:unauthorized', 'emulator-5554:device']);
+    expect(list.map((d) => `${d.serial}:${d.state}`)).toEqual([
+      'emulator-5558:device',
+      'fc74d864:device',
+      'emulator-5556:unauthorized',
+      'emulator-5554:device',
+    ]);
     expect(list.filter((d) => d.emulatorPort !== null)).toHaveLength(3);
   });
 
@@ -112,7 +137,7 @@ describe('dumpsys, read', () => {
 });
 
 describe('uiautomator dump /dev/tty, read', () => {
-  it('cuts the XML out of what precedes and follows it, including AOSP\'s misspelt status line', () => {
+  it("cuts the XML out of what precedes and follows it, including AOSP's misspelt status line", () => {
     const xml = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node bounds=\"[0,0][10,10]\" /></hierarchy>";
     expect(uiDumpXml(`${xml}UI hierchary dumped to: /dev/tty\n`)).toBe(xml);
     expect(uiDumpXml(`UI hierchary dumped to: /dev/tty\n${xml}\n`)).toBe(xml);
@@ -129,10 +154,12 @@ describe('uiautomator dump /dev/tty, read', () => {
     expect(withScreenSize('<hierarchy rotation="1">', size)).toBe('<hierarchy rotation="1" width="2160" height="1080">');
     expect(withScreenSize('<hierarchy rotation="0"/>', size)).toBe('<hierarchy rotation="0" width="1080" height="2160"/>');
     // Appium's page source states it already: left alone.
-    expect(withScreenSize('<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2088">', size)).toBe('<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2088">');
+    expect(withScreenSize('<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2088">', size)).toBe(
+      '<hierarchy index="0" class="hierarchy" rotation="0" width="1080" height="2088">',
+    );
   });
 
-  it('reads a PNG\'s size from its header and refuses what is not a PNG', () => {
+  it("reads a PNG's size from its header and refuses what is not a PNG", () => {
     const header = Buffer.from('89504e470d0a1a0a0000000d49484452000004380000087000', 'hex');
     expect(pngSize(header)).toEqual({ width: 1080, height: 2160 });
     expect(pngSize(Buffer.from('error: closed'))).toBeNull();
@@ -150,7 +177,13 @@ describe('text, keys and strokes as device shell commands', () => {
   });
 
   it('sends newline and tab as keys, and refuses what input text cannot type', () => {
-    expect(textCommands('a\nb\tc')).toEqual(["input text 'a'", 'input keyevent KEYCODE_ENTER', "input text 'b'", 'input keyevent KEYCODE_TAB', "input text 'c'"]);
+    expect(textCommands('a\nb\tc')).toEqual([
+      "input text 'a'",
+      'input keyevent KEYCODE_ENTER',
+      "input text 'b'",
+      'input keyevent KEYCODE_TAB',
+      "input text 'c'",
+    ]);
     expect(textCommands('')).toEqual([]);
     expect(() => textCommands('café')).toThrow(/printable ASCII only; "é"/);
   });
@@ -182,28 +215,54 @@ describe('adb install, read', () => {
   it('finds Success, a Failure [CODE: why] (also where old adb exits 0), and adb refusing a file', () => {
     expect(installFailure('Performing Streamed Install\nSuccess\n')).toBeNull();
     // rom1v/sndcpy issue #248, verbatim
-    expect(installFailure('Waiting for device...\nPerforming Streamed Install\nadb: failed to install sndcpy.apk: Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n')).toBe('INSTALL_FAILED_USER_RESTRICTED: Install canceled by user');
+    expect(
+      installFailure(
+        'Waiting for device...\nPerforming Streamed Install\nadb: failed to install sndcpy.apk: Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n',
+      ),
+    ).toBe('INSTALL_FAILED_USER_RESTRICTED: Install canceled by user');
     // rom1v/sndcpy issue #241, the first line
-    expect(installFailure('Performing Streamed Install\nadb: failed to stat sndcpy.apk: No such file or directory\n')).toBe('failed to stat sndcpy.apk: No such file or directory');
+    expect(installFailure('Performing Streamed Install\nadb: failed to stat sndcpy.apk: No such file or directory\n')).toBe(
+      'failed to stat sndcpy.apk: No such file or directory',
+    );
     // The package manager's own line without adb's prefix, as old adb printed it with exit 0 (the exit code per appium/appium-adb PR #300; the line composed)
     expect(installFailure('\tpkg: /data/local/tmp/app.apk\nFailure [INSTALL_FAILED_ALREADY_EXISTS]\n')).toBe('INSTALL_FAILED_ALREADY_EXISTS');
     expect(installFailure('')).toMatch(/neither Success nor a failure/);
   });
 });
 
-
 describe("pm grant / pm revoke's refusals", () => {
   it('reads the exception line in the recent form (exit 255) and the older one (exit 0), and nothing on success', () => {
     const recent = readFileSync(new URL('../doubles/android/fixtures/pm-grant-not-requested.txt', import.meta.url), 'utf8');
-    expect(pmPermissionRefusal(recent, 255)).toEqual({ kind: 'not-requested', said: 'java.lang.SecurityException: Package com.example.app has not requested permission android.permission.CAMERA' });
-    expect(pmPermissionRefusal('Operation not allowed: java.lang.SecurityException: Package io.appium.settings has not requested permission android.permission.CHANGE_CONFIGURATION\n', 0)?.kind).toBe('not-requested');
-    expect(pmPermissionRefusal("\nException occurred while executing 'grant':\njava.lang.IllegalArgumentException: Unknown permission: android.permission.POST_NOTIFICATIONS\n", 255)?.kind).toBe('unknown-permission');
-    expect(pmPermissionRefusal("\nException occurred while executing 'revoke':\njava.lang.IllegalArgumentException: Unknown package: com.nope\n", 255)?.kind).toBe('unknown-package');
-    expect(pmPermissionRefusal('java.lang.SecurityException: Permission android.permission.INTERNET requested by com.x is not a changeable permission type\n', 255)?.kind).toBe('not-changeable');
+    expect(pmPermissionRefusal(recent, 255)).toEqual({
+      kind: 'not-requested',
+      said: 'java.lang.SecurityException: Package com.example.app has not requested permission android.permission.CAMERA',
+    });
+    expect(
+      pmPermissionRefusal(
+        'Operation not allowed: java.lang.SecurityException: Package io.appium.settings has not requested permission android.permission.CHANGE_CONFIGURATION\n',
+        0,
+      )?.kind,
+    ).toBe('not-requested');
+    expect(
+      pmPermissionRefusal(
+        "\nException occurred while executing 'grant':\njava.lang.IllegalArgumentException: Unknown permission: android.permission.POST_NOTIFICATIONS\n",
+        255,
+      )?.kind,
+    ).toBe('unknown-permission');
+    expect(
+      pmPermissionRefusal("\nException occurred while executing 'revoke':\njava.lang.IllegalArgumentException: Unknown package: com.nope\n", 255)?.kind,
+    ).toBe('unknown-package');
+    expect(
+      pmPermissionRefusal('java.lang.SecurityException: Permission android.permission.INTERNET requested by com.x is not a changeable permission type\n', 255)
+        ?.kind,
+    ).toBe('not-changeable');
     expect(pmPermissionRefusal('', 0)).toBeNull();
     // A failure pm does not explain is still a failure, with what it printed (or its exit code).
     expect(pmPermissionRefusal('', 1)).toEqual({ kind: 'other', said: 'exit code 1' });
-    expect(pmPermissionRefusal('/system/bin/sh: pm: inaccessible or not found\n', 127)).toEqual({ kind: 'other', said: '/system/bin/sh: pm: inaccessible or not found' });
+    expect(pmPermissionRefusal('/system/bin/sh: pm: inaccessible or not found\n', 127)).toEqual({
+      kind: 'other',
+      said: '/system/bin/sh: pm: inaccessible or not found',
+    });
   });
 
   it('maps the shared names to Android permissions, and says which names Android has', () => {

@@ -10,7 +10,9 @@ const RUN = fileURLToPath(new URL('../bench/run.ts', import.meta.url));
 
 describe('npm run bench', () => {
   it('loads every suite and refuses one it does not have, naming those it has', async () => {
-    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', RUN, 'no-such-suite'], { cwd: fileURLToPath(new URL('../..', import.meta.url)) }).then(
+    const err = await promisify(execFile)(process.execPath, ['--import', 'tsx', RUN, 'no-such-suite'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );

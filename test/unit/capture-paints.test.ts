@@ -50,7 +50,11 @@ describe('capture paints', () => {
 
   it('a capture that fails still closes its window', async () => {
     const p = new CapturePaints(screen);
-    await expect(p.during(async () => { throw new Error('no frame'); })).rejects.toThrow('no frame');
+    await expect(
+      p.during(async () => {
+        throw new Error('no frame');
+      }),
+    ).rejects.toThrow('no frame');
     expect(p.capturing).toBe(false);
   });
 

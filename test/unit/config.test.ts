@@ -15,7 +15,9 @@ describe('gateway configuration', () => {
     expect(loadGatewayConfig({ SIMFLEET_SESSION_MAX_TTL_MS: '28800000' }).sessions.maxTtlMs).toBe(28_800_000);
     expect(loadGatewayConfig({}, { 'session-max-ttl-ms': '3600000' }).sessions.maxTtlMs).toBe(3_600_000);
     // A maximum below the default TTL would refuse every request that leaves the TTL out.
-    expect(() => loadGatewayConfig({ SIMFLEET_SESSION_MAX_TTL_MS: '600000' })).toThrow('SIMFLEET_SESSION_DEFAULT_TTL_MS (900000) is above SIMFLEET_SESSION_MAX_TTL_MS (600000)');
+    expect(() => loadGatewayConfig({ SIMFLEET_SESSION_MAX_TTL_MS: '600000' })).toThrow(
+      'SIMFLEET_SESSION_DEFAULT_TTL_MS (900000) is above SIMFLEET_SESSION_MAX_TTL_MS (600000)',
+    );
   });
 
   it('reads the environment and lets flags win', () => {
@@ -57,13 +59,15 @@ describe('worker configuration', () => {
   });
 });
 
-describe('the CLI clients\' configuration (from the same module as the gateway\'s)', () => {
-  it('defaults to this machine\'s gateway and data dir, takes the environment, and lets flags win', () => {
+describe("the CLI clients' configuration (from the same module as the gateway's)", () => {
+  it("defaults to this machine's gateway and data dir, takes the environment, and lets flags win", () => {
     expect(loadClientConfig({})).toMatchObject({ gatewayUrl: 'http://127.0.0.1:7420', token: undefined, adminToken: undefined });
     expect(loadClientConfig({}).dataDir).toMatch(/\.simfleet$/);
     expect(loadClientConfig({ SIMFLEET_PORT: '8123' }).gatewayUrl).toBe('http://127.0.0.1:8123');
     expect(loadClientConfig({ SIMFLEET_GATEWAY_URL: 'http://farm:7420', SIMFLEET_TOKEN: 't' })).toMatchObject({ gatewayUrl: 'http://farm:7420', token: 't' });
-    expect(loadClientConfig({ SIMFLEET_URL: 'http://a:1', SIMFLEET_GATEWAY_URL: 'http://b:2', SIMFLEET_TOKEN: 'env' }, { gateway: 'https://c', token: 'flag' })).toMatchObject({ gatewayUrl: 'https://c', token: 'flag' });
+    expect(
+      loadClientConfig({ SIMFLEET_URL: 'http://a:1', SIMFLEET_GATEWAY_URL: 'http://b:2', SIMFLEET_TOKEN: 'env' }, { gateway: 'https://c', token: 'flag' }),
+    ).toMatchObject({ gatewayUrl: 'https://c', token: 'flag' });
   });
 
   it('names a bad setting and its flag', () => {

@@ -26,7 +26,13 @@ describe('the contract', () => {
 
   it('explains validation failures by field', () => {
     const isHello = schemaValidator<Schemas['WorkerHello']>('WorkerHello');
-    isHello({ type: 'hello', protocolVersion: 2, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v' }, backends: [], devices: [{ localId: 'x' }] });
+    isHello({
+      type: 'hello',
+      protocolVersion: 2,
+      host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v' },
+      backends: [],
+      devices: [{ localId: 'x' }],
+    });
     expect(describeValidationError(isHello.errors)).toEqual({ field: 'devices.0.platform', reason: 'is required' });
     isHello({ type: 'hello', protocolVersion: 2, host: { id: 'ok-host', name: 'n', os: 'o', arch: 'a', version: 'v', extra: 1 }, backends: [], devices: [] });
     expect(describeValidationError(isHello.errors)).toEqual({ field: 'host.extra', reason: 'is not a known field' });

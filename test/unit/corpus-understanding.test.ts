@@ -20,7 +20,9 @@ interface Group {
   note: string;
 }
 const groups = JSON.parse(readFileSync(new URL('labels.json', CORPUS), 'utf8')).groups as Record<string, Group>;
-const entries = Object.entries(groups).flatMap(([group, g]) => g.files.map((file) => ({ group, file, app: g.app, platform: g.platform, judgement: g.note.startsWith('AMBIGUOUS') || g.files.length > 1 })));
+const entries = Object.entries(groups).flatMap(([group, g]) =>
+  g.files.map((file) => ({ group, file, app: g.app, platform: g.platform, judgement: g.note.startsWith('AMBIGUOUS') || g.files.length > 1 })),
+);
 
 function outline(file: string): { text: string; raw: number; treeJson: number; reading: ScreenReading } {
   const raw = readFileSync(new URL(file, CORPUS), 'utf8');
@@ -41,10 +43,14 @@ describe('the real corpus', () => {
       expect(a.text.split('\n')[0], file).toMatch(/^(android|ios) \(.*\) · \d+x\d+pt · screen [0-9a-f]{8}/);
       return { file: file.split('__')[1]!, chars: a.text.length, raw: a.raw, treeJson: a.treeJson, lines: a.text.split('\n').length - 1 };
     });
-    console.log(`| dump | outline chars | raw dump chars | ratio | normalised tree JSON | ratio |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.file} | ${r.chars} | ${r.raw} | 1/${(r.raw / r.chars).toFixed(1)} | ${r.treeJson} | 1/${(r.treeJson / r.chars).toFixed(1)} |`).join('\n')}`);
+    console.log(
+      `| dump | outline chars | raw dump chars | ratio | normalised tree JSON | ratio |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.file} | ${r.chars} | ${r.raw} | 1/${(r.raw / r.chars).toFixed(1)} | ${r.treeJson} | 1/${(r.treeJson / r.chars).toFixed(1)} |`).join('\n')}`,
+    );
     const chars = median(rows.map((r) => r.chars));
     const rawRatio = median(rows.map((r) => r.raw / r.chars));
-    console.log(`median outline ${chars} chars; median raw/outline ${rawRatio.toFixed(1)}; median normalised-tree/outline ${median(rows.map((r) => r.treeJson / r.chars)).toFixed(1)}`);
+    console.log(
+      `median outline ${chars} chars; median raw/outline ${rawRatio.toFixed(1)}; median normalised-tree/outline ${median(rows.map((r) => r.treeJson / r.chars)).toFixed(1)}`,
+    );
     expect(chars).toBeLessThanOrEqual(1500);
     expect(rawRatio).toBeGreaterThanOrEqual(15);
   });
@@ -69,7 +75,11 @@ describe('the real corpus', () => {
       // A row's detail (its further texts, joined with commas), unquoted after "·": each part given.
       reading.elements.forEach((e, i) => {
         if (reading.refs[i] === null || !e.detail) return;
-        for (const part of e.detail.split(', ')) expect([...said].some((t) => t.includes(part)), `${file}: detail ${JSON.stringify(part)}`).toBe(true);
+        for (const part of e.detail.split(', '))
+          expect(
+            [...said].some((t) => t.includes(part)),
+            `${file}: detail ${JSON.stringify(part)}`,
+          ).toBe(true);
         checked++;
       });
     }
@@ -105,7 +115,9 @@ describe('the real corpus', () => {
   it('reads real screens the way a person would: titles, bars, rows and named toggles', () => {
     const settings = outline('ios/ldi-github-shirates-core__XmlDataIos.SettingsTopScreen.xml');
     expect(settings.reading.title).toBe('Settings');
-    expect(settings.text).toMatch(/\[content\] list #1\.\.#13, 13 visible\n@\d+ #1 cell 195,179 "Sign in to your iPhone" · Set up iCloud, the App Store, and more\.\n/);
+    expect(settings.text).toMatch(
+      /\[content\] list #1\.\.#13, 13 visible\n@\d+ #1 cell 195,179 "Sign in to your iPhone" · Set up iCloud, the App Store, and more\.\n/,
+    );
     const android = outline('android/ldi-github-shirates-core__XmlDataAndroid.DateAndTime_en.xml');
     expect(android.reading.title).toBe('Date & time'); // named by the collapsing toolbar, not a role
     expect(android.text).toContain('switch 365,243 "Set time automatically" #switch_widget on'); // the row's name, on its switch
@@ -117,6 +129,7 @@ describe('the real corpus', () => {
     expect(line.reading.regions.bottom).toBeNull(); // two rows at the end of a page are no tab bar
     // Android's toolbar title is leading, after the navigation button, with actions to its right:
     // one build's "Security" sat 89 pt from the middle and was read as no title at all.
-    for (const file of ['SecurityScreen', 'SecurityScreen2']) expect(outline(`android/ldi-github-shirates-core__XmlDataAndroid.${file}.xml`).reading.title, file).toBe('Security');
+    for (const file of ['SecurityScreen', 'SecurityScreen2'])
+      expect(outline(`android/ldi-github-shirates-core__XmlDataAndroid.${file}.xml`).reading.title, file).toBe('Security');
   });
 });

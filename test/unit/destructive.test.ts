@@ -18,13 +18,61 @@ import { n, tree } from '../helpers/trees.js';
 
 describe('destructive-looking labels', () => {
   it('flags what commits, deletes or leaves, in any case and spacing', () => {
-    for (const label of ['Delete', 'DELETE ACCOUNT', 'Remove', 'Erase all content', 'Reset', 'Sign out', 'Sign-out', 'Log Out', 'Logout', 'Pay', 'Pay $12.00', 'Buy now', 'Purchase', 'Order', 'Order now', 'Place order', 'Submit', 'Send', 'Send message', 'Confirm payment', 'Unsubscribe', 'Checkout', 'Clear all', 'Post', 'Transfer money', 'Delete order history', '🗑 Delete']) {
+    for (const label of [
+      'Delete',
+      'DELETE ACCOUNT',
+      'Remove',
+      'Erase all content',
+      'Reset',
+      'Sign out',
+      'Sign-out',
+      'Log Out',
+      'Logout',
+      'Pay',
+      'Pay $12.00',
+      'Buy now',
+      'Purchase',
+      'Order',
+      'Order now',
+      'Place order',
+      'Submit',
+      'Send',
+      'Send message',
+      'Confirm payment',
+      'Unsubscribe',
+      'Checkout',
+      'Clear all',
+      'Post',
+      'Transfer money',
+      'Delete order history',
+      '🗑 Delete',
+    ]) {
       expect(looksDestructive(label), label).toBe(true);
     }
   });
 
   it('leaves alone words that merely contain one, and nouns for a place to look', () => {
-    for (const label of ['Sender', 'Senders', 'Resend code', 'Deleted items', 'Display', 'Payment methods', 'Buyer guide', 'Orders', 'Order history', 'Order details', 'Sort order', 'Track order', 'Purchase history', 'Posts', 'Submitted', 'Settings', 'Search', 'Inbox', '']) {
+    for (const label of [
+      'Sender',
+      'Senders',
+      'Resend code',
+      'Deleted items',
+      'Display',
+      'Payment methods',
+      'Buyer guide',
+      'Orders',
+      'Order history',
+      'Order details',
+      'Sort order',
+      'Track order',
+      'Purchase history',
+      'Posts',
+      'Submitted',
+      'Settings',
+      'Search',
+      'Inbox',
+      '',
+    ]) {
       expect(looksDestructive(label), label).toBe(false);
     }
   });
@@ -46,11 +94,17 @@ function reviewScreen() {
     ]),
     'web',
   );
-  const read = { reading, identified: { node: { id: 'review', name: 'Review' }, known: true }, source: 'tree', memory: { graph: { predict: () => null } } } as unknown as Read;
+  const read = {
+    reading,
+    identified: { node: { id: 'review', name: 'Review' }, known: true },
+    source: 'tree',
+    memory: { graph: { predict: () => null } },
+  } as unknown as Read;
   const u = {
     current: async () => ({ read, cached: false }),
     treeReads: () => 0,
-    locate: (_l: string, _e: number, r: Read, target: string, role?: string, index?: number) => locate(parseTarget(target, role, index), { reading: r.reading, screen: { id: 'review', name: 'Review' } }, undefined),
+    locate: (_l: string, _e: number, r: Read, target: string, role?: string, index?: number) =>
+      locate(parseTarget(target, role, index), { reading: r.reading, screen: { id: 'review', name: 'Review' } }, undefined),
     elementJson: (r: Read, i: number) => elementJson(r.reading, i),
     number: () => undefined,
     header: () => ({ device: 'web test', screenId: 'review', name: 'Review', known: true }),
@@ -64,9 +118,26 @@ function reviewScreen() {
     },
   } as unknown as Eyes;
   // A device that fails the test if anything of it is used.
-  const device = new Proxy({}, { get: (_t, p) => { throw new Error(`the device was used (${String(p)})`); } }) as DeviceBackend;
-  const actor = new Actor(u, () => device, () => eyes, 50, pino({ level: 'silent' }));
-  const binding = (id: string) => bindingOf(reading, reading.elements.findIndex((e) => e.id === id));
+  const device = new Proxy(
+    {},
+    {
+      get: (_t, p) => {
+        throw new Error(`the device was used (${String(p)})`);
+      },
+    },
+  ) as DeviceBackend;
+  const actor = new Actor(
+    u,
+    () => device,
+    () => eyes,
+    50,
+    pino({ level: 'silent' }),
+  );
+  const binding = (id: string) =>
+    bindingOf(
+      reading,
+      reading.elements.findIndex((e) => e.id === id),
+    );
   return { actor, binding, inputsBegun: () => inputsBegun };
 }
 
@@ -86,7 +157,12 @@ describe('the destructive guard in a run', () => {
     const batch = await new StepRunner(s.actor).run('web-1', 1, 'team', { steps: [{ action: 'tap', target: 'Submit' }] });
     expect(batch.divergence).toMatchObject({ code: 'destructive-refused' });
     expect(s.inputsBegun()).toBe(0);
-    const allowed = { action: 'tap', target: '#submit', allowDestructive: true, expect: { binding: s.binding('submit'), from: 'review', to: 'welcome' } } as Schemas['Step'];
+    const allowed = {
+      action: 'tap',
+      target: '#submit',
+      allowDestructive: true,
+      expect: { binding: s.binding('submit'), from: 'review', to: 'welcome' },
+    } as Schemas['Step'];
     await expect(new StepRunner(s.actor).run('web-1', 1, 'team', { steps: [allowed] })).rejects.toThrow('PAST_THE_GUARD');
     expect(s.inputsBegun()).toBe(1);
   });

@@ -61,27 +61,43 @@ describe('Dockerfiles', () => {
   }
 
   it('the worker image carries what a Linux host needs: Chromium, adb and the OCR engine', () => {
-    const run = instructions(read('docker/worker.Dockerfile')).filter((o) => o.op === 'RUN').map((o) => o.args).join(' ');
+    const run = instructions(read('docker/worker.Dockerfile'))
+      .filter((o) => o.op === 'RUN')
+      .map((o) => o.args)
+      .join(' ');
     for (const pkg of ['chromium', 'adb', 'tesseract-ocr', 'tesseract-ocr-eng']) expect(run.split(/\s+/)).toContain(pkg);
   });
 
   it('the worker image runs on jemalloc, preloading the library it installs and links', () => {
     const ops = instructions(read('docker/worker.Dockerfile'));
-    const run = ops.filter((o) => o.op === 'RUN').map((o) => o.args).join(' ');
+    const run = ops
+      .filter((o) => o.op === 'RUN')
+      .map((o) => o.args)
+      .join(' ');
     expect(run.split(/\s+/)).toContain('libjemalloc2');
-    const preload = ops.filter((o) => o.op === 'ENV').map((o) => /LD_PRELOAD=(\S+)/.exec(o.args)?.[1]).find(Boolean);
+    const preload = ops
+      .filter((o) => o.op === 'ENV')
+      .map((o) => /LD_PRELOAD=(\S+)/.exec(o.args)?.[1])
+      .find(Boolean);
     expect(preload).toBe('/usr/local/lib/libjemalloc.so.2');
     expect(run).toContain(`/usr/local/lib/libjemalloc.so.2`); // the link the preload names is made
   });
 
   it('a .dockerignore keeps node_modules, dist and .git out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const p of ['node_modules', 'dist', '.git']) expect(ignored).toContain(p);
   });
 });
 
 describe('compose.yaml', () => {
-  const compose = parse(read('docker/compose.yaml')) as { services: Record<string, { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; depends_on?: Record<string, unknown>; command?: string[] }> };
+  const compose = parse(read('docker/compose.yaml')) as {
+    services: Record<
+      string,
+      { build?: { context: string; dockerfile: string }; environment?: Record<string, string>; depends_on?: Record<string, unknown>; command?: string[] }
+    >;
+  };
 
   it('runs Postgres, a gateway and a worker, built from files that exist', () => {
     expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgres', 'gateway', 'worker']));

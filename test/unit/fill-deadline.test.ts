@@ -14,8 +14,24 @@ function form(touchMs: number) {
   let focused = '';
   const fields = ['Email', 'Password', 'Name'];
   const read = (): Read => {
-    const elements = fields.map((label, i) => ({ role: 'textfield', label, value: values.get(label) ?? '', states: {}, detail: null, frame: { x: 20, y: 100 + i * 60, width: 350, height: 44 }, tap: { x: 195, y: 122 + i * 60 } }));
-    return { reading: { screen: { widthPt: 390, heightPt: 844 }, elements, refs: elements.map((_, i) => `@${i + 1}`), regionOf: elements.map(() => 'content'), regions: {} } } as unknown as Read;
+    const elements = fields.map((label, i) => ({
+      role: 'textfield',
+      label,
+      value: values.get(label) ?? '',
+      states: {},
+      detail: null,
+      frame: { x: 20, y: 100 + i * 60, width: 350, height: 44 },
+      tap: { x: 195, y: 122 + i * 60 },
+    }));
+    return {
+      reading: {
+        screen: { widthPt: 390, heightPt: 844 },
+        elements,
+        refs: elements.map((_, i) => `@${i + 1}`),
+        regionOf: elements.map(() => 'content'),
+        regions: {},
+      },
+    } as unknown as Read;
   };
   const device = {
     async touch(frames: { touches: { y: number }[] }[]) {
@@ -35,14 +51,26 @@ function form(touchMs: number) {
 describe('filling a form for a caller with a deadline', () => {
   it('fills every field when there is time', async () => {
     const { ctx, typed } = form(10);
-    const out = await withDeadline(10_000, () => fill(ctx, [{ target: 'Email', value: 'a@b.c' }, { target: 'Password', value: 'pw' }, { target: 'Name', value: 'Ann' }]));
+    const out = await withDeadline(10_000, () =>
+      fill(ctx, [
+        { target: 'Email', value: 'a@b.c' },
+        { target: 'Password', value: 'pw' },
+        { target: 'Name', value: 'Ann' },
+      ]),
+    );
     expect(out.filled).toEqual(['Email', 'Password', 'Name']);
     expect(typed).toEqual(['a@b.c', 'pw', 'Ann']);
   });
 
   it('enters no field once the caller has stopped waiting, and says which one it did not begin', async () => {
     const { ctx, typed } = form(60); // a tap, the focus pause and typing take about 150 ms a field
-    const run = withDeadline(100, () => fill(ctx, [{ target: 'Email', value: 'a@b.c' }, { target: 'Password', value: 'pw' }, { target: 'Name', value: 'Ann' }]));
+    const run = withDeadline(100, () =>
+      fill(ctx, [
+        { target: 'Email', value: 'a@b.c' },
+        { target: 'Password', value: 'pw' },
+        { target: 'Name', value: 'Ann' },
+      ]),
+    );
     await expect(run).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('entering "Password" was not begun') });
     await sleep(300);
     expect(typed).toEqual(['a@b.c']);

@@ -7,7 +7,8 @@ import { FrameStore } from '../../workers/perception/frame-store.js';
 
 const SCREEN = { widthPt: 393, heightPt: 852 };
 const GH = gridHeight(SCREEN.widthPt, SCREEN.heightPt);
-const frameAt = (seq: number, at: number): FrameAnalysis => analyse(new Uint8Array(GRID_W * GH).fill(seq % 256), { seq, at, wallAt: 1_700_000_000_000 + at, ...SCREEN });
+const frameAt = (seq: number, at: number): FrameAnalysis =>
+  analyse(new Uint8Array(GRID_W * GH).fill(seq % 256), { seq, at, wallAt: 1_700_000_000_000 + at, ...SCREEN });
 const encoded = (seq: number): Frame => ({ format: 'jpeg', data: Buffer.alloc(1000 + seq), width: 393, height: 852, pixelsPerPoint: 1, receivedAt: seq });
 /** What the kept frames weigh, counted independently of the store. */
 const weigh = (frames: FrameAnalysis[]) => frames.reduce((s, f) => s + f.gray.byteLength + f.cells.byteLength + (f.fine?.gray.byteLength ?? 0) + 200, 0);

@@ -28,7 +28,17 @@ function scripted(devices: unknown[] = []) {
       gatewayEnd.on('message', (d: Buffer) => {
         const msg = JSON.parse(d.toString()) as { type: string; seq?: number };
         if (msg.type === 'hello') state.hellos.push(msg);
-        if (msg.type === 'hello') gatewayEnd.send(JSON.stringify({ type: 'welcome', protocolVersion: PROTOCOL_VERSION, hostId: 'host-1', gatewayId: 'gw', heartbeatIntervalMs: 100, hostTimeoutMs: 600 }));
+        if (msg.type === 'hello')
+          gatewayEnd.send(
+            JSON.stringify({
+              type: 'welcome',
+              protocolVersion: PROTOCOL_VERSION,
+              hostId: 'host-1',
+              gatewayId: 'gw',
+              heartbeatIntervalMs: 100,
+              hostTimeoutMs: 600,
+            }),
+          );
         if (msg.type === 'heartbeat') {
           state.beats++;
           if (state.acking) gatewayEnd.send(JSON.stringify({ type: 'heartbeat-ack', seq: msg.seq }));
@@ -70,7 +80,16 @@ describe('the worker watching its gateway', () => {
   });
 
   it('reports its devices with names the gateway can store (a NUL or half an emoji from simctl or adb)', async () => {
-    const named = (name: string) => ({ localId: 'd1', platform: 'ios', backend: 'ios', model: 'iPhone 15', os: 'iOS 17.4', name, labels: [`team \u0000${'📱'.charAt(0)}`], health: 'ready' });
+    const named = (name: string) => ({
+      localId: 'd1',
+      platform: 'ios',
+      backend: 'ios',
+      model: 'iPhone 15',
+      os: 'iOS 17.4',
+      name,
+      labels: [`team \u0000${'📱'.charAt(0)}`],
+      health: 'ready',
+    });
     const state = scripted([named(`Bob's \u0000iPhone 📱${'📱'.charAt(0)}`)]);
     await waitFor('hello', () => state.hellos[0] ?? undefined, 3000, 5);
     const [device] = state.hellos[0]!.devices as { name: string; labels: string[] }[];

@@ -69,7 +69,10 @@ describe('the transition graph', () => {
     // A label shown twice is told apart by its id; a hint whose target is absent is not shown at all.
     times(4, 'settings', 'edit-photo', 'photo');
     expect(exitHints(g, 'settings', settings).workedBefore).toEqual(['tap "Privacy" (5x)', 'tap "Edit" #edit-photo (4x)', 'tap #icon-trash (3x)']);
-    const privacyGone = readScreen(tree([n('heading', 'Settings', [140, 50, 113, 24]), n('button', 'Notifications', [0, 100, 393, 44], { id: 'link-notifications' })]), 'web');
+    const privacyGone = readScreen(
+      tree([n('heading', 'Settings', [140, 50, 113, 24]), n('button', 'Notifications', [0, 100, 393, 44], { id: 'link-notifications' })]),
+      'web',
+    );
     expect(exitHints(g, 'settings', privacyGone).workedBefore).toEqual(['tap "Notifications" (2x)']);
     expect(exitHints(g, 'elsewhere', settings)).toEqual({});
   });

@@ -37,7 +37,14 @@ interface World {
   close(): Promise<void>;
 }
 
-const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+const lines = (path: string) =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 
 async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[] } = {}): Promise<World> {
   const state = await mkdtemp(join(tmpdir(), 'simfleet-ios-'));
@@ -45,7 +52,16 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
   process.env.FAKE_XCRUN_STATE = state;
   if (extra.helperMode) writeFileSync(join(state, 'frame-helper-mode'), extra.helperMode);
   for (const f of extra.flags ?? []) writeFileSync(join(state, f), '');
-  const provider = new IosProvider({ xcrun: `${DOUBLES}xcrun.mjs`, uiTool: tool, uiToolPath: `${DOUBLES}${tool}.mjs`, reset: 'erase', pollMs: 100, platform: 'darwin', logger: silent, ...extra });
+  const provider = new IosProvider({
+    xcrun: `${DOUBLES}xcrun.mjs`,
+    uiTool: tool,
+    uiToolPath: `${DOUBLES}${tool}.mjs`,
+    reset: 'erase',
+    pollMs: 100,
+    platform: 'darwin',
+    logger: silent,
+    ...extra,
+  });
   const worldFile = join(state, 'world.json');
   const dataDir = join(state, 'Containers', 'Data');
   const double: BoundaryDouble = {
@@ -56,7 +72,9 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
       renameSync(`${worldFile}.test`, worldFile);
     },
     async lastTouchPt() {
-      const last = lines(join(state, 'touches.jsonl')).filter((t) => typeof t.x === 'number').at(-1);
+      const last = lines(join(state, 'touches.jsonl'))
+        .filter((t) => typeof t.x === 'number')
+        .at(-1);
       return last ? { x: last.x as number, y: last.y as number } : null;
     },
     disconnectInput() {
@@ -81,7 +99,7 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
     state,
     provider,
     double,
-    log: () => lines(join(state, 'log.jsonl')).map((l) => [l.tool as string, ...(l.args as string[] ?? [])]),
+    log: () => lines(join(state, 'log.jsonl')).map((l) => [l.tool as string, ...((l.args as string[]) ?? [])]),
     touches: () => lines(join(state, 'touches.jsonl')),
     async close() {
       await provider.close();
@@ -91,8 +109,22 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
   };
 }
 
-describeBoundary({ name: 'ios (xcrun + axe doubles)', platform: 'ios', source: 'axe', app: APP, permissions: PERMISSIONS, setup: () => world('axe').then((w) => ({ ...w, localId: UDID })) });
-describeBoundary({ name: 'ios (xcrun + idb doubles)', platform: 'ios', source: 'idb', app: APP, permissions: PERMISSIONS, setup: () => world('idb').then((w) => ({ ...w, localId: UDID })) });
+describeBoundary({
+  name: 'ios (xcrun + axe doubles)',
+  platform: 'ios',
+  source: 'axe',
+  app: APP,
+  permissions: PERMISSIONS,
+  setup: () => world('axe').then((w) => ({ ...w, localId: UDID })),
+});
+describeBoundary({
+  name: 'ios (xcrun + idb doubles)',
+  platform: 'ios',
+  source: 'idb',
+  app: APP,
+  permissions: PERMISSIONS,
+  setup: () => world('idb').then((w) => ({ ...w, localId: UDID })),
+});
 describeBoundary({
   name: 'ios (xcrun + axe doubles, native frame helper double)',
   platform: 'ios',
@@ -105,7 +137,11 @@ describeBoundary({
 describe('the ios backend over its doubles', () => {
   let w: World;
   const device = () => w.provider.device(UDID)!;
-  const simctl = () => w.log().filter((l) => l[0] === 'xcrun' && l[1] === 'simctl').map((l) => l[2]!);
+  const simctl = () =>
+    w
+      .log()
+      .filter((l) => l[0] === 'xcrun' && l[1] === 'simctl')
+      .map((l) => l[2]!);
 
   beforeAll(async () => {
     w = await world('axe');
@@ -116,16 +152,35 @@ describe('the ios backend over its doubles', () => {
 
   it('discovers the iPhones and iPads of the recorded list, booted or not, and leaves the iPod out', async () => {
     const found = await w.provider.discover();
-    expect(found.map((d) => d.name)).toEqual(['iPhone SE (3rd generation)', 'iPhone 15', 'iPad Air (5th generation)', 'iPhone 14', 'iPhone 15 Pro', 'iPad mini (6th generation)', 'iPhone 8']);
-    expect(found.find((d) => d.localId === UDID)).toEqual({ localId: UDID, platform: 'ios', backend: 'ios', model: 'iPhone 15 Pro', os: 'iOS 17.5', name: 'iPhone 15 Pro', labels: ['simulator', 'iOS 17.5', 'iPhone'], health: 'ready' });
+    expect(found.map((d) => d.name)).toEqual([
+      'iPhone SE (3rd generation)',
+      'iPhone 15',
+      'iPad Air (5th generation)',
+      'iPhone 14',
+      'iPhone 15 Pro',
+      'iPad mini (6th generation)',
+      'iPhone 8',
+    ]);
+    expect(found.find((d) => d.localId === UDID)).toEqual({
+      localId: UDID,
+      platform: 'ios',
+      backend: 'ios',
+      model: 'iPhone 15 Pro',
+      os: 'iOS 17.5',
+      name: 'iPhone 15 Pro',
+      labels: ['simulator', 'iOS 17.5', 'iPhone'],
+      health: 'ready',
+    });
     const status = await w.provider.status();
-    expect(status.detail).toMatch(/simctl at \/Applications\/Xcode\.app\/Contents\/Developer\/usr\/bin\/simctl; AXe 1\.6\.0 at .*axe\.mjs; reset by erase; frames: screenshot polling/);
+    expect(status.detail).toMatch(
+      /simctl at \/Applications\/Xcode\.app\/Contents\/Developer\/usr\/bin\/simctl; AXe 1\.6\.0 at .*axe\.mjs; reset by erase; frames: screenshot polling/,
+    );
     // The prepared simulator's frame source and what it costs; the others have none yet.
     expect(status.detail).toContain(`frame cost: ${UDID}: polling \`simctl io screenshot\``);
     expect(status.detail).not.toContain('844FA4B6');
   });
 
-  it('measures the screen from the simulator\'s environment, launched the app and knows its version from Info.plist', () => {
+  it("measures the screen from the simulator's environment, launched the app and knows its version from Info.plist", () => {
     expect(device().screen()).toEqual({ widthPt: 402, heightPt: 874, scale: 3 });
     expect(device().foreground()).toBe(APP.bundleId);
     expect(device().appVersion()).toBe('14.2.1');
@@ -148,28 +203,56 @@ describe('the ios backend over its doubles', () => {
   it('types text with newlines as Enter presses, and keys by their HID codes', async () => {
     await device().type('hello\nthere');
     await device().key('ArrowDown');
-    expect(w.touches().slice(-4).map((t) => [t.kind, t.text ?? t.code])).toEqual([['type', 'hello'], ['key', 40], ['type', 'there'], ['key', 81]]);
+    expect(
+      w
+        .touches()
+        .slice(-4)
+        .map((t) => [t.kind, t.text ?? t.code]),
+    ).toEqual([
+      ['type', 'hello'],
+      ['key', 40],
+      ['type', 'there'],
+      ['key', 81],
+    ]);
     await expect(device().type('日本語')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await expect(device().key('F13')).rejects.toMatchObject({ code: 'VALIDATION_FAILED', hint: expect.stringMatching(/Enter/) });
   });
 
   it('has no back key, says so, and refuses a URL or an Android package as the app', async () => {
     await expect(device().back()).rejects.toMatchObject({ code: 'DEVICE_FAILED', hint: expect.stringMatching(/back button in the outline/) });
-    await expect(device().prepare({ url: 'https://example.com/' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(device().prepare({ package: 'com.android.settings' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(device().prepare({ url: 'https://example.com/' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    await expect(device().prepare({ package: 'com.android.settings' }, { signal: signal(), origins: NO_ORIGINS })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
   });
 
   it('says plainly when the app is not installed', async () => {
-    const err = await device().prepare({ bundleId: 'com.example.absent' }, { signal: signal(), origins: NO_ORIGINS }).catch((e: unknown) => e);
+    const err = await device()
+      .prepare({ bundleId: 'com.example.absent' }, { signal: signal(), origins: NO_ORIGINS })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeviceError);
-    expect(err).toMatchObject({ code: 'APP_UNREACHABLE', message: `com.example.absent is not installed on simulator ${UDID}`, hint: expect.stringMatching(/xcrun simctl install/) });
+    expect(err).toMatchObject({
+      code: 'APP_UNREACHABLE',
+      message: `com.example.absent is not installed on simulator ${UDID}`,
+      hint: expect.stringMatching(/xcrun simctl install/),
+    });
     await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
   });
 
   it('opens URLs with simctl openurl and names what nothing handles', async () => {
     await device().open('https://example.com/');
-    expect(w.log().filter((l) => !BACKGROUND.has(l[2]!)).at(-1)).toEqual(['xcrun', 'simctl', 'openurl', UDID, 'https://example.com/']);
-    await expect(device().open('zzzz://nothing')).rejects.toMatchObject({ code: 'APP_UNREACHABLE', message: 'nothing installed on the simulator opens zzzz://nothing' });
+    expect(
+      w
+        .log()
+        .filter((l) => !BACKGROUND.has(l[2]!))
+        .at(-1),
+    ).toEqual(['xcrun', 'simctl', 'openurl', UDID, 'https://example.com/']);
+    await expect(device().open('zzzz://nothing')).rejects.toMatchObject({
+      code: 'APP_UNREACHABLE',
+      message: 'nothing installed on the simulator opens zzzz://nothing',
+    });
   });
 
   it('takes a full-resolution screenshot', async () => {
@@ -181,7 +264,11 @@ describe('the ios backend over its doubles', () => {
   it('resets by erase: shutdown, erase, boot, then the app reinstalled from its copy', async () => {
     const before = w.log().length;
     await device().reset(signal());
-    const steps = w.log().slice(before).filter((l) => l[0] === 'xcrun' && !BACKGROUND.has(l[2]!)).map((l) => l[2]);
+    const steps = w
+      .log()
+      .slice(before)
+      .filter((l) => l[0] === 'xcrun' && !BACKGROUND.has(l[2]!))
+      .map((l) => l[2]);
     expect(steps).toEqual(['appinfo', 'shutdown', 'erase', 'boot', 'bootstatus', 'install']);
     expect(device().foreground()).toBeNull();
     await device().prepare(APP, { signal: signal(), origins: NO_ORIGINS });
@@ -231,9 +318,18 @@ describe('the reinstall reset policy, and the screen size without simctl getenv'
       await w.double.dirty();
       const before = w.log().length;
       await device.reset(signal());
-      const steps = w.log().slice(before).filter((l) => l[0] === 'xcrun' && !BACKGROUND.has(l[2]!)).map((l) => l.slice(2, 4).join(' '));
+      const steps = w
+        .log()
+        .slice(before)
+        .filter((l) => l[0] === 'xcrun' && !BACKGROUND.has(l[2]!))
+        .map((l) => l.slice(2, 4).join(' '));
       expect(steps).toEqual([`appinfo ${UDID}`, `terminate ${UDID}`, `uninstall ${UDID}`, `install ${UDID}`, `privacy ${UDID}`]);
-      expect(w.log().filter((l) => !BACKGROUND.has(l[2]!)).at(-1)).toEqual(['xcrun', 'simctl', 'privacy', UDID, 'reset', 'all', APP.bundleId]);
+      expect(
+        w
+          .log()
+          .filter((l) => !BACKGROUND.has(l[2]!))
+          .at(-1),
+      ).toEqual(['xcrun', 'simctl', 'privacy', UDID, 'reset', 'all', APP.bundleId]);
       expect(await w.double.isClean()).toBe(true);
     } finally {
       await w.close();
@@ -246,7 +342,13 @@ describe('the ios provider off macOS', () => {
     const w = await world('axe', { platform: 'linux' });
     try {
       await w.provider.start();
-      expect(await w.provider.status()).toEqual({ backend: 'ios', platform: 'ios', available: false, detail: 'this host runs linux, not macOS; xcrun was not run', hint: MAC_HINT });
+      expect(await w.provider.status()).toEqual({
+        backend: 'ios',
+        platform: 'ios',
+        available: false,
+        detail: 'this host runs linux, not macOS; xcrun was not run',
+        hint: MAC_HINT,
+      });
       expect(MAC_HINT).toBe('iOS simulators need a Mac with Xcode; run the worker there');
       expect(await w.provider.discover()).toEqual([]);
       expect(w.log()).toEqual([]);
@@ -272,11 +374,16 @@ describe('the native frame helper when it misbehaves', () => {
   };
 
   it('says so when the helper exits before attaching, with what it said', async () => {
-    await expect(start('exit')).rejects.toThrow(/the frame helper exited \(code 3\) before it was attached; it said: ios-frames: Screen Recording permission has not been granted/);
+    await expect(start('exit')).rejects.toThrow(
+      /the frame helper exited \(code 3\) before it was attached; it said: ios-frames: Screen Recording permission has not been granted/,
+    );
   });
 
   it('refuses a helper that speaks another protocol version', async () => {
-    await expect(start('wrong-version')).rejects.toMatchObject({ message: expect.stringMatching(/speaks protocol 2; this worker speaks protocol 1/), hint: expect.stringMatching(/rebuild the helper/) });
+    await expect(start('wrong-version')).rejects.toMatchObject({
+      message: expect.stringMatching(/speaks protocol 2; this worker speaks protocol 1/),
+      hint: expect.stringMatching(/rebuild the helper/),
+    });
   });
 
   it('gives up on a helper that never says hello, or says something else', async () => {

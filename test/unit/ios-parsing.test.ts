@@ -30,16 +30,31 @@ describe('simctl list devices -j', () => {
       'iPad mini (6th generation) | iOS 17.5 | Shutdown',
       'iPhone 8 | iOS 15.5 | Shutdown',
     ]);
-    expect(sims.some((s) => s.name.startsWith('iPod')), 'an iPod touch is not an iPhone or iPad').toBe(false);
+    expect(
+      sims.some((s) => s.name.startsWith('iPod')),
+      'an iPod touch is not an iPhone or iPad',
+    ).toBe(false);
     const pro = sims.find((s) => s.udid === 'D2E4C979-FFEA-4236-9F57-64C3209975A0')!;
-    expect(pro).toMatchObject({ family: 'iPhone', model: 'iPhone 15 Pro', isAvailable: true, availabilityError: null, runtimeId: 'com.apple.CoreSimulator.SimRuntime.iOS-17-5' });
+    expect(pro).toMatchObject({
+      family: 'iPhone',
+      model: 'iPhone 15 Pro',
+      isAvailable: true,
+      availabilityError: null,
+      runtimeId: 'com.apple.CoreSimulator.SimRuntime.iOS-17-5',
+    });
     expect(sims.filter((s) => s.family === 'iPad').map((s) => s.model)).toEqual(['iPad Air 5th generation', 'iPad mini 6th generation']);
     expect(sims.every((s) => healthOf(s).ready)).toBe(true);
   });
 
-  it('leaves out tvOS and watchOS runtimes, even available ones, and reports unavailable devices with simctl\'s reason (Xcode 12)', () => {
+  it("leaves out tvOS and watchOS runtimes, even available ones, and reports unavailable devices with simctl's reason (Xcode 12)", () => {
     const sims = parseDeviceList(fixture('simctl-list-devices.xcode12.json').toString());
-    expect(sims.map((s) => `${s.name} | ${s.runtime}`)).toEqual(['iPhone 8 | iOS 13.3', 'iPad Pro (9.7-inch) | iOS 13.3', 'iPhone 12 Pro | iOS 14.1', 'iPhone 12 Pro Max | iOS 14.1', 'iPhone 8 | iOS 14.4']);
+    expect(sims.map((s) => `${s.name} | ${s.runtime}`)).toEqual([
+      'iPhone 8 | iOS 13.3',
+      'iPad Pro (9.7-inch) | iOS 13.3',
+      'iPhone 12 Pro | iOS 14.1',
+      'iPhone 12 Pro Max | iOS 14.1',
+      'iPhone 8 | iOS 14.4',
+    ]);
     for (const s of sims) {
       expect(s.isAvailable).toBe(false);
       expect(s.availabilityError).toBe('runtime profile not found');
@@ -70,7 +85,7 @@ describe('simctl list devices -j', () => {
 });
 
 describe('property lists', () => {
-  it('reads simctl appinfo\'s OpenStep output (a real recording, which has no CFBundleShortVersionString)', () => {
+  it("reads simctl appinfo's OpenStep output (a real recording, which has no CFBundleShortVersionString)", () => {
     const info = parseOpenStep(fixture('simctl-appinfo.neondrift.txt').toString()) as Record<string, unknown>;
     expect(info.CFBundleIdentifier).toBe('com.DefaultCompany.NeonDrift');
     expect(info.CFBundleVersion).toBe('0');
@@ -85,7 +100,9 @@ describe('property lists', () => {
     expect(infoPlistString(fixture('Info.plist.bplist'), 'CFBundleIdentifier')).toBe('com.example.recorded');
     expect(infoPlistString(fixture('Info.plist.bplist'), 'NoSuchKey')).toBeNull();
     expect(infoPlistString(fixture('Info-utf16.plist.bplist'), 'CFBundleShortVersionString')).toBe('ünï 2.0');
-    const xml = Buffer.from('<?xml version="1.0"?>\n<plist version="1.0"><dict><key>CFBundleShortVersionString</key>\n<string>3.1 &amp; up</string></dict></plist>');
+    const xml = Buffer.from(
+      '<?xml version="1.0"?>\n<plist version="1.0"><dict><key>CFBundleShortVersionString</key>\n<string>3.1 &amp; up</string></dict></plist>',
+    );
     expect(infoPlistString(xml, 'CFBundleShortVersionString')).toBe('3.1 & up');
     expect(infoPlistString(Buffer.from('{ CFBundleShortVersionString = "1.0"; }'), 'CFBundleShortVersionString')).toBe('1.0');
     expect(() => parseOpenStep('{ A = "unterminated; }')).toThrow(/closing quote/);
@@ -133,7 +150,10 @@ describe('UI tool versions', () => {
   });
 
   it('says where it looked when no tool is there', async () => {
-    expect(await findUiTool('auto', undefined, '/nonexistent')).toMatchObject({ missing: expect.stringMatching(/axe is not on the PATH; idb is not on the PATH|not on the PATH/), hint: expect.stringMatching(/brew install cameroncooke\/axe\/axe/) });
+    expect(await findUiTool('auto', undefined, '/nonexistent')).toMatchObject({
+      missing: expect.stringMatching(/axe is not on the PATH; idb is not on the PATH|not on the PATH/),
+      hint: expect.stringMatching(/brew install cameroncooke\/axe\/axe/),
+    });
     expect(await findUiTool('axe', '/nonexistent/axe')).toMatchObject({ missing: 'axe is not an executable at /nonexistent/axe' });
   });
 });
@@ -142,9 +162,17 @@ describe('the ios-frames line protocol', () => {
   it('reassembles lines and length-prefixed frames whatever the chunk boundaries', () => {
     const got: HelperMessage[] = [];
     const errors: Error[] = [];
-    const reader = new MessageReader((m) => got.push(m), (e) => errors.push(e));
+    const reader = new MessageReader(
+      (m) => got.push(m),
+      (e) => errors.push(e),
+    );
     const image = Buffer.from([0x89, 0x50, 0x4e, 0x47, 10, 13, 10, 0]);
-    const stream = Buffer.concat([Buffer.from('hello {"protocol":1}\n'), Buffer.from(`frame {"seq":1,"bytes":${image.length},"width":2,"height":1}\n`), image, Buffer.from('stats {"frames":1}\n')]);
+    const stream = Buffer.concat([
+      Buffer.from('hello {"protocol":1}\n'),
+      Buffer.from(`frame {"seq":1,"bytes":${image.length},"width":2,"height":1}\n`),
+      image,
+      Buffer.from('stats {"frames":1}\n'),
+    ]);
     for (let i = 0; i < stream.length; i += 3) reader.push(stream.subarray(i, i + 3));
     expect(errors).toEqual([]);
     expect(got.map((m) => m.verb)).toEqual(['hello', 'frame', 'stats']);
@@ -154,10 +182,23 @@ describe('the ios-frames line protocol', () => {
 
   it('stops at the first thing that is not the protocol', () => {
     const errors: Error[] = [];
-    new MessageReader(() => undefined, (e) => errors.push(e)).push(Buffer.from('Welcome!\n'));
-    new MessageReader(() => undefined, (e) => errors.push(e)).push(Buffer.from('frame {"bytes":-1}\n'));
-    new MessageReader(() => undefined, (e) => errors.push(e)).push(Buffer.alloc(70_000, 0x41));
-    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/not `verb \{json\}`/), expect.stringMatching(/announcing -1 bytes/), expect.stringMatching(/longer than 65536/)]);
+    new MessageReader(
+      () => undefined,
+      (e) => errors.push(e),
+    ).push(Buffer.from('Welcome!\n'));
+    new MessageReader(
+      () => undefined,
+      (e) => errors.push(e),
+    ).push(Buffer.from('frame {"bytes":-1}\n'));
+    new MessageReader(
+      () => undefined,
+      (e) => errors.push(e),
+    ).push(Buffer.alloc(70_000, 0x41));
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/not `verb \{json\}`/),
+      expect.stringMatching(/announcing -1 bytes/),
+      expect.stringMatching(/longer than 65536/),
+    ]);
   });
 });
 
@@ -170,7 +211,10 @@ describe('touch paths as AXe/idb commands', () => {
   });
 
   it('plays a double tap as two taps keeping the gap', () => {
-    expect(planTouches(doubleTap(at)).map((s) => [s.kind, s.startMs])).toEqual([['tap', 0], ['tap', 180]]);
+    expect(planTouches(doubleTap(at)).map((s) => [s.kind, s.startMs])).toEqual([
+      ['tap', 0],
+      ['tap', 180],
+    ]);
   });
 
   it('plays straight swipes and drags as one swipe over the whole time the finger was down', () => {

@@ -8,7 +8,15 @@ const setup = () => {
   const keeper = new LeaseKeeper((id) => provider.device(id), 1000, pino({ level: 'silent' }));
   return { provider, keeper, device: provider.device('fake-1')! };
 };
-const prepare = (epoch: number, sessionId = `ses_${epoch}`) => ({ type: 'prepare' as const, id: 'c', localId: 'fake-1', epoch, sessionId, app: null, origins: { allowedOrigins: ['*'], allowPrivate: false } });
+const prepare = (epoch: number, sessionId = `ses_${epoch}`) => ({
+  type: 'prepare' as const,
+  id: 'c',
+  localId: 'fake-1',
+  epoch,
+  sessionId,
+  app: null,
+  origins: { allowedOrigins: ['*'], allowPrivate: false },
+});
 const reset = (epoch: number) => ({ type: 'reset' as const, id: 'c', localId: 'fake-1', epoch });
 
 describe('the worker lease fence', () => {
@@ -33,7 +41,11 @@ describe('the worker lease fence', () => {
   it('runs one device’s commands in order, one at a time', async () => {
     const { keeper, device } = setup();
     const done: string[] = [];
-    await Promise.all([keeper.handle(prepare(1)).then(() => done.push('p1')), keeper.handle(reset(2)).then(() => done.push('r2')), keeper.handle(prepare(3)).then(() => done.push('p3'))]);
+    await Promise.all([
+      keeper.handle(prepare(1)).then(() => done.push('p1')),
+      keeper.handle(reset(2)).then(() => done.push('r2')),
+      keeper.handle(prepare(3)).then(() => done.push('p3')),
+    ]);
     expect(done).toEqual(['p1', 'r2', 'p3']);
     expect([device.prepares, device.resets]).toEqual([2, 1]);
   });

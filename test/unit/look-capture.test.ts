@@ -26,7 +26,9 @@ function streamed(ppp: number, ageMs: number): Frame {
   return { data, format: 'raw', width, height, pixelsPerPoint: ppp, receivedAt: performance.now() - ageMs };
 }
 
-function stalledDevice(error = new DeviceError('DEVICE_FAILED', 'the browser did not capture the screen within 6000 ms (two requests)', 'retry', { stalledMs: 6000 })): FakeDevice {
+function stalledDevice(
+  error = new DeviceError('DEVICE_FAILED', 'the browser did not capture the screen within 6000 ms (two requests)', 'retry', { stalledMs: 6000 }),
+): FakeDevice {
   const device = new FakeDevice('fake-1', 0);
   device.screenshot = async () => {
     throw error;
@@ -112,7 +114,16 @@ function cdpDouble(delays: number[], viewport = { pageX: 0, pageY: 0, clientWidt
     if (method !== 'Page.captureScreenshot') throw new Error(`unexpected ${method}`);
     clips.push(params!.clip);
     const delay = delays[n++] ?? 0;
-    const png = await sharp({ create: { width: Math.round(params!.clip.width! * params!.clip.scale!), height: Math.round(params!.clip.height! * params!.clip.scale!), channels: 3, background: '#fff' } }).png().toBuffer();
+    const png = await sharp({
+      create: {
+        width: Math.round(params!.clip.width! * params!.clip.scale!),
+        height: Math.round(params!.clip.height! * params!.clip.scale!),
+        channels: 3,
+        background: '#fff',
+      },
+    })
+      .png()
+      .toBuffer();
     if (delay === Infinity) return new Promise(() => undefined);
     await new Promise((r) => setTimeout(r, delay));
     return { data: png.toString('base64') };

@@ -47,7 +47,13 @@ describe('Maestro flows → simfleet steps', () => {
     expect(plan.steps[12]).toEqual({ action: 'screenshot', name: 'search-grace-results', source: src(25, 'takeScreenshot', file) });
     expect(plan.steps[13]).toEqual({ action: 'clear', source: src(26, 'eraseText', file) });
     expect(plan.steps[15]).toEqual({ action: 'tap', target: '#message-1', note: 'Open the first message', source: src(29, 'tapOn', file) });
-    expect(plan.steps[20]).toEqual({ action: 'assert', that: 'not-visible', target: 'New Message', timeoutMs: 7000, source: src(36, 'assertNotVisible', file) });
+    expect(plan.steps[20]).toEqual({
+      action: 'assert',
+      that: 'not-visible',
+      target: 'New Message',
+      timeoutMs: 7000,
+      source: src(36, 'assertNotVisible', file),
+    });
   });
 
   it('maps the tap family and its options', () => {
@@ -161,14 +167,29 @@ describe('Maestro flows → simfleet steps', () => {
     const steps = [
       ...fromDisk(fixture('settings-tour.yaml')).steps,
       ...fromDisk(fixture('sign-up.yaml')).steps,
-      ...commands('- tapOn: { point: "10%,20%", optional: true, label: x }', '- swipe: { start: "1,2", end: "3,4" }', '- swipe: { from: A, direction: UP }', '- eraseText: 2', '- pressKey: Tab', '- openLink: https://a.test', '- extendedWaitUntil: { notVisible: { id: spinner, index: 2 }, timeout: 50 }').steps,
+      ...commands(
+        '- tapOn: { point: "10%,20%", optional: true, label: x }',
+        '- swipe: { start: "1,2", end: "3,4" }',
+        '- swipe: { from: A, direction: UP }',
+        '- eraseText: 2',
+        '- pressKey: Tab',
+        '- openLink: https://a.test',
+        '- extendedWaitUntil: { notVisible: { id: spinner, index: 2 }, timeout: 50 }',
+      ).steps,
     ];
     expect(steps.length).toBeGreaterThan(40);
     for (const step of steps) expect(validate(step), `${JSON.stringify(step)}: ${JSON.stringify(validate.errors)}`).toBe(true);
   });
 
   it('enforces the Step schema limits with problems instead of invalid steps', () => {
-    const plan = commands(`- inputText: "${'x'.repeat(10_001)}"`, `- tapOn: "${'Long '.repeat(41)}"`, `- takeScreenshot: ${'s'.repeat(101)}`, `- back: { label: "${'n'.repeat(501)}" }`, '- tapOn: { text: OK, index: 101 }', '- inputText: "fine"');
+    const plan = commands(
+      `- inputText: "${'x'.repeat(10_001)}"`,
+      `- tapOn: "${'Long '.repeat(41)}"`,
+      `- takeScreenshot: ${'s'.repeat(101)}`,
+      `- back: { label: "${'n'.repeat(501)}" }`,
+      '- tapOn: { text: OK, index: 101 }',
+      '- inputText: "fine"',
+    );
     expect(where(plan)).toEqual([
       [3, 'inputText', null],
       [4, 'tapOn', null],
@@ -204,12 +225,19 @@ describe('Maestro flows → simfleet steps', () => {
   });
 
   it('lets the caller override the header env, and reports undefined variables and expressions', () => {
-    const files = { 'flows/main.yaml': ['appId: app', 'env:', '  WHO: grace', '---', '- inputText: "hi ${WHO}"', '- inputText: ${MISSING}', '- tapOn: "${1+1}"'].join('\n') };
+    const files = {
+      'flows/main.yaml': ['appId: app', 'env:', '  WHO: grace', '---', '- inputText: "hi ${WHO}"', '- inputText: ${MISSING}', '- tapOn: "${1+1}"'].join('\n'),
+    };
     const plan = flow(files, { WHO: 'ada' });
     expect(plan.env).toEqual({ WHO: 'ada' });
     expect(plan.steps).toEqual([{ action: 'type', text: 'hi ada', source: src(5, 'inputText') }]);
     expect(plan.problems).toEqual([
-      { file: 'flows/main.yaml', line: 6, command: 'inputText', message: 'undefined variable MISSING (define it under env: in the header or runFlow, or pass -e MISSING=...)' },
+      {
+        file: 'flows/main.yaml',
+        line: 6,
+        command: 'inputText',
+        message: 'undefined variable MISSING (define it under env: in the header or runFlow, or pass -e MISSING=...)',
+      },
       { file: 'flows/main.yaml', line: 7, command: 'tapOn', message: '`${1+1}` is a JavaScript expression; only ${NAME} variables are supported' },
     ]);
     expect(flow(files).steps[0]!.text).toBe('hi grace');
@@ -218,7 +246,15 @@ describe('Maestro flows → simfleet steps', () => {
   it('makes every step of an optional runFlow or repeat optional, and substitutes repeat times', () => {
     const plan = flow(
       {
-        'flows/main.yaml': ['---', '- runFlow: { file: ../shared/dismiss.yaml, optional: true }', '- repeat:', '    times: ${N}', '    optional: true', '    commands:', '      - back'].join('\n'),
+        'flows/main.yaml': [
+          '---',
+          '- runFlow: { file: ../shared/dismiss.yaml, optional: true }',
+          '- repeat:',
+          '    times: ${N}',
+          '    optional: true',
+          '    commands:',
+          '      - back',
+        ].join('\n'),
         'shared/dismiss.yaml': ['- tapOn: Later', '- tapOn: Close'].join('\n'),
       },
       { N: '2' },
@@ -237,9 +273,13 @@ describe('Maestro flows → simfleet steps', () => {
       'flows/main.yaml': ['appId: app', '---', '- back', '- runFlow: sub/b.yaml'].join('\n'),
       'flows/sub/b.yaml': ['appId: app', '---', '- scroll', '- runFlow: ../main.yaml'].join('\n'),
     });
-    expect(cycle.problems).toEqual([{ file: 'flows/sub/b.yaml', line: 4, command: 'runFlow', option: 'file', message: 'runFlow cycle: flows/main.yaml → flows/sub/b.yaml → flows/main.yaml' }]);
+    expect(cycle.problems).toEqual([
+      { file: 'flows/sub/b.yaml', line: 4, command: 'runFlow', option: 'file', message: 'runFlow cycle: flows/main.yaml → flows/sub/b.yaml → flows/main.yaml' },
+    ]);
     const missing = commands('- back', '- runFlow: { file: nowhere.yaml }');
-    expect(missing.problems).toEqual([{ file: 'flows/main.yaml', line: 4, command: 'runFlow', option: 'file', message: 'cannot read flows/nowhere.yaml: no such file' }]);
+    expect(missing.problems).toEqual([
+      { file: 'flows/main.yaml', line: 4, command: 'runFlow', option: 'file', message: 'cannot read flows/nowhere.yaml: no such file' },
+    ]);
   });
 
   it('unrolls at most 50 times and 200 steps, and refuses repeat while and runFlow when', () => {
@@ -247,7 +287,10 @@ describe('Maestro flows → simfleet steps', () => {
     const big = commands('- launchApp', '- repeat:', '    times: 50', '    commands: [back, scroll, back, scroll, { tapOn: OK }]');
     expect(big.steps).toHaveLength(1 + 39 * 5);
     expect(big.problems).toEqual([expect.objectContaining({ line: 4, command: 'repeat', message: expect.stringContaining('past 200 steps') })]);
-    const conditional = commands('- repeat: { while: { visible: More }, commands: [scroll, hideKeyboard] }', '- runFlow: { when: { platform: iOS }, commands: [back, pressKey: Home] }');
+    const conditional = commands(
+      '- repeat: { while: { visible: More }, commands: [scroll, hideKeyboard] }',
+      '- runFlow: { when: { platform: iOS }, commands: [back, pressKey: Home] }',
+    );
     expect(where(conditional)).toEqual([
       [3, 'repeat', 'while'],
       [3, 'hideKeyboard', null],
@@ -260,8 +303,12 @@ describe('Maestro flows → simfleet steps', () => {
   it('reports a YAML syntax error with its line, and an empty flow', () => {
     const plan = flow({ 'flows/main.yaml': ['appId: app', '---', '- back', '- inputText: "Hi": there', '- scroll'].join('\n') });
     expect(plan.steps).toEqual([]);
-    expect(plan.problems).toEqual([{ file: 'flows/main.yaml', line: 4, command: '', message: 'YAML syntax error: Nested mappings are not allowed in compact mappings' }]);
-    expect(flow({ 'flows/main.yaml': 'appId: app\n---\n[]\n' }).problems).toEqual([{ file: 'flows/main.yaml', line: 0, command: '', message: 'the flow has no steps' }]);
+    expect(plan.problems).toEqual([
+      { file: 'flows/main.yaml', line: 4, command: '', message: 'YAML syntax error: Nested mappings are not allowed in compact mappings' },
+    ]);
+    expect(flow({ 'flows/main.yaml': 'appId: app\n---\n[]\n' }).problems).toEqual([
+      { file: 'flows/main.yaml', line: 0, command: '', message: 'the flow has no steps' },
+    ]);
   });
 
   it('reports every unsupported command of the fixture on its line', () => {

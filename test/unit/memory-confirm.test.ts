@@ -87,7 +87,10 @@ describe('what a worker writes of a screen', () => {
     for (let i = 0; i < 50; i++) memory.confirm(node, reading);
     await sync.flush();
     expect(gateway.writes).toHaveLength(2);
-    expect(gateway.writes[1]).toMatchObject({ screens: [], confirmations: [{ id: node, confirmedAt: new Date(t0 + CONFIRM_EVERY_MS).toISOString(), vocabulary: screen.vocabulary }] });
+    expect(gateway.writes[1]).toMatchObject({
+      screens: [],
+      confirmations: [{ id: node, confirmedAt: new Date(t0 + CONFIRM_EVERY_MS).toISOString(), vocabulary: screen.vocabulary }],
+    });
 
     // A screen this memory does not hold is not confirmed (a farm that forgot it would skip it anyway).
     vi.setSystemTime(t0 + 3 * CONFIRM_EVERY_MS);
@@ -105,7 +108,11 @@ describe('what a worker writes of a screen', () => {
     for (let i = 0; i < 20; i++) sync.screen(key, 0, { id: `s${i}`, name: null, fingerprints: [], readings: 1, vocabulary });
     for (let i = 0; i < 20; i++) sync.confirmation(key, 0, { id: `s${i}`, confirmedAt: new Date().toISOString(), vocabulary });
     await sync.flush();
-    expect(gateway.writes.map((w) => [w.screens.length, w.confirmations!.length])).toEqual([[8, 8], [8, 8], [4, 4]]);
+    expect(gateway.writes.map((w) => [w.screens.length, w.confirmations!.length])).toEqual([
+      [8, 8],
+      [8, 8],
+      [4, 4],
+    ]);
     expect(new Set(gateway.writes.map((w) => w.id)).size).toBe(3);
   });
 

@@ -30,8 +30,15 @@ class GatewayStandIn implements MemoryChannel {
     if (answer === 'down') throw new Error('not connected to a gateway');
     if (answer === 'silent') return new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref());
     if (answer === 'refused') return { type: 'memory', id: msg.id, ok: false, error: { code: 'INTERNAL', message: 'the database is away' } };
-    if (answer === 'invalid') return { type: 'memory', id: msg.id, ok: false, error: { code: 'VALIDATION_FAILED', message: 'screens[0].name holds a character that cannot be stored' } };
-    if (answer === 'forbidden') return { type: 'memory', id: msg.id, ok: false, error: { code: 'FORBIDDEN', message: 'host h serves no session of team team-a' } };
+    if (answer === 'invalid')
+      return {
+        type: 'memory',
+        id: msg.id,
+        ok: false,
+        error: { code: 'VALIDATION_FAILED', message: 'screens[0].name holds a character that cannot be stored' },
+      };
+    if (answer === 'forbidden')
+      return { type: 'memory', id: msg.id, ok: false, error: { code: 'FORBIDDEN', message: 'host h serves no session of team team-a' } };
     if (!this.applied.has(msg.id)) this.applied.set(msg.id, msg);
     if (answer === 'lost') throw new Error(`no answer within ${timeoutMs} ms`);
     return { type: 'memory', id: msg.id, ok: true };
@@ -171,7 +178,8 @@ describe('memory written behind', () => {
     const sync = new MemorySync(gateway, logger);
     sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 's-first', evidence: {}, costMs: 1, at: new Date().toISOString() });
     await sync.flush(); // down: the first is frozen, the rest gather
-    for (let i = 0; i < 1500; i++) sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: `s-${i}`, evidence: {}, costMs: 1, at: new Date().toISOString() });
+    for (let i = 0; i < 1500; i++)
+      sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: `s-${i}`, evidence: {}, costMs: 1, at: new Date().toISOString() });
     expect(sync.counts.escalationsLetGo).toBe(500);
     expect(await sync.drain(5000)).toBe(true);
     const screens = [...gateway.applied.values()].flatMap((w) => w.escalations.map((e) => e.screen));
@@ -204,7 +212,11 @@ describe('memory written behind', () => {
     const gateway = new GatewayStandIn(['ok']);
     const sync = new MemorySync(gateway, logger);
     const emoji = '📬';
-    sync.screen(KEY, 0, { ...screen('inbox'), name: `In\u0000box ${emoji.charAt(0)}`, vocabulary: [{ role: 'button', label: `Archive ${emoji}`, tap: { x: 1, y: 2 } }] });
+    sync.screen(KEY, 0, {
+      ...screen('inbox'),
+      name: `In\u0000box ${emoji.charAt(0)}`,
+      vocabulary: [{ role: 'button', label: `Archive ${emoji}`, tap: { x: 1, y: 2 } }],
+    });
     sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 'inbox', evidence: { ['k\u0000ey']: ['x\udc00'] }, costMs: 3, at: new Date().toISOString() });
     await sync.flush();
     const [sent] = gateway.sent;

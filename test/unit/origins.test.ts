@@ -18,7 +18,20 @@ const policy = (allowedOrigins: string[], allowPrivate = false) => new OriginPol
 
 describe('the web origin policy (worker side, after DNS)', () => {
   it('knows private, loopback, link-local, CGNAT and metadata addresses, mapped IPv6 included', () => {
-    for (const a of ['10.0.0.1', '172.16.5.4', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '::1', 'fd00:ec2::254', 'fe80::1', '::ffff:10.0.0.1']) expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of [
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '100.100.100.200',
+      '0.0.0.0',
+      '::1',
+      'fd00:ec2::254',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+    ])
+      expect(isPrivateAddress(a), a).toBe(true);
     for (const a of ['93.184.215.14', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
   });
 
@@ -35,7 +48,19 @@ describe('the web origin policy (worker side, after DNS)', () => {
 
   it('sees through other spellings of an address: decimal, octal, hex, short forms, IPv6 brackets and mapped forms', async () => {
     const p = policy(['*']);
-    for (const url of ['http://2852039166/', 'http://0251.0376.0251.0376/', 'http://0xa9fea9fe/', 'http://0xA9.0xFE.0xA9.0xFE/', 'http://169.254.43518/', 'http://127.1/', 'http://0/', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://LOCALHOST./']) {
+    for (const url of [
+      'http://2852039166/',
+      'http://0251.0376.0251.0376/',
+      'http://0xa9fea9fe/',
+      'http://0xA9.0xFE.0xA9.0xFE/',
+      'http://169.254.43518/',
+      'http://127.1/',
+      'http://0/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://[0:0:0:0:0:0:0:1]/',
+      'http://LOCALHOST./',
+    ]) {
       expect(await p.verdict(url), url).not.toBeNull();
     }
   });
@@ -70,7 +95,14 @@ describe("the gateway's first look at a session's app URL", () => {
     }
     expect(() => checkAppUrl('ftp://example.com/', rules)).toThrow(/http and https/);
     // Other spellings of the same addresses, as the URL parser normalises them.
-    for (const url of ['http://2852039166/', 'http://0251.0376.0251.0376/', 'http://0xa9fea9fe/', 'http://127.1/', 'http://[::ffff:a9fe:a9fe]/', 'http://LOCALHOST./']) {
+    for (const url of [
+      'http://2852039166/',
+      'http://0251.0376.0251.0376/',
+      'http://0xa9fea9fe/',
+      'http://127.1/',
+      'http://[::ffff:a9fe:a9fe]/',
+      'http://LOCALHOST./',
+    ]) {
       expect(() => checkAppUrl(url, rules), url).toThrow(expect.objectContaining({ code: 'ORIGIN_NOT_ALLOWED' }));
     }
   });

@@ -10,8 +10,16 @@ const withCode = (code: string, message = 'x') => Object.assign(new Error(messag
 
 describe('database outages', () => {
   it('are told from refusals', () => {
-    for (const e of [new DatabaseUnavailableError('no connection'), withCode('ECONNREFUSED'), withCode('57P01', 'terminating connection due to administrator command'), withCode('08006'), new Error('Connection terminated unexpectedly')]) expect(isOutage(e), e.message).toBe(true);
-    for (const e of [withCode('23505', 'duplicate key'), withCode('42P01', 'relation does not exist'), new Error('boom'), null]) expect(isOutage(e)).toBe(false);
+    for (const e of [
+      new DatabaseUnavailableError('no connection'),
+      withCode('ECONNREFUSED'),
+      withCode('57P01', 'terminating connection due to administrator command'),
+      withCode('08006'),
+      new Error('Connection terminated unexpectedly'),
+    ])
+      expect(isOutage(e), e.message).toBe(true);
+    for (const e of [withCode('23505', 'duplicate key'), withCode('42P01', 'relation does not exist'), new Error('boom'), null])
+      expect(isOutage(e)).toBe(false);
   });
 
   it('are retried until the statement goes through; a refusal is thrown at once', async () => {
@@ -19,7 +27,9 @@ describe('database outages', () => {
     const value = await throughOutage('t', async () => (++calls < 3 ? Promise.reject(withCode('ECONNREFUSED')) : 'done'), { withinMs: 5000, logger });
     expect([value, calls]).toEqual(['done', 3]);
     calls = 0;
-    await expect(throughOutage('t', async () => (calls++, Promise.reject(withCode('23505', 'duplicate key'))), { withinMs: 5000, logger })).rejects.toThrow('duplicate key');
+    await expect(throughOutage('t', async () => (calls++, Promise.reject(withCode('23505', 'duplicate key'))), { withinMs: 5000, logger })).rejects.toThrow(
+      'duplicate key',
+    );
     expect(calls).toBe(1);
   });
 

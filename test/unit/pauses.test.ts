@@ -11,7 +11,11 @@ afterEach(() => watch?.stop());
 function clocked() {
   let now = 1_000_000;
   const seen: number[] = [];
-  watch = new PauseWatch(logger, (ms) => seen.push(ms), () => now);
+  watch = new PauseWatch(
+    logger,
+    (ms) => seen.push(ms),
+    () => now,
+  );
   return { watch, seen, advance: (ms: number) => (now += ms), now: () => now };
 }
 
@@ -62,4 +66,3 @@ describe('a pause of the gateway', () => {
     expect(() => after.confirm()).not.toThrow();
   });
 });
-

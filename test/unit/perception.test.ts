@@ -28,7 +28,14 @@ function rig(): { device: SyntheticDevice; eyes: Eyes } {
 
 /** A phone screen: status bar (rows 0–3), navigation bar (4–9), a list (10–93), a tab bar (94–103). */
 function app(listOffset = 0): Canvas {
-  return new Canvas(242).rect(0, 0, W, 4, 250).rect(0, 4, W, 6, 247).list(10, 94, listOffset).rect(0, 94, W, 10, 249).rect(6, 97, 4, 4, 120).rect(22, 97, 4, 4, 170).rect(38, 97, 4, 4, 170);
+  return new Canvas(242)
+    .rect(0, 0, W, 4, 250)
+    .rect(0, 4, W, 6, 247)
+    .list(10, 94, listOffset)
+    .rect(0, 94, W, 10, 249)
+    .rect(6, 97, 4, 4, 120)
+    .rect(22, 97, 4, 4, 170)
+    .rect(38, 97, 4, 4, 170);
 }
 
 /** Plays canvases as frames, one every `ms` (about 60 fps by default), then waits for the analysis. */
@@ -73,7 +80,11 @@ describe('changed since a mark', () => {
     const after = new Canvas(242).rect(0, 0, W, 4, 250).rect(0, 4, W, 6, 235).rect(4, 20, 40, 6, 90).rect(4, 30, 30, 40, 180).rect(0, 94, W, 10, 249);
     await play(device, eyes, [before]);
     const mark = eyes.mark(1);
-    await play(device, eyes, steps(12, (t) => before.clone().shiftLeft(Math.round(t * W), 4, 94, after)));
+    await play(
+      device,
+      eyes,
+      steps(12, (t) => before.clone().shiftLeft(Math.round(t * W), 4, 94, after)),
+    );
     await play(device, eyes, [after, after, after, after]); // the last frames are identical
     await sleep(1000); // the agent polls a second later
     const newest = eyes.store.newest()!;
@@ -107,11 +118,19 @@ describe('changed since a mark', () => {
 
   it('ignores a status clock ticking in the top band, and reports it as ignored', async () => {
     const { device, eyes } = rig();
-    const tick = (n: number) => app().rect(2, 1, 6, 2, 250).rect(2 + (n % 3), 1, 2, 2, 40);
+    const tick = (n: number) =>
+      app()
+        .rect(2, 1, 6, 2, 250)
+        .rect(2 + (n % 3), 1, 2, 2, 40);
     await play(device, eyes, [tick(0)]);
     const mark = eyes.mark(1);
     const waiting = eyes.wait({ for: 'change', timeoutMs: 1500, quietMs: QUIET, changeTimeoutMs: 1500, since: mark });
-    await play(device, eyes, Array.from({ length: 14 }, (_, i) => tick(i + 1)), 100); // ten times a second
+    await play(
+      device,
+      eyes,
+      Array.from({ length: 14 }, (_, i) => tick(i + 1)),
+      100,
+    ); // ten times a second
     const answer = eyes.changes(mark);
     expect(answer.framesSince).toBe(14);
     expect(answer.changed).toBe('no');
@@ -121,7 +140,10 @@ describe('changed since a mark', () => {
 
   it('does not ignore the same small change below the top band', async () => {
     const { device, eyes } = rig();
-    const tick = (n: number) => app().rect(2, 50, 6, 2, 250).rect(2 + (n % 3), 50, 2, 2, 40);
+    const tick = (n: number) =>
+      app()
+        .rect(2, 50, 6, 2, 250)
+        .rect(2 + (n % 3), 50, 2, 2, 40);
     await play(device, eyes, [tick(0)]);
     const mark = eyes.mark(1);
     await play(device, eyes, [tick(1)]);
@@ -144,10 +166,16 @@ describe('settle', () => {
     await play(device, eyes, [app(0)]);
     const mark = eyes.mark(1);
     let answeredAt = 0;
-    const waiting = eyes.wait({ for: 'settled', timeoutMs: 5000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark }).then((r) => ((answeredAt = performance.now()), r));
+    const waiting = eyes
+      .wait({ for: 'settled', timeoutMs: 5000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark })
+      .then((r) => ((answeredAt = performance.now()), r));
     await sleep(300); // nothing moves yet: the wait must not call this settled
     expect(answeredAt).toBe(0);
-    await play(device, eyes, steps(10, (t) => app(Math.round(t * 30))));
+    await play(
+      device,
+      eyes,
+      steps(10, (t) => app(Math.round(t * 30))),
+    );
     const lastChange = eyes.activity.lastMotion!;
     const r = await waiting;
     expect(r.status).toBe('settled');
@@ -164,7 +192,11 @@ describe('settle', () => {
     await play(device, eyes, [app(0)]);
     const mark = eyes.mark(1);
     const waiting = eyes.wait({ for: 'settled', timeoutMs: 5000, quietMs: QUIET, changeTimeoutMs: 2000, since: mark });
-    await play(device, eyes, steps(10, (t) => app(Math.round(t * 30))));
+    await play(
+      device,
+      eyes,
+      steps(10, (t) => app(Math.round(t * 30))),
+    );
     const r = await waiting;
     expect(r.status).toBe('settled');
     expect(r.transition?.kind).toBe('scroll');
@@ -218,7 +250,10 @@ describe('settle', () => {
 
   it('never settles while a spinner turns: the timeout names its box and how long it moved', async () => {
     const { device, eyes } = rig();
-    const spinner = (n: number) => app().rect(22, 48, 4, 4, 230).rect(22 + (n % 2) * 2, 48 + (Math.floor(n / 2) % 2) * 2, 2, 2, 40);
+    const spinner = (n: number) =>
+      app()
+        .rect(22, 48, 4, 4, 230)
+        .rect(22 + (n % 2) * 2, 48 + (Math.floor(n / 2) % 2) * 2, 2, 2, 40);
     let n = 0;
     const timer = setInterval(() => device.show(spinner(n++)), 16);
     try {
@@ -316,7 +351,8 @@ describe('motion between two settled frames', () => {
     expect(t.offsetPt!.y).toBeGreaterThan(-18 * PT_Y * 1.1);
   });
 
-  const detail = () => new Canvas(242).rect(0, 0, W, 4, 250).rect(0, 4, W, 6, 247).rect(4, 14, 30, 5, 60).rect(4, 24, 40, 30, 190).rect(4, 58, 36, 3, 110).rect(0, 94, W, 10, 249);
+  const detail = () =>
+    new Canvas(242).rect(0, 0, W, 4, 250).rect(0, 4, W, 6, 247).rect(4, 14, 30, 5, 60).rect(4, 24, 40, 30, 190).rect(4, 58, 36, 3, 110).rect(0, 94, W, 10, 249);
 
   it('a push moves content leftwards, a pop rightwards', async () => {
     const list = app();
@@ -329,7 +365,12 @@ describe('motion between two settled frames', () => {
     expect(pop.evidence.horizontalFlow).toBeLessThan(0);
   });
 
-  const sheet = (top: number) => (c: Canvas) => c.dim(0.6, { x: 0, y: top, w: W, h: H - top }).rect(0, top, W, H - top, 252).rect(3, top + 4, 20, 3, 40).rect(3, top + 12, 42, 4, 225);
+  const sheet = (top: number) => (c: Canvas) =>
+    c
+      .dim(0.6, { x: 0, y: top, w: W, h: H - top })
+      .rect(0, top, W, H - top, 252)
+      .rect(3, top + 4, 20, 3, 40)
+      .rect(3, top + 12, 42, 4, 225);
 
   it('a sheet rises over a dimmed backdrop, and goes down again', async () => {
     const up = await classify(frames(steps(8, (s) => (s === 0 ? app() : sheet(Math.round(H - s * 78))(app())))));
@@ -340,7 +381,8 @@ describe('motion between two settled frames', () => {
   });
 
   it('an alert appears centred over a dimmed backdrop, and is dismissed', async () => {
-    const alert = (c: Canvas) => c.dim(0.6, { x: 9, y: 40, w: 30, h: 22 }).rect(9, 40, 30, 22, 250).rect(14, 44, 20, 3, 30).rect(9, 54, 30, 1, 200).rect(12, 57, 10, 2, 60);
+    const alert = (c: Canvas) =>
+      c.dim(0.6, { x: 9, y: 40, w: 30, h: 22 }).rect(9, 40, 30, 22, 250).rect(14, 44, 20, 3, 30).rect(9, 54, 30, 1, 200).rect(12, 57, 10, 2, 60);
     const shown = await classify(frames([app(), app(), alert(app()), alert(app())]));
     expect(shown.kind).toBe('alert');
     const dismissed = await classify(frames([alert(app()), alert(app()), app()]));
@@ -380,7 +422,9 @@ describe('motion on recorded frames', () => {
   }[];
   for (const c of cases) {
     it(`${c.name}: a scroll, within 10 % of the real ${c.trueOffsetPt} pt`, async () => {
-      const t = await classify(c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })));
+      const t = await classify(
+        c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })),
+      );
       expect(t.kind).toBe('scroll');
       expect(Math.abs(t.offsetPt!.y - c.trueOffsetPt)).toBeLessThanOrEqual(Math.abs(c.trueOffsetPt) * 0.1);
     });
@@ -389,9 +433,13 @@ describe('motion on recorded frames', () => {
   // A 200 pt drag recorded beside another Chromium suite on 2 cores: frames came in bursts, some a
   // step back, one 17 rows on. The stream summed 29 rows, between the ends' fits at 24 (the truth)
   // and 33 (a list row on), and the offset came out as 271 pt. Now it says it cannot tell.
-  it('withholds the offset when the stream lies about as close to two of the ends\' fits', async () => {
-    const c = JSON.parse(gunzipSync(readFileSync(new URL('../fixtures/perception/recorded-ambiguous-scroll.json.gz', import.meta.url))).toString()) as (typeof cases)[number];
-    const t = await classify(c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })));
+  it("withholds the offset when the stream lies about as close to two of the ends' fits", async () => {
+    const c = JSON.parse(
+      gunzipSync(readFileSync(new URL('../fixtures/perception/recorded-ambiguous-scroll.json.gz', import.meta.url))).toString(),
+    ) as (typeof cases)[number];
+    const t = await classify(
+      c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt })),
+    );
     expect(t.kind).toBe('scroll');
     expect(t.offsetPt).toBeUndefined();
     expect(c.trueOffsetPt).toBe(200);
@@ -411,7 +459,8 @@ describe('push and pop on recorded frames: the direction is right or withheld, n
     kind: 'push' | 'pop';
     frames: { seq: number; at: number; gray: string; wpt: number; hpt: number }[];
   }[];
-  const analysed = (c: (typeof recorded)[number]) => c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt }));
+  const analysed = (c: (typeof recorded)[number]) =>
+    c.frames.map((f) => analyse(new Uint8Array(Buffer.from(f.gray, 'base64')), { seq: f.seq, at: f.at, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt }));
   const opposite = (k: 'push' | 'pop') => (k === 'push' ? 'pop' : 'push');
 
   it('a stream that stalled either side of two frames that stepped back: pop and push, as recorded, before', async () => {
@@ -462,7 +511,13 @@ describe('motion across a stalled stream, on the fine profile', () => {
   }[];
   const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
   const stalled = (c: (typeof ends)[number], withFine: boolean) =>
-    c.frames.map((f, i) => analyse(bytes(f.gray), { seq: i + 1, at: i * 600, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt }, withFine ? { w: f.fine.w, h: f.fine.h, gray: bytes(f.fine.gray) } : undefined));
+    c.frames.map((f, i) =>
+      analyse(
+        bytes(f.gray),
+        { seq: i + 1, at: i * 600, wallAt: 0, widthPt: f.wpt, heightPt: f.hpt },
+        withFine ? { w: f.fine.w, h: f.fine.h, gray: bytes(f.fine.gray) } : undefined,
+      ),
+    );
 
   it('gives every recorded offset within 2 % from the two ends alone', async () => {
     expect(ends.length).toBe(12);
@@ -470,7 +525,9 @@ describe('motion across a stalled stream, on the fine profile', () => {
       const t = await classify(stalled(c, true));
       expect(t.kind, c.name).toBe('scroll');
       expect(t.offsetPt, c.name).toBeDefined();
-      expect(Math.abs(t.offsetPt!.y - c.trueOffsetPt), `${c.name}: measured ${t.offsetPt!.y}, true ${c.trueOffsetPt}`).toBeLessThanOrEqual(Math.abs(c.trueOffsetPt) * 0.02 + 1);
+      expect(Math.abs(t.offsetPt!.y - c.trueOffsetPt), `${c.name}: measured ${t.offsetPt!.y}, true ${c.trueOffsetPt}`).toBeLessThanOrEqual(
+        Math.abs(c.trueOffsetPt) * 0.02 + 1,
+      );
     }
   });
 
@@ -493,7 +550,8 @@ describe('motion across a stalled stream, on the fine profile', () => {
     };
     const sample = (w: number, h: number, offset: number) => {
       const out = new Uint8Array(w * h);
-      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[y * w + x] = pixel(((x + 0.5) * SCREEN.widthPt) / w, ((y + 0.5) * SCREEN.heightPt) / h, offset);
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) out[y * w + x] = pixel(((x + 0.5) * SCREEN.widthPt) / w, ((y + 0.5) * SCREEN.heightPt) / h, offset);
       return out;
     };
     const fh = fineHeight(SCREEN.heightPt);
@@ -506,4 +564,3 @@ describe('motion across a stalled stream, on the fine profile', () => {
     expect(t.offsetPt).toBeUndefined();
   });
 });
-

@@ -31,7 +31,10 @@ describe('in-memory socket pair', () => {
     a.close(4400, 'PROTOCOL_ERROR');
     await new Promise((r) => setTimeout(r, 10));
     expect(got).toEqual(['one', 'two']);
-    expect(closes).toEqual([['a', 4400, 'PROTOCOL_ERROR'], ['b', 4400, 'PROTOCOL_ERROR']]);
+    expect(closes).toEqual([
+      ['a', 4400, 'PROTOCOL_ERROR'],
+      ['b', 4400, 'PROTOCOL_ERROR'],
+    ]);
     expect(() => a.send('late')).toThrow(/not open/);
   });
 
@@ -48,11 +51,39 @@ describe('in-memory socket pair', () => {
 
 describe('what the farm makes of a device report', () => {
   const report = (health: 'ready' | 'broken', extra: Partial<Schemas['WorkerDevice']> = {}): Schemas['WorkerDevice'] => ({
-    localId: 'd', platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health, ...extra,
+    localId: 'd',
+    platform: 'web',
+    backend: 'fake',
+    model: 'm',
+    os: 'o',
+    name: 'n',
+    labels: [],
+    health,
+    ...extra,
   });
   const row = (over: Partial<DeviceRow>): DeviceRow =>
-    ({ id: 'h.d', host_id: 'h', local_id: 'd', platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health: 'ready', reported: true,
-      state: 'available', state_reason: null, epoch: 3, session_id: null, needs_reset: false, quarantined: false, first_seen_at: new Date(), updated_at: new Date(), ...over }) as DeviceRow;
+    ({
+      id: 'h.d',
+      host_id: 'h',
+      local_id: 'd',
+      platform: 'web',
+      backend: 'fake',
+      model: 'm',
+      os: 'o',
+      name: 'n',
+      labels: [],
+      health: 'ready',
+      reported: true,
+      state: 'available',
+      state_reason: null,
+      epoch: 3,
+      session_id: null,
+      needs_reset: false,
+      quarantined: false,
+      first_seen_at: new Date(),
+      updated_at: new Date(),
+      ...over,
+    }) as DeviceRow;
   const session = { id: 'ses_1', state: 'ready' } as SessionRow;
 
   it('makes a new or returning clean device available', () => {
@@ -62,7 +93,9 @@ describe('what the farm makes of a device report', () => {
 
   it('resets a device that may hold a previous session before anyone gets it', () => {
     expect(decideDevice(row({ state: 'offline', needs_reset: true }), report('ready'), undefined)).toMatchObject({ state: 'reclaiming', reclaim: true });
-    expect(decideDevice(row({ state: 'available' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), undefined)).toMatchObject({ reclaim: true });
+    expect(decideDevice(row({ state: 'available' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), undefined)).toMatchObject({
+      reclaim: true,
+    });
   });
 
   it('re-adopts a lease the worker still holds under the same epoch', () => {
@@ -76,7 +109,9 @@ describe('what the farm makes of a device report', () => {
     const d = decideDevice(row({ state: 'preparing', session_id: 'ses_1' }), report('ready', { lease: null }), preparing);
     expect(d).toMatchObject({ state: 'preparing', reclaim: false });
     expect(d.endSession).toBeUndefined();
-    expect(decideDevice(row({ state: 'preparing', session_id: 'ses_1' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), preparing).endSession).toBeUndefined();
+    expect(
+      decideDevice(row({ state: 'preparing', session_id: 'ses_1' }), report('ready', { lease: { epoch: 2, sessionId: 'ses_old' } }), preparing).endSession,
+    ).toBeUndefined();
   });
 
   it('ends the session device-lost when the worker no longer holds its lease', () => {
@@ -86,7 +121,14 @@ describe('what the farm makes of a device report', () => {
   });
 
   it('keeps a quarantined device broken whatever its host says, and ends a session on a broken report', () => {
-    expect(decideDevice(row({ state: 'broken', quarantined: true, state_reason: 'reset failed' }), report('ready'), undefined)).toMatchObject({ state: 'broken', reason: 'reset failed', reclaim: false });
-    expect(decideDevice(row({ state: 'leased' }), report('broken', { reason: 'renderer crashed' }), session)).toMatchObject({ state: 'broken', endSession: { detail: 'renderer crashed' } });
+    expect(decideDevice(row({ state: 'broken', quarantined: true, state_reason: 'reset failed' }), report('ready'), undefined)).toMatchObject({
+      state: 'broken',
+      reason: 'reset failed',
+      reclaim: false,
+    });
+    expect(decideDevice(row({ state: 'leased' }), report('broken', { reason: 'renderer crashed' }), session)).toMatchObject({
+      state: 'broken',
+      endSession: { detail: 'renderer crashed' },
+    });
   });
 });

@@ -7,7 +7,10 @@ import { installAuth } from '../../server/http/auth.js';
 import type { TokenService } from '../../server/domain/tokens.js';
 import { installErrorHandling } from '../../server/http/error-handler.js';
 
-const tokens = { authenticate: () => Promise.reject(new Error('not reached')), redeemTicket: () => Promise.reject(new Error('not reached')) } as unknown as TokenService;
+const tokens = {
+  authenticate: () => Promise.reject(new Error('not reached')),
+  redeemTicket: () => Promise.reject(new Error('not reached')),
+} as unknown as TokenService;
 
 function app() {
   const a = Fastify();

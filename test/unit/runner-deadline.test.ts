@@ -16,13 +16,20 @@ function refusingActor(takesMs: number) {
   const calls: number[] = [];
   const eyes = { activity: { isSettled: () => true, lastMotion: undefined }, wait: async () => ({ status: 'settled', waitedMs: 0 }) };
   // The screen a divergence report describes: a real reading of a small list screen.
-  const read = { reading: readScreen(listScreen('Inbox', ['Alice', 'Bob']), 'web'), identified: { node: { id: 'inbox', name: 'Inbox' }, known: true } } as unknown as Read;
+  const read = {
+    reading: readScreen(listScreen('Inbox', ['Alice', 'Bob']), 'web'),
+    identified: { node: { id: 'inbox', name: 'Inbox' }, known: true },
+  } as unknown as Read;
   const actor = {
     quietMs: 50,
     logger: pino({ level: 'silent' }),
     eyesOf: () => eyes,
     backendOf: () => ({}),
-    understanding: { current: async () => ({ read }), number: () => undefined, header: () => ({ device: 'web-1', screenId: 'inbox', name: 'Inbox', known: true }) },
+    understanding: {
+      current: async () => ({ read }),
+      number: () => undefined,
+      header: () => ({ device: 'web-1', screenId: 'inbox', name: 'Inbox', known: true }),
+    },
     act: async () => {
       calls.push(performance.now());
       await sleep(takesMs);
@@ -44,7 +51,10 @@ describe('the triage loop of a run', () => {
   it('does not begin the retry once the caller has stopped waiting, and answers COMMAND_TIMEOUT', async () => {
     const { actor, calls } = refusingActor(150);
     const run = withDeadline(100, () => new StepRunner(actor).run('web-1', 1, 'team', { steps: [{ action: 'tap', target: 'Send' }] }));
-    await expect(run).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('the retry the rules chose for step 0 was not begun') });
+    await expect(run).rejects.toMatchObject({
+      code: 'COMMAND_TIMEOUT',
+      message: expect.stringContaining('the retry the rules chose for step 0 was not begun'),
+    });
     await sleep(300);
     expect(calls).toHaveLength(1);
   });

@@ -29,7 +29,12 @@ function simulated(lossPt: number[], touchMs = 0) {
     },
   } as unknown as DeviceBackend;
   const read = (): Read => {
-    const elements = Array.from({ length: ROWS }, (_, i) => ({ role: 'text', label: `Row ${i}`, detail: null, frame: { x: 0, y: i * ROW_PT - offset, width: 390, height: ROW_PT } }));
+    const elements = Array.from({ length: ROWS }, (_, i) => ({
+      role: 'text',
+      label: `Row ${i}`,
+      detail: null,
+      frame: { x: 0, y: i * ROW_PT - offset, width: 390, height: ROW_PT },
+    }));
     return { reading: { screen: SCREEN, elements, regionOf: elements.map(() => 'content'), regions: {} } } as unknown as Read;
   };
   return { device, read, drags, offset: () => offset, maxOffset };

@@ -28,7 +28,21 @@ function paint(g: ReturnType<typeof grid>, x0: number, y0: number, x1: number, y
 }
 let next = 0;
 function node(role: string, label: string, frame: TreeNode['frame'], extra: Partial<TreeNode> = {}): TreeNode {
-  return { index: next++, parent: null, role, label, value: null, states: {}, frame, id: null, source: 'web', interactive: false, unnamed: false, offscreen: false, ...extra };
+  return {
+    index: next++,
+    parent: null,
+    role,
+    label,
+    value: null,
+    states: {},
+    frame,
+    id: null,
+    source: 'web',
+    interactive: false,
+    unnamed: false,
+    offscreen: false,
+    ...extra,
+  };
 }
 
 describe('where the tree leaves pixels unexplained', () => {
@@ -54,7 +68,9 @@ describe('where the tree leaves pixels unexplained', () => {
   });
 
   it('reads the whole screen when the tree says nothing at all', () => {
-    expect(areasToRead([node('scroll', '', { x: 0, y: 0, width: 400, height: 800 })], SCREEN, grid())).toEqual([{ box: { x: 0, y: 0, width: 400, height: 800 }, why: 'empty-tree' }]);
+    expect(areasToRead([node('scroll', '', { x: 0, y: 0, width: 400, height: 800 })], SCREEN, grid())).toEqual([
+      { box: { x: 0, y: 0, width: 400, height: 800 }, why: 'empty-tree' },
+    ]);
   });
 
   it('looks into a large drawn area for its parts, against its own background', () => {
@@ -69,7 +85,8 @@ describe('where the tree leaves pixels unexplained', () => {
 });
 
 describe('a tree the pixels contradict', () => {
-  const labelled = (n: number) => Array.from({ length: n }, (_, i) => ({ ...node('text', `Row ${i}`, { x: 16, y: 100 + i * 48, width: 200, height: 20 }), index: i }));
+  const labelled = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ ...node('text', `Row ${i}`, { x: 16, y: 100 + i * 48, width: 200, height: 20 }), index: i }));
 
   it('is when most labelled elements sit where nothing is drawn: the whole screen is read', () => {
     const g = grid(); // blank: nothing drawn anywhere the tree says text is
@@ -142,7 +159,8 @@ const tesseract = (() => {
 
 describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
   it('reads drawn words with their boxes, and says when it cannot run', async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120"><rect width="100%" height="100%" fill="white"/><text x="20" y="60" font-size="28" font-family="sans-serif">Level 3</text></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="120"><rect width="100%" height="100%" fill="white"/><text x="20" y="60" font-size="28" font-family="sans-serif">Level 3</text></svg>';
     const png = await sharp(Buffer.from(svg)).png().toBuffer();
     const engine = new Tesseract('tesseract', pino({ level: 'silent' }));
     expect((await engine.status()).available).toBe(true);
@@ -157,7 +175,9 @@ describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
 
 describe("the pixel tier's time budget", () => {
   it('answers at the budget with what it read, counts the areas left, and the next read goes on from there', async () => {
-    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } })
+      .png()
+      .toBuffer();
     const device = { screenshot: async () => ({ png, width: 800, height: 1600, scale: 2 }), screen: () => SCREEN } as unknown as DeviceBackend;
     let runs = 0;
     // A recogniser that finds text in the first area at once and thinks for 300 ms about the rest,
@@ -168,7 +188,9 @@ describe("the pixel tier's time budget", () => {
       recognise: (_png, _layout, timeoutMs = 8000) => {
         runs++;
         if (runs === 1) return Promise.resolve([{ text: 'Ready', conf: 90, words: [], left: 4, top: 4, width: 60, height: 20 }]);
-        return new Promise((resolve, reject) => setTimeout(() => (timeoutMs < 300 ? reject(new Error(`no answer within ${timeoutMs} ms`)) : resolve([])), Math.min(300, timeoutMs)));
+        return new Promise((resolve, reject) =>
+          setTimeout(() => (timeoutMs < 300 ? reject(new Error(`no answer within ${timeoutMs} ms`)) : resolve([])), Math.min(300, timeoutMs)),
+        );
       },
     };
     const cached = new RecognitionCache(slow);
@@ -192,9 +214,14 @@ describe("the pixel tier's time budget", () => {
   });
 
   it('a recogniser too busy to take a run leaves the area for the next read, not a failed read', async () => {
-    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 800, height: 1600, channels: 3, background: { r: 240, g: 240, b: 240 } } })
+      .png()
+      .toBuffer();
     const device = { screenshot: async () => ({ png, width: 800, height: 1600, scale: 2 }), screen: () => SCREEN } as unknown as DeviceBackend;
-    const busy: TextRecogniser = { status: async () => ({ available: true, detail: 'fake' }), recognise: () => Promise.reject(new RecogniserBusyError('32 runs waiting')) };
+    const busy: TextRecogniser = {
+      status: async () => ({ available: true, detail: 'fake' }),
+      recognise: () => Promise.reject(new RecogniserBusyError('32 runs waiting')),
+    };
     const r = await readPixels(device, [{ box: { x: 0, y: 0, width: 400, height: 40 }, why: 'uncovered' }], busy, 10, 500);
     expect(r).toMatchObject({ nodes: [], unread: 1 });
     const broken: TextRecogniser = { ...busy, recognise: () => Promise.reject(new Error('exit 1: no eng.traineddata')) };
@@ -222,7 +249,16 @@ describe('hit-test probing', () => {
   it('finds the controls of a silent container with a few coarse seeds', async () => {
     const tabs = [0, 1, 2].map((i) => ({ role: 'tab', label: `Tab ${i}`, frame: { x: i * 133, y: 710, width: 133, height: 60 }, id: null, interactive: true }));
     let probes = 0;
-    const r = await probeContainer(bar, async (pts) => pts.map((p) => (probes++, tabs.find((t) => p.x >= t.frame.x && p.x < t.frame.x + t.frame.width && p.y >= t.frame.y && p.y < t.frame.y + t.frame.height) ?? null)), 10);
+    const r = await probeContainer(
+      bar,
+      async (pts) =>
+        pts.map(
+          (p) => (
+            probes++, tabs.find((t) => p.x >= t.frame.x && p.x < t.frame.x + t.frame.width && p.y >= t.frame.y && p.y < t.frame.y + t.frame.height) ?? null
+          ),
+        ),
+      10,
+    );
     expect(r.nodes.map((n) => [n.label, n.parent, n.probed, n.index])).toEqual([
       ['Tab 0', 0, true, 10],
       ['Tab 1', 0, true, 11],
@@ -248,7 +284,9 @@ describe('hit-test probing', () => {
     // round never does (a platform stuck behind other work).
     const small = { role: 'button', label: 'x', frame: { x: 360, y: 760, width: 30, height: 30 }, id: null, interactive: true };
     const sent: number[] = [];
-    const stuck = (pts: { x: number; y: number }[]) => (sent.push(pts.length), sent.length === 1 ? Promise.resolve(pts.map(() => null)) : new Promise<never>(() => undefined));
+    const stuck = (pts: { x: number; y: number }[]) => (
+      sent.push(pts.length), sent.length === 1 ? Promise.resolve(pts.map(() => null)) : new Promise<never>(() => undefined)
+    );
     const t0 = performance.now();
     const r = await probeContainer(bar, stuck, 1, t0 + 300);
     expect(performance.now() - t0).toBeLessThan(2000);

@@ -17,7 +17,9 @@ const corpus = Object.values(labels.groups).flatMap((g) => g.files.map((file) =>
 const onDisk = ['android', 'ios'].flatMap((dir) => readdirSync(new URL(`${dir}/`, CORPUS)).map((f) => `${dir}/${f}`));
 
 const VOCABULARY = new Set(
-  'button link text heading textfield securefield switch checkbox radio slider select option menuitem tab tabbar navbar toolbar list cell image dialog alert keyboard key progress status header footer navigation canvas webview scroll group window application other'.split(' '),
+  'button link text heading textfield securefield switch checkbox radio slider select option menuitem tab tabbar navbar toolbar list cell image dialog alert keyboard key progress status header footer navigation canvas webview scroll group window application other'.split(
+    ' ',
+  ),
 );
 const SOURCE: Record<DumpFormat, string> = { 'uiautomator-xml': 'uiautomator', 'xcuitest-xml': 'xcuitest', 'idb-json': 'idb', 'axe-json': 'axe' };
 
@@ -247,8 +249,29 @@ describe('iOS dumps in the corpus', () => {
 
 const b = (x1: number, y1: number, x2: number, y2: number): string => `[${x1},${y1}][${x2},${y2}]`;
 function node(cls: string, bounds: string, attrs: Record<string, string> = {}, children = ''): string {
-  const all: Record<string, string> = { index: '0', text: '', 'resource-id': '', class: cls, package: 'com.example.shop', 'content-desc': '', checkable: 'false', checked: 'false', clickable: 'false', enabled: 'true', focusable: 'false', focused: 'false', scrollable: 'false', 'long-clickable': 'false', password: 'false', selected: 'false', bounds, ...attrs };
-  const a = Object.entries(all).map(([k, v]) => `${k}="${v}"`).join(' ');
+  const all: Record<string, string> = {
+    index: '0',
+    text: '',
+    'resource-id': '',
+    class: cls,
+    package: 'com.example.shop',
+    'content-desc': '',
+    checkable: 'false',
+    checked: 'false',
+    clickable: 'false',
+    enabled: 'true',
+    focusable: 'false',
+    focused: 'false',
+    scrollable: 'false',
+    'long-clickable': 'false',
+    password: 'false',
+    selected: 'false',
+    bounds,
+    ...attrs,
+  };
+  const a = Object.entries(all)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(' ');
   return children ? `<node ${a}>${children}</node>` : `<node ${a} />`;
 }
 /** HAND-WRITTEN raw `uiautomator dump` of a 1440x3120 px sign-in screen. */
@@ -258,8 +281,20 @@ const RAW_DUMP =
     'android.widget.FrameLayout',
     b(0, 0, 1440, 3120),
     {},
-    node('androidx.appcompat.widget.Toolbar', b(0, 84, 1440, 280), { 'resource-id': 'com.example.shop:id/toolbar' }, node('android.widget.TextView', b(56, 140, 600, 224), { text: 'Sign  in\n' })) +
-      node('com.google.android.material.textfield.TextInputEditText', b(56, 320, 1384, 480), { text: 'ada@example.com', hint: 'Email', clickable: 'true', focusable: 'true', focused: 'true', 'resource-id': 'com.example.shop:id/email' }) +
+    node(
+      'androidx.appcompat.widget.Toolbar',
+      b(0, 84, 1440, 280),
+      { 'resource-id': 'com.example.shop:id/toolbar' },
+      node('android.widget.TextView', b(56, 140, 600, 224), { text: 'Sign  in\n' }),
+    ) +
+      node('com.google.android.material.textfield.TextInputEditText', b(56, 320, 1384, 480), {
+        text: 'ada@example.com',
+        hint: 'Email',
+        clickable: 'true',
+        focusable: 'true',
+        focused: 'true',
+        'resource-id': 'com.example.shop:id/email',
+      }) +
       node('android.widget.EditText', b(56, 520, 1384, 680), { text: '••••••', hint: 'Password', password: 'true', clickable: 'true' }) +
       node('android.widget.Switch', b(56, 720, 1384, 860), { text: 'Remember me', checkable: 'true', checked: 'true', clickable: 'true' }) +
       node('android.widget.CheckedTextView', b(56, 880, 1384, 1000), { text: 'Send me offers', checkable: 'true', checked: 'false', clickable: 'true' }) +
@@ -270,14 +305,23 @@ const RAW_DUMP =
         'androidx.recyclerview.widget.RecyclerView',
         b(0, 1300, 1440, 3120),
         { scrollable: 'true' },
-        node('android.widget.LinearLayout', b(0, 1300, 1440, 1500), { clickable: 'true' }, node('android.widget.TextView', b(56, 1340, 800, 1460), { text: 'Forgot password?' })) +
-          node('android.widget.LinearLayout', b(0, 1500, 1440, 1700), { clickable: 'true', 'content-desc': 'Create account' }),
+        node(
+          'android.widget.LinearLayout',
+          b(0, 1300, 1440, 1500),
+          { clickable: 'true' },
+          node('android.widget.TextView', b(56, 1340, 800, 1460), { text: 'Forgot password?' }),
+        ) + node('android.widget.LinearLayout', b(0, 1500, 1440, 1700), { clickable: 'true', 'content-desc': 'Create account' }),
       ),
   ) +
   `</hierarchy>`;
 
 /** HAND-WRITTEN flat idb `ui describe-all --json` array (no children; one entry without `type`, one without `frame`). */
-function idbEntry(type: string | null, label: string | null, frame: [number, number, number, number], extra: Record<string, unknown> = {}): Record<string, unknown> {
+function idbEntry(
+  type: string | null,
+  label: string | null,
+  frame: [number, number, number, number],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const [x, y, width, height] = frame;
   return {
     AXFrame: `{{${x}, ${y}}, {${width}, ${height}}}`,
@@ -430,7 +474,9 @@ describe('what is not a dump', () => {
     for (const text of ['', '  \n\t', '\uFEFF']) {
       const e = failure(text);
       expect(e.code).toBe('UNREADABLE');
-      expect(e.message).toMatch(/^expected Android uiautomator\/Appium XML \(<hierarchy>\), XCUITest XML .*, or idb\/AXe JSON \(an array of elements with AXFrame\), found (empty input|only whitespace)$/);
+      expect(e.message).toMatch(
+        /^expected Android uiautomator\/Appium XML \(<hierarchy>\), XCUITest XML .*, or idb\/AXe JSON \(an array of elements with AXFrame\), found (empty input|only whitespace)$/,
+      );
       expect(detectFormat(text as string)).toBeUndefined();
     }
   });

@@ -47,7 +47,7 @@ describe('a screen read on a starved host', () => {
     expect(u.counts.cutShort).toBe(1);
   });
 
-  it('begins no capture when the tree alone used up the read\'s time, and answers with the tree', async () => {
+  it("begins no capture when the tree alone used up the read's time, and answers with the tree", async () => {
     const readAnswerMs = 1500;
     const { device, eyes, u, counts, delays } = await understandingRig(cleanups, { readAnswerMs });
     device.show(new Canvas(30));
@@ -64,7 +64,7 @@ describe('a screen read on a starved host', () => {
     expect(u.counts.cutShort).toBe(1);
   });
 
-  it('gives the pixel tier what the tree left of the read\'s time', async () => {
+  it("gives the pixel tier what the tree left of the read's time", async () => {
     const readAnswerMs = 2000;
     const { device, eyes, u, counts, delays } = await understandingRig(cleanups, { readAnswerMs, slowReadMs: 1500 });
     device.show(new Canvas(30));
@@ -90,7 +90,7 @@ describe('hit-test probing on a starved host', () => {
     return c;
   };
 
-  it('stops at the read\'s time, answers with what it has, says so once per read, and is not learnt', async () => {
+  it("stops at the read's time, answers with what it has, says so once per read, and is not learnt", async () => {
     const readAnswerMs = 1500;
     const { device, eyes, u, delays } = await understandingRig(cleanups, { readAnswerMs, tree: tabBarTree });
     device.show(tabScreen());

@@ -80,7 +80,10 @@ describe('a read that needs the pixel tiers, on a moving screen', () => {
     const { device, u } = rigged;
     const backend = rigged.backend as unknown as { tree: () => Promise<TreeSnapshot> };
     // A tree that accounts for what moves (an animation it names): no area is left unexplained.
-    backend.tree = async () => ({ ...canvasTree(), nodes: [{ ...canvasTree().nodes[0]!, role: 'image', label: 'Loading animation', frame: { x: 0, y: 150, width: SCREEN.widthPt, height: 200 } }] });
+    backend.tree = async () => ({
+      ...canvasTree(),
+      nodes: [{ ...canvasTree().nodes[0]!, role: 'image', label: 'Loading animation', frame: { x: 0, y: 150, width: SCREEN.widthPt, height: 200 } }],
+    });
     keepMoving(device);
     await new Promise((r) => setTimeout(r, 200));
     const { read } = await u.current('d1', 1, 'team-a');

@@ -11,7 +11,21 @@ import { locate, parseTarget, type Numbered } from '../../workers/understanding/
 import { readScreen } from '../../workers/understanding/screen.js';
 import { listScreen, n, tree } from '../helpers/trees.js';
 
-const ROWS = ['Weekly digest', 'Payment received', 'Lunch on Friday', 'Design review', 'Quarterly report', 'Team offsite', 'Password changed', 'New comment', 'Order shipped', 'Invitation', 'Build passed', 'Reminder', 'Welcome'];
+const ROWS = [
+  'Weekly digest',
+  'Payment received',
+  'Lunch on Friday',
+  'Design review',
+  'Quarterly report',
+  'Team offsite',
+  'Password changed',
+  'New comment',
+  'Order shipped',
+  'Invitation',
+  'Build passed',
+  'Reminder',
+  'Welcome',
+];
 const numbered = (t: ReturnType<typeof tree>, id = 'aaaa0001'): Numbered => {
   const reading = readScreen(t, 'web');
   return { reading, screen: { id, name: reading.title } };
@@ -69,7 +83,12 @@ describe('regions, lists and tap points', () => {
   it('finds a bottom bar from the gap before it when the tree declares none', () => {
     // Plain buttons, no tab bar role: the gap above the last row stands out against the rows' own
     // spacing, and the row ends at the bottom edge.
-    const library = (barY: number) => tree([n('heading', 'Library', [16, 60, 200, 34]), ...['Albums', 'Artists', 'Songs', 'Genres', 'Podcasts'].map((x, i) => n('button', x, [0, 110 + i * 50, 393, 44])), ...['Home', 'Search', 'Browse'].map((x, i) => n('button', x, [i * 131, barY, 131, 44]))]);
+    const library = (barY: number) =>
+      tree([
+        n('heading', 'Library', [16, 60, 200, 34]),
+        ...['Albums', 'Artists', 'Songs', 'Genres', 'Podcasts'].map((x, i) => n('button', x, [0, 110 + i * 50, 393, 44])),
+        ...['Home', 'Search', 'Browse'].map((x, i) => n('button', x, [i * 131, barY, 131, 44])),
+      ]);
     const r = readScreen(library(790), 'ios');
     expect(r.regions.evidence.bottom).toBe('gap');
     expect(r.regions.bottom).toEqual({ y0: 790, y1: 852 });
@@ -84,7 +103,8 @@ describe('regions, lists and tap points', () => {
   it('finds a list by its rhythm when its rows differ in height, and none where neither heights nor rhythm hold', () => {
     // A feed: cells from 30 to 112 pt tall (too unlike for a table) on a steady 120 pt pitch.
     const heights = [30, 110, 40, 112, 35, 100];
-    const feed = (tops: number[]) => tree([n('list', '', [0, 80, 393, 772], { children: heights.map((h, i) => n('cell', `Post ${'ABCDEF'[i]}`, [0, tops[i]!, 393, h])) })]);
+    const feed = (tops: number[]) =>
+      tree([n('list', '', [0, 80, 393, 772], { children: heights.map((h, i) => n('cell', `Post ${'ABCDEF'[i]}`, [0, tops[i]!, 393, h])) })]);
     const r = readScreen(feed([100, 220, 340, 460, 580, 700]), 'ios');
     expect(r.lists).toHaveLength(1);
     expect(r.lists[0]).toMatchObject({ rank: 1, basis: 'rhythm', visible: 6 });
@@ -113,20 +133,31 @@ describe('regions, lists and tap points', () => {
     const base = listScreen('Inbox', ROWS.slice(0, 4));
     const withAlert = tree([
       ...rootsOf(base),
-      n('alert', 'Delete message?', [40, 300, 313, 200], { children: [n('heading', 'Delete message?', [60, 320, 273, 24]), n('button', 'Cancel', [60, 440, 130, 44]), n('button', 'Delete', [203, 440, 130, 44])] }),
+      n('alert', 'Delete message?', [40, 300, 313, 200], {
+        children: [n('heading', 'Delete message?', [60, 320, 273, 24]), n('button', 'Cancel', [60, 440, 130, 44]), n('button', 'Delete', [203, 440, 130, 44])],
+      }),
     ]);
     const r = readScreen(withAlert, 'web');
     expect(r.regions.modal?.label).toBe('Delete message?');
     expect(r.title).toBe('Delete message?');
     for (const e of r.elements) if (e.label !== 'Cancel' && e.label !== 'Delete' && e.label !== 'Delete message?') expect(e.tap, e.label).toBeNull();
-    expect(outlineText(r, header(r))).toMatch(/\[modal\] alert "Delete message\?"\n@1 button 125,462 "Cancel"\n@2 button 268,462 "Delete"\n\(not shown: 7 covered\)\n$/);
+    expect(outlineText(r, header(r))).toMatch(
+      /\[modal\] alert "Delete message\?"\n@1 button 125,462 "Cancel"\n@2 button 268,462 "Delete"\n\(not shown: 7 covered\)\n$/,
+    );
   });
 
   it('takes a sheet risen over a list as the modal layer: the rows beneath it are covered, not its own', () => {
     const base = listScreen('Inbox', ['Alpha', 'Beta', 'Gamma', 'Delta', 'Epsilon', 'Zeta', 'Eta', 'Theta', 'Iota']);
     const sheet = tree([
       ...rootsOf(base),
-      n('dialog', 'New message', [0, 300, 393, 552], { children: [n('button', 'Cancel', [8, 312, 70, 32]), n('heading', 'New message', [140, 316, 113, 24]), n('button', 'Send', [320, 312, 60, 32]), n('textfield', 'To', [16, 360, 361, 44])] }),
+      n('dialog', 'New message', [0, 300, 393, 552], {
+        children: [
+          n('button', 'Cancel', [8, 312, 70, 32]),
+          n('heading', 'New message', [140, 316, 113, 24]),
+          n('button', 'Send', [320, 312, 60, 32]),
+          n('textfield', 'To', [16, 360, 361, 44]),
+        ],
+      }),
     ]);
     const r = readScreen(sheet, 'web');
     expect(r.regions.modal).toMatchObject({ role: 'dialog', label: 'New message', frame: { y: 300, height: 552 } });
@@ -137,13 +168,23 @@ describe('regions, lists and tap points', () => {
       expect(e.tap, label).toBeNull();
       expect(e.flags, label).toContain('covered');
     }
-    expect(outlineText(r, header(r))).toMatch(/\[modal\] dialog "New message"\n@1 button 43,328 "Cancel"\n@2 button 350,328 "Send"\n@3 textfield 197,382 "To"\n\(not shown: \d+ covered\)\n$/);
+    expect(outlineText(r, header(r))).toMatch(
+      /\[modal\] dialog "New message"\n@1 button 43,328 "Cancel"\n@2 button 350,328 "Send"\n@3 textfield 197,382 "To"\n\(not shown: \d+ covered\)\n$/,
+    );
   });
 
   it('puts the keyboard in a region of its own, and taps a row it half covers in the part that shows', () => {
     const keys = 'qwertyuiop'.split('').map((k, i) => n('key', k, [3 + i * 39, 530, 35, 42]));
     const rows = Array.from({ length: 9 }, (_, i) => n('cell', `Recent ${i + 1}`, [0, 150 + i * 44, 393, 44]));
-    const r = readScreen(tree([n('navbar', '', [0, 0, 393, 88], { children: [n('heading', 'Search', [150, 50, 93, 24])] }), n('textfield', 'Search', [16, 100, 361, 40], { states: { focused: true } }), ...rows, n('keyboard', '', [0, 516, 393, 336], { children: [...keys, n('key', 'return', [300, 780, 90, 42])] })]), 'ios');
+    const r = readScreen(
+      tree([
+        n('navbar', '', [0, 0, 393, 88], { children: [n('heading', 'Search', [150, 50, 93, 24])] }),
+        n('textfield', 'Search', [16, 100, 361, 40], { states: { focused: true } }),
+        ...rows,
+        n('keyboard', '', [0, 516, 393, 336], { children: [...keys, n('key', 'return', [300, 780, 90, 42])] }),
+      ]),
+      'ios',
+    );
     expect(r.regions.keyboard).toEqual({ x: 0, y: 516, width: 393, height: 336 });
     // Row 9 spans 502..546: 14 pt show above the keyboard, and it is tapped there.
     const half = r.elements.find((e) => e.label === 'Recent 9')!;
@@ -171,14 +212,19 @@ describe('regions, lists and tap points', () => {
     const friends = ['Ada', 'Grace', 'Alan', 'Linus', 'Ken', 'Barbara'].map((x, i) => n('cell', x, [0, 100 + i * 50, 393, 50]));
     const groups = ['Family', 'Work', 'Climbing'].map((x, i) => n('cell', x, [0, 440 + i * 64, 393, 64]));
     const r = readScreen(tree([n('list', '', [0, 100, 393, 300], { children: friends }), n('list', '', [0, 440, 393, 192], { children: groups })]), 'ios');
-    expect(r.lists.map((l) => [l.rank, l.rows.length])).toEqual([[1, 6], [2, 3]]);
+    expect(r.lists.map((l) => [l.rank, l.rows.length])).toEqual([
+      [1, 6],
+      [2, 3],
+    ]);
     const text = outlineText(r, header(r));
     expect(text).toContain('#1 cell 197,125 "Ada"');
     expect(text).toContain('#3@2 cell 197,600 "Climbing"');
   });
 
   it('does not call captions stacked down a page a list', () => {
-    const t = tree(['Name', 'Email', 'Phone', 'Address'].flatMap((x, i) => [n('text', x, [16, 100 + i * 90, 80, 18]), n('textfield', x, [16, 122 + i * 90, 361, 44])]));
+    const t = tree(
+      ['Name', 'Email', 'Phone', 'Address'].flatMap((x, i) => [n('text', x, [16, 100 + i * 90, 80, 18]), n('textfield', x, [16, 122 + i * 90, 361, 44])]),
+    );
     const r = readScreen(t, 'web');
     expect(r.lists).toEqual([]);
     // A caption naming the field below it is that field's label, not a line of its own.
@@ -189,19 +235,27 @@ describe('regions, lists and tap points', () => {
 describe('merging by containment', () => {
   it('makes text drawn inside a row that row, however small its box (IoU would keep both)', () => {
     // The word's box is 0.05 of the row's by IoU and wholly inside it.
-    const t = tree([n('cell', '', [0, 200, 393, 88], { children: [n('text', 'Ada Lovelace', [16, 210, 120, 20]), n('text', 'Online', [16, 240, 60, 16]), n('image', '', [340, 220, 40, 40])] })]);
+    const t = tree([
+      n('cell', '', [0, 200, 393, 88], {
+        children: [n('text', 'Ada Lovelace', [16, 210, 120, 20]), n('text', 'Online', [16, 240, 60, 16]), n('image', '', [340, 220, 40, 40])],
+      }),
+    ]);
     const r = readScreen(t, 'ios');
     expect(r.elements).toHaveLength(1);
     expect(r.elements[0]).toMatchObject({ role: 'cell', label: 'Ada Lovelace', detail: 'Online' });
   });
 
   it('reads a row and the switch in it named alike as one control, the switch, which a tap must hit', () => {
-    const t = tree([n('cell', 'Wi-Fi', [0, 200, 393, 50], { value: '1', children: [n('switch', 'Wi-Fi', [330, 210, 51, 31], { states: { checked: true } })] })]);
+    const t = tree([
+      n('cell', 'Wi-Fi', [0, 200, 393, 50], { value: '1', children: [n('switch', 'Wi-Fi', [330, 210, 51, 31], { states: { checked: true } })] }),
+    ]);
     const r = readScreen(t, 'ios');
     expect(r.elements.map((e) => e.role)).toEqual(['switch']);
     expect(outlineText(r, header(r))).toContain('@1 switch 356,226 "Wi-Fi" on\n');
     // An unnamed switch takes its row's name (Android rows name the row, not the switch).
-    const android = tree([n('cell', '', [0, 300, 393, 62], { children: [n('text', 'Use location', [16, 310, 200, 24]), n('switch', '', [330, 306, 51, 50])] })]);
+    const android = tree([
+      n('cell', '', [0, 300, 393, 62], { children: [n('text', 'Use location', [16, 310, 200, 24]), n('switch', '', [330, 306, 51, 50])] }),
+    ]);
     expect(readScreen(android, 'android').elements.map((e) => [e.role, e.label, e.flags])).toEqual([['switch', 'Use location', []]]);
   });
 
@@ -227,7 +281,13 @@ describe('identity', () => {
   it('is the same screen with more rows, scrolled, or with other row texts', () => {
     const a = readScreen(listScreen('Inbox', ROWS.slice(0, 5)), 'web').fingerprint;
     const b = readScreen(listScreen('Inbox', ROWS, { scrollY: 120 }), 'web').fingerprint;
-    const c = readScreen(listScreen('Inbox', ROWS.map((r) => `${r} (2)`)), 'web').fingerprint;
+    const c = readScreen(
+      listScreen(
+        'Inbox',
+        ROWS.map((r) => `${r} (2)`),
+      ),
+      'web',
+    ).fingerprint;
     expect(compare(a, b).same).toBe(true);
     expect(compare(a, c).same).toBe(true);
   });
@@ -244,14 +304,21 @@ describe('identity', () => {
   it('makes a fingerprint of roles, quantised sizes, regions, sibling-count buckets, the list shape and names; never data', () => {
     const inbox = (o: { clock: string; price: string; notes: string[]; rows: number; compose: number }) =>
       tree([
-        n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24]), n('text', o.clock, [330, 10, 50, 16])] }),
+        n('header', '', [0, 0, 393, 88], {
+          children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24]), n('text', o.clock, [330, 10, 50, 16])],
+        }),
         n('button', 'Compose', [16, 100, o.compose, 44]),
         n('button', o.price, [200, 100, 120, 44]),
         ...o.notes.map((x, i) => n('text', x, [16, 150 + i * 24, 300, 20])),
-        n('list', '', [0, 260, 393, 500], { children: ROWS.slice(0, o.rows).map((x, i) => n('cell', '', [0, 260 + i * 56, 393, 56], { children: [n('text', x, [16, 278 + i * 56, 300, 20])] })) }),
+        n('list', '', [0, 260, 393, 500], {
+          children: ROWS.slice(0, o.rows).map((x, i) => n('cell', '', [0, 260 + i * 56, 393, 56], { children: [n('text', x, [16, 278 + i * 56, 300, 20])] })),
+        }),
         n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) }),
       ]);
-    const fp = readScreen(inbox({ clock: '10:42', price: '$4.99', notes: ['3 new messages since Monday', 'Synced at 10:41', 'Offline'], rows: 4, compose: 120 }), 'web').fingerprint;
+    const fp = readScreen(
+      inbox({ clock: '10:42', price: '$4.99', notes: ['3 new messages since Monday', 'Synced at 10:41', 'Offline'], rows: 4, compose: 120 }),
+      'web',
+    ).fingerprint;
     expect(fp.tokens).toEqual([
       'c:bottom:home', // names in the bars
       'c:bottom:settings',
@@ -274,12 +341,17 @@ describe('identity', () => {
     expect(fp.title).toBe('Inbox'); // held apart for the veto, not a token
     // No time, price, count or weekday in any token, nor a digit anywhere a name goes.
     for (const t of fp.tokens) {
-      expect(t, t).toMatch(/^(e:(top|content|bottom|modal|keyboard):[a-z]+(:readonly)?:[0-4]x[0-5]|s:(top|content|bottom|modal|keyboard):[a-z]+:(1|2|3-4|5-8|9\+)|l[12]:[a-z]+:[a-z]+:[0-5]|[cn]:[a-z]+:\D+|m:[a-z]+|k:keyboard)$/);
+      expect(t, t).toMatch(
+        /^(e:(top|content|bottom|modal|keyboard):[a-z]+(:readonly)?:[0-4]x[0-5]|s:(top|content|bottom|modal|keyboard):[a-z]+:(1|2|3-4|5-8|9\+)|l[12]:[a-z]+:[a-z]+:[0-5]|[cn]:[a-z]+:\D+|m:[a-z]+|k:keyboard)$/,
+      );
       expect(t).not.toMatch(/10:4|4\.99|monday|synced|inbox/i);
     }
     // Another minute, price, count and weekday, a fourth note, more rows and a slightly wider button:
     // the same tokens.
-    const later = readScreen(inbox({ clock: '10:43', price: '$5.49', notes: ['4 new messages since Tuesday', 'Synced at 10:43', 'Offline', 'Paused'], rows: 9, compose: 130 }), 'web').fingerprint;
+    const later = readScreen(
+      inbox({ clock: '10:43', price: '$5.49', notes: ['4 new messages since Tuesday', 'Synced at 10:43', 'Offline', 'Paused'], rows: 9, compose: 130 }),
+      'web',
+    ).fingerprint;
     expect(later.tokens).toEqual(fp.tokens);
     expect(later.hash).toBe(fp.hash);
   });
@@ -288,7 +360,15 @@ describe('identity', () => {
     // The inbox with one, two, then three toolbar buttons (a selection mode, say). Each reading is
     // close to the one before; the third is not close enough to the first (0.667), only to the second.
     const inbox = (buttons: string[]) =>
-      readScreen(tree([n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24])] }), ...buttons.map((b, i) => n('button', b, [16 + i * 90, 100, 80, 44])), n('list', '', [0, 180, 393, 560], { children: ROWS.slice(0, 4).map((x, i) => n('cell', x, [0, 180 + i * 56, 393, 56])) }), n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) })]), 'web').fingerprint;
+      readScreen(
+        tree([
+          n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24])] }),
+          ...buttons.map((b, i) => n('button', b, [16 + i * 90, 100, 80, 44])),
+          n('list', '', [0, 180, 393, 560], { children: ROWS.slice(0, 4).map((x, i) => n('cell', x, [0, 180 + i * 56, 393, 56])) }),
+          n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) }),
+        ]),
+        'web',
+      ).fingerprint;
     const [one, two, three] = [inbox(['Compose']), inbox(['Compose', 'Filter']), inbox(['Compose', 'Filter', 'Select'])];
     expect(compare(one, two).same).toBe(true);
     expect(compare(one, three).same).toBe(false);
@@ -339,27 +419,44 @@ describe('refs and targets', () => {
 
   it('refuses a ref from another screen with STALE_REF naming the screen now, and one whose element moved', () => {
     const message = numbered(listScreen('Message', ['Reply', 'Forward'], { back: 'Inbox' }), 'msg00001');
-    expect(() => locate(parseTarget('@3'), message, inbox)).toThrow(expect.objectContaining({ code: 'STALE_REF', details: { current: { id: 'msg00001', name: 'Message' } } }));
+    expect(() => locate(parseTarget('@3'), message, inbox)).toThrow(
+      expect.objectContaining({ code: 'STALE_REF', details: { current: { id: 'msg00001', name: 'Message' } } }),
+    );
     const scrolled = numbered(listScreen('Inbox', ROWS, { back: 'Back', scrollY: 150 }), 'inbox001');
-    expect(() => locate(parseTarget('@3'), scrolled, inbox)).toThrow(expect.objectContaining({ code: 'STALE_REF', message: expect.stringContaining('has changed since it was numbered') }));
+    expect(() => locate(parseTarget('@3'), scrolled, inbox)).toThrow(
+      expect.objectContaining({ code: 'STALE_REF', message: expect.stringContaining('has changed since it was numbered') }),
+    );
     expect(() => locate(parseTarget('@3'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'STALE_REF' }));
   });
 
   it('answers NO_MATCH for nothing and AMBIGUOUS for two, with candidates, never a guess', () => {
     const twice = numbered(tree([n('button', 'Edit', [10, 100, 80, 40]), n('button', 'Edit', [10, 300, 80, 40]), n('button', 'Share', [200, 100, 80, 40])]));
-    expect(() => locate(parseTarget('Edit'), twice, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ ref: 1 }), expect.objectContaining({ ref: 3 })] } }));
+    expect(() => locate(parseTarget('Edit'), twice, undefined)).toThrow(
+      expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ ref: 1 }), expect.objectContaining({ ref: 3 })] } }),
+    );
     expect(() => locate(parseTarget('Delete'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH' }));
     expect(() => locate(parseTarget('Bookmark'), twice, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: [] } }));
     // The nearest names, for the asker to choose from: a typo in one word of several is still near.
-    const settings = numbered(tree([n('button', 'Notifications', [10, 100, 300, 44]), n('button', 'Privacy', [10, 150, 300, 44]), n('button', 'Sign out', [10, 200, 300, 44])]));
-    expect(() => locate(parseTarget('Notifcation settings'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Notifications'] } }));
-    expect(() => locate(parseTarget('Privcy and security'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Privacy'] } }));
+    const settings = numbered(
+      tree([n('button', 'Notifications', [10, 100, 300, 44]), n('button', 'Privacy', [10, 150, 300, 44]), n('button', 'Sign out', [10, 200, 300, 44])]),
+    );
+    expect(() => locate(parseTarget('Notifcation settings'), settings, undefined)).toThrow(
+      expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Notifications'] } }),
+    );
+    expect(() => locate(parseTarget('Privcy and security'), settings, undefined)).toThrow(
+      expect.objectContaining({ code: 'NO_MATCH', details: { near: ['Privacy'] } }),
+    );
     expect(() => locate(parseTarget('Log in'), settings, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', details: { near: [] } }));
     // Fuzzy: one clear winner is taken (a prefix, a typo), two close ones are refused.
     expect(twice.reading.elements[locate(parseTarget('Shar'), twice, undefined).index]!.label).toBe('Share');
     expect(locate(parseTarget('Shrae'), twice, undefined).how).toBe('fuzzy');
     const tabs = numbered(tree([n('tab', 'Search', [0, 800, 131, 48]), n('tab', 'Settings', [131, 800, 131, 48]), n('tab', 'Inbox', [262, 800, 131, 48])]));
-    expect(() => locate(parseTarget('Se'), tabs, undefined)).toThrow(expect.objectContaining({ code: 'AMBIGUOUS', details: { candidates: [expect.objectContaining({ label: 'Search' }), expect.objectContaining({ label: 'Settings' })] } }));
+    expect(() => locate(parseTarget('Se'), tabs, undefined)).toThrow(
+      expect.objectContaining({
+        code: 'AMBIGUOUS',
+        details: { candidates: [expect.objectContaining({ label: 'Search' }), expect.objectContaining({ label: 'Settings' })] },
+      }),
+    );
     expect(tabs.reading.elements[locate(parseTarget('setings'), tabs, undefined).index]!.label).toBe('Settings');
     const icons = numbered(tree([n('button', '', [10, 100, 44, 44], { id: 'icon-trash' }), n('button', '', [60, 100, 44, 44], { id: 'icon-share' })]));
     expect(icons.reading.elements[locate(parseTarget('trash'), icons, undefined).index]!.id).toBe('icon-trash');
@@ -370,28 +467,53 @@ describe('refs and targets', () => {
 
   it('finds rows by number, refusing one below the screen', () => {
     expect(inbox.reading.elements[locate(parseTarget('#2'), inbox, undefined).index]!.label).toBe('Payment received');
-    expect(() => locate(parseTarget('#13'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('not on the screen') }));
-    expect(() => locate(parseTarget('#40'), inbox, undefined)).toThrow(expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('13 rows') }));
+    expect(() => locate(parseTarget('#13'), inbox, undefined)).toThrow(
+      expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('not on the screen') }),
+    );
+    expect(() => locate(parseTarget('#40'), inbox, undefined)).toThrow(
+      expect.objectContaining({ code: 'NO_MATCH', message: expect.stringContaining('13 rows') }),
+    );
   });
 });
 
 function rootsOf(t: ReturnType<typeof tree>) {
   // Rebuild the hand tree's roots from a snapshot, for adding a layer on top.
-  const kids = (i: number): ReturnType<typeof n>[] => t.nodes.filter((x) => x.parent === i).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
-  return t.nodes.filter((x) => x.parent === null).map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
+  const kids = (i: number): ReturnType<typeof n>[] =>
+    t.nodes
+      .filter((x) => x.parent === i)
+      .map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
+  return t.nodes
+    .filter((x) => x.parent === null)
+    .map((x) => n(x.role, x.label, [x.frame.x, x.frame.y, x.frame.width, x.frame.height], { states: x.states, children: kids(x.index) }));
 }
 
 describe('what may enter an identity', () => {
   // Property tests over generated strings: data of every kind is refused, plain names are admitted.
-  const word = fc.stringMatching(/^[A-Za-z][a-z]{2,9}$/).filter((w) => !/^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)/i.test(w));
-  const around = (data: fc.Arbitrary<string>) => fc.tuple(fc.option(word, { nil: '' }), data, fc.option(word, { nil: '' })).map(([a, d, b]) => [a, d, b].filter(Boolean).join(' '));
+  const word = fc
+    .stringMatching(/^[A-Za-z][a-z]{2,9}$/)
+    .filter((w) => !/^(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)/i.test(w));
+  const around = (data: fc.Arbitrary<string>) =>
+    fc.tuple(fc.option(word, { nil: '' }), data, fc.option(word, { nil: '' })).map(([a, d, b]) => [a, d, b].filter(Boolean).join(' '));
   const two = (n: number) => String(n).padStart(2, '0');
   const kinds: Record<string, fc.Arbitrary<string>> = {
-    time: fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean()).map(([h, m, ampm]) => (ampm ? `${h % 12 || 12}:${two(m)} ${h < 12 ? 'AM' : 'PM'}` : `${two(h)}:${two(m)}`)),
-    date: fc.date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true }).chain((d) =>
-      fc.constantFrom(d.toISOString().slice(0, 10), d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }), d.toLocaleDateString('en-US', { month: 'long', day: 'numeric' }), d.toLocaleDateString('en-US', { weekday: 'long' }), d.toLocaleDateString('ja-JP'), d.toLocaleDateString('de-DE')),
-    ),
-    price: fc.tuple(fc.constantFrom('$', '€', '£', '¥', '₹'), fc.integer({ min: 0, max: 99999 }), fc.integer({ min: 0, max: 99 })).map(([c, a, b]) => `${c}${a}.${two(b)}`),
+    time: fc
+      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean())
+      .map(([h, m, ampm]) => (ampm ? `${h % 12 || 12}:${two(m)} ${h < 12 ? 'AM' : 'PM'}` : `${two(h)}:${two(m)}`)),
+    date: fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true })
+      .chain((d) =>
+        fc.constantFrom(
+          d.toISOString().slice(0, 10),
+          d.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }),
+          d.toLocaleDateString('en-US', { month: 'long', day: 'numeric' }),
+          d.toLocaleDateString('en-US', { weekday: 'long' }),
+          d.toLocaleDateString('ja-JP'),
+          d.toLocaleDateString('de-DE'),
+        ),
+      ),
+    price: fc
+      .tuple(fc.constantFrom('$', '€', '£', '¥', '₹'), fc.integer({ min: 0, max: 99999 }), fc.integer({ min: 0, max: 99 }))
+      .map(([c, a, b]) => `${c}${a}.${two(b)}`),
     count: fc.tuple(fc.integer({ min: 1, max: 9999 }), word).map(([k, w]) => `${k} ${w}`),
     url: fc.webUrl(),
     email: fc.emailAddress(),
@@ -400,13 +522,26 @@ describe('what may enter an identity', () => {
 
   for (const [kind, data] of Object.entries(kinds)) {
     it(`refuses a ${kind}, alone or inside words`, () => {
-      fc.assert(fc.property(around(data), (s) => !isName(s)), { numRuns: 300 });
+      fc.assert(
+        fc.property(around(data), (s) => !isName(s)),
+        { numRuns: 300 },
+      );
     });
   }
 
   it('admits plain names of words, in any script', () => {
-    fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 4 }).map((ws) => ws.join(' ')).filter((s) => s.length <= 40), (s) => isName(s)), { numRuns: 300 });
-    for (const name of ['Settings', 'Back to Settings', 'Sign up', 'Wi-Fi', 'Date & time', 'アカウント', '日付と時刻', 'Einstellungen']) expect(isName(name), name).toBe(true);
+    fc.assert(
+      fc.property(
+        fc
+          .array(word, { minLength: 1, maxLength: 4 })
+          .map((ws) => ws.join(' '))
+          .filter((s) => s.length <= 40),
+        (s) => isName(s),
+      ),
+      { numRuns: 300 },
+    );
+    for (const name of ['Settings', 'Back to Settings', 'Sign up', 'Wi-Fi', 'Date & time', 'アカウント', '日付と時刻', 'Einstellungen'])
+      expect(isName(name), name).toBe(true);
   });
 });
 
@@ -417,7 +552,12 @@ describe('two sources of one screen', () => {
   it('merge by containment: a word inside a row is that row, however small its box', () => {
     // The row's own text node is missing from the tree (React Native rows often are); OCR reads it.
     const first = tree([n('cell', '', [0, 200, 393, 88]), n('cell', 'Grace Hopper', [0, 288, 393, 88])]);
-    const second = withSource([...ocr('Ada Lovelace', [16, 210, 120, 20]), ...ocr('Grace Hopper', [16, 298, 120, 20]), ...ocr('Online', [16, 240, 60, 16]), ...ocr('Help', [300, 800, 60, 20])]);
+    const second = withSource([
+      ...ocr('Ada Lovelace', [16, 210, 120, 20]),
+      ...ocr('Grace Hopper', [16, 298, 120, 20]),
+      ...ocr('Online', [16, 240, 60, 16]),
+      ...ocr('Help', [300, 800, 60, 20]),
+    ]);
     const { tree: merged, report } = mergeSources(first, second);
     expect(report).toEqual({ named: 1, repeated: 1, detailed: 1, added: 1, contradicted: 0 });
     const r = readScreen(merged, 'ios');
@@ -464,6 +604,12 @@ describe('two sources of one screen', () => {
 describe('memory per version band', () => {
   it('bands versions by their major number, minor before 1.0, any when there is none', async () => {
     const { versionBand } = await import('../../workers/memory/app-memory.js');
-    expect([versionBand('3.2.1'), versionBand('v12'), versionBand('0.9.4'), versionBand(null), versionBand('nightly')]).toEqual(['3', '12', '0.9', 'any', 'any']);
+    expect([versionBand('3.2.1'), versionBand('v12'), versionBand('0.9.4'), versionBand(null), versionBand('nightly')]).toEqual([
+      '3',
+      '12',
+      '0.9',
+      'any',
+      'any',
+    ]);
   });
 });

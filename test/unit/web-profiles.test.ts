@@ -24,9 +24,15 @@ describe('browser discovery', () => {
   it('takes SIMFLEET_CHROMIUM first, and says plainly when it is not an executable', async () => {
     const configured = await browser('configured');
     const system = await browser('system');
-    expect(await findChromium(configured, { playwright: () => system, system: [[system, 'system']] })).toEqual({ path: configured, source: 'SIMFLEET_CHROMIUM', version: 'configured 1.2.3' });
+    expect(await findChromium(configured, { playwright: () => system, system: [[system, 'system']] })).toEqual({
+      path: configured,
+      source: 'SIMFLEET_CHROMIUM',
+      version: 'configured 1.2.3',
+    });
     const notExecutable = await browser('plain-file', false);
-    expect(await findChromium(notExecutable, { playwright: () => system, system: [[system, 'system']] })).toEqual({ missing: `SIMFLEET_CHROMIUM is ${notExecutable}, which is not an executable file` });
+    expect(await findChromium(notExecutable, { playwright: () => system, system: [[system, 'system']] })).toEqual({
+      missing: `SIMFLEET_CHROMIUM is ${notExecutable}, which is not an executable file`,
+    });
   });
 
   it('then a Playwright-installed Chromium, then the system paths in their order, skipping what is not there', async () => {
@@ -34,14 +40,40 @@ describe('browser discovery', () => {
     const second = await browser('second');
     const third = await browser('third');
     const missing = join(dir, 'not-installed');
-    expect(await findChromium(undefined, { playwright: () => playwright, system: [[second, "second"]] })).toMatchObject({ path: playwright, source: 'Playwright-installed Chromium' });
-    expect(await findChromium(undefined, { playwright: () => missing, system: [[missing, 'first'], [second, 'second'], [third, 'third']] })).toMatchObject({ path: second, source: 'second', version: 'second 1.2.3' });
-    expect(await findChromium(undefined, { playwright: () => undefined, system: [[third, 'third'], [second, 'second']] })).toMatchObject({ path: third });
+    expect(await findChromium(undefined, { playwright: () => playwright, system: [[second, 'second']] })).toMatchObject({
+      path: playwright,
+      source: 'Playwright-installed Chromium',
+    });
+    expect(
+      await findChromium(undefined, {
+        playwright: () => missing,
+        system: [
+          [missing, 'first'],
+          [second, 'second'],
+          [third, 'third'],
+        ],
+      }),
+    ).toMatchObject({ path: second, source: 'second', version: 'second 1.2.3' });
+    expect(
+      await findChromium(undefined, {
+        playwright: () => undefined,
+        system: [
+          [third, 'third'],
+          [second, 'second'],
+        ],
+      }),
+    ).toMatchObject({ path: third });
   });
 
   it('names every place it looked when there is no browser at all', async () => {
     const missing = join(dir, 'nowhere');
-    const found = await findChromium(undefined, { playwright: () => undefined, system: [[missing, 'x'], ['/nonexistent/chrome', 'y']] });
+    const found = await findChromium(undefined, {
+      playwright: () => undefined,
+      system: [
+        [missing, 'x'],
+        ['/nonexistent/chrome', 'y'],
+      ],
+    });
     expect(found).toEqual({ missing: `no Chrome or Chromium found (looked for SIMFLEET_CHROMIUM, ${missing}, /nonexistent/chrome)` });
   });
 });

@@ -12,14 +12,41 @@ import { WorkerLink, type LinkOwner, type LinkTimings } from '../../server/hub/w
 import { PauseWatch } from '../../server/domain/pauses.js';
 import { blockFor, sleep, waitFor } from '../helpers/wait.js';
 
-const owner: LinkOwner = { claim: async () => 'ok', release: () => undefined, owns: () => true, onProtocolError: () => undefined, onWorkerReport: () => undefined };
-const hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' }, backends: [], devices: [] };
+const owner: LinkOwner = {
+  claim: async () => 'ok',
+  release: () => undefined,
+  owns: () => true,
+  onProtocolError: () => undefined,
+  onWorkerReport: () => undefined,
+};
+const hello = {
+  type: 'hello',
+  protocolVersion: PROTOCOL_VERSION,
+  host: { id: 'host-1', name: 'host-1', os: 'linux', arch: 'x64', version: 't' },
+  backends: [],
+  devices: [],
+};
 
 /** A registered link, the worker's end of its socket, and everything the worker received. */
 async function linked(registry: Partial<HostRegistry>, timings: Partial<LinkTimings> = {}, linkOwner: LinkOwner = owner) {
   const [gatewayEnd, workerEnd] = createSocketPair();
-  const full = { register: async () => [], runReclaims: () => undefined, heartbeat: async () => true, reportDevices: async () => true, disconnect: async () => undefined, ...registry } as unknown as HostRegistry;
-  const link = new WorkerLink(gatewayEnd, LOCAL_WORKER, full, linkOwner, 'gw-test', { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000, ...timings }, pino({ level: 'silent' }));
+  const full = {
+    register: async () => [],
+    runReclaims: () => undefined,
+    heartbeat: async () => true,
+    reportDevices: async () => true,
+    disconnect: async () => undefined,
+    ...registry,
+  } as unknown as HostRegistry;
+  const link = new WorkerLink(
+    gatewayEnd,
+    LOCAL_WORKER,
+    full,
+    linkOwner,
+    'gw-test',
+    { heartbeatIntervalMs: 1000, hostTimeoutMs: 5000, helloTimeoutMs: 5000, ...timings },
+    pino({ level: 'silent' }),
+  );
   const received: Record<string, unknown>[] = [];
   let closedWith: number | undefined;
   workerEnd.on('message', (d: Buffer) => received.push(JSON.parse(d.toString()) as Record<string, unknown>));
@@ -35,7 +62,9 @@ describe('a command sent to a worker', () => {
   it('a call carries the time the gateway waits for it (budgetMs); prepare and reset do not', async () => {
     const { link, received } = await linked({});
     void link.request({ type: 'call', localId: 'web-1', epoch: 1, method: 'action.run', params: {} }, 9876.4).catch(() => undefined);
-    void link.request({ type: 'prepare', localId: 'web-1', epoch: 1, sessionId: 's', app: null, origins: { allow: [], deny: [] } } as never, 5000).catch(() => undefined);
+    void link
+      .request({ type: 'prepare', localId: 'web-1', epoch: 1, sessionId: 's', app: null, origins: { allow: [], deny: [] } } as never, 5000)
+      .catch(() => undefined);
     await waitFor('both sent', () => (received.filter((m) => m.type !== 'welcome').length === 2 ? true : undefined), 2000, 5);
     const [call, prepare] = received.filter((m) => m.type !== 'welcome');
     expect(call).toMatchObject({ type: 'call', method: 'action.run', budgetMs: 9876 });
@@ -81,7 +110,9 @@ describe('a database outage under a healthy worker', () => {
   });
 
   it('still closes with 1011 on a failure that is not an outage', async () => {
-    const { workerEnd, closed } = await linked({ heartbeat: async () => Promise.reject(Object.assign(new Error('value too long for type character varying(64)'), { code: '22001' })) });
+    const { workerEnd, closed } = await linked({
+      heartbeat: async () => Promise.reject(Object.assign(new Error('value too long for type character varying(64)'), { code: '22001' })),
+    });
     workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
     await waitFor('closed', () => closed(), 2000, 5);
     expect(closed()).toBe(1011);
@@ -90,17 +121,41 @@ describe('a database outage under a healthy worker', () => {
 
 describe("a worker's memory writes the database would not store", () => {
   const key = { team: 'qa', platform: 'web', app: 'sample@any' };
-  const write = (id: string, name: string) => ({ type: 'memory-write', id, key, generation: 0, screens: [{ id: 'n1', name, fingerprints: [{ hash: '1a2b3c4d', title: 'Settings', tokens: [] }], readings: 1 }], edges: [], escalations: [] });
+  const write = (id: string, name: string) => ({
+    type: 'memory-write',
+    id,
+    key,
+    generation: 0,
+    screens: [{ id: 'n1', name, fingerprints: [{ hash: '1a2b3c4d', title: 'Settings', tokens: [] }], readings: 1 }],
+    edges: [],
+    escalations: [],
+  });
   /** A memory handler that fails each write as told; the link's answer is what is under test. */
   const withMemory = (fail: (id: string) => Error | undefined) => {
     const written: string[] = [];
     const refused = { count: 0 };
-    const linkOwner: LinkOwner = { ...owner, memory: { write: async (_host, msg) => { const err = fail(msg.id); if (err) throw err; written.push(msg.id); return true; }, load: async () => ({ screens: [], edges: [], generation: 0 }), mayUse: async () => true, onRefused: () => refused.count++ } };
+    const linkOwner: LinkOwner = {
+      ...owner,
+      memory: {
+        write: async (_host, msg) => {
+          const err = fail(msg.id);
+          if (err) throw err;
+          written.push(msg.id);
+          return true;
+        },
+        load: async () => ({ screens: [], edges: [], generation: 0 }),
+        mayUse: async () => true,
+        onRefused: () => refused.count++,
+      },
+    };
     return { linkOwner, written, refused };
   };
   const answers = async (received: Record<string, unknown>[], n: number) => {
     await waitFor(`${n} memory answers`, () => (received.filter((m) => m.type === 'memory').length >= n ? true : undefined), 2000, 5);
-    return Object.fromEntries(received.filter((m) => m.type === 'memory').map((m) => [m.id, m])) as Record<string, { ok: boolean; error?: { code: string; message: string } }>;
+    return Object.fromEntries(received.filter((m) => m.type === 'memory').map((m) => [m.id, m])) as Record<
+      string,
+      { ok: boolean; error?: { code: string; message: string } }
+    >;
   };
 
   it('refuses text holding NUL or half a surrogate pair as VALIDATION_FAILED naming the field, before the database sees it', async () => {
@@ -120,7 +175,13 @@ describe("a worker's memory writes the database would not store", () => {
   });
 
   it("answers the database's refusal of the data (SQLSTATE 22, 23) as final, and an outage as a fault to retry", async () => {
-    const { linkOwner } = withMemory((id) => (id === 'data' ? Object.assign(new Error('invalid input syntax for type json'), { code: '22P02' }) : id === 'conflict' ? Object.assign(new Error('violates check constraint'), { code: '23514' }) : new DatabaseUnavailableError('no database connection')));
+    const { linkOwner } = withMemory((id) =>
+      id === 'data'
+        ? Object.assign(new Error('invalid input syntax for type json'), { code: '22P02' })
+        : id === 'conflict'
+          ? Object.assign(new Error('violates check constraint'), { code: '23514' })
+          : new DatabaseUnavailableError('no database connection'),
+    );
     const { workerEnd, received, link } = await linked({}, {}, linkOwner);
     for (const id of ['data', 'conflict', 'outage']) workerEnd.send(JSON.stringify(write(id, 'Inbox')));
     const a = await answers(received, 3);

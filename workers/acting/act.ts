@@ -97,7 +97,10 @@ export class Actor {
       // on a live read of the tree, and acted on only if that read has it too.
       const found = index !== null ? before.reading.elements[index]! : null;
       if (before.source === 'memory' && !req.allowDestructive && found && ACTIVATING.has(kind) && looksDestructive(found.label)) {
-        this.logger.info({ localId, target: req.target, screen: before.identified.node.id }, 'a destructive-looking target was found on a remembered outline: reading the screen before acting');
+        this.logger.info(
+          { localId, target: req.target, screen: before.identified.node.id },
+          'a destructive-looking target was found on a remembered outline: reading the screen before acting',
+        );
         before = (await u.current(localId, epoch, team, { live: true })).read;
         index = null;
         point = null;
@@ -107,10 +110,19 @@ export class Actor {
     const to = req.to && kind !== 'scroll' ? (pointOf(req.to, before) ?? resolveTarget(u, localId, epoch, before, { target: req.to }).point) : null;
     const el = index !== null ? before.reading.elements[index]! : null;
     if (opts.guardDestructive && !req.allowDestructive && el && ACTIVATING.has(kind) && looksDestructive(el.label)) {
-      throw new DeviceError('DESTRUCTIVE_REFUSED', `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not touched`, 'say allowDestructive: true on this step if it is meant', { target: u.elementJson(before, index!), screen: identity(before) });
+      throw new DeviceError(
+        'DESTRUCTIVE_REFUSED',
+        `${el.role} ${JSON.stringify(el.label)} on screen ${before.identified.node.id}${before.identified.node.name ? ` ${JSON.stringify(before.identified.node.name)}` : ''} looks destructive; not touched`,
+        'say allowDestructive: true on this step if it is meant',
+        { target: u.elementJson(before, index!), screen: identity(before) },
+      );
     }
     const key = actionKey(kind, el, req);
-    const predicted = opts.expectTo ? { to: opts.expectTo, count: 0, verified: 0 } : NAVIGATING.has(kind) && key ? memory.graph.predict(before.identified.node.id, key) : null;
+    const predicted = opts.expectTo
+      ? { to: opts.expectTo, count: 0, verified: 0 }
+      : NAVIGATING.has(kind) && key
+        ? memory.graph.predict(before.identified.node.id, key)
+        : null;
     const t1 = performance.now();
 
     await eyes.idle();
@@ -129,7 +141,9 @@ export class Actor {
       // moment on exactly those pixels is arrival, and the rest of the quiet window can be skipped.
       // Anything else (other pixels, a screen still moving) waits out the whole window as usual.
       if (predicted && quietMs > ARRIVAL_QUIET_MS) {
-        const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs, since: mark }), () => eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs: 0, since: mark }));
+        const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs, since: mark }), () =>
+          eyes.wait({ for: 'settled', timeoutMs, quietMs: ARRIVAL_QUIET_MS, changeTimeoutMs: 0, since: mark }),
+        );
         waited = w;
         if (w.status === 'settled') {
           await streamQuiet(eyes, ARRIVAL_QUIET_MS, deadline);
@@ -142,7 +156,11 @@ export class Actor {
         if (w.status !== 'settled' && w.status !== 'changed') return (await u.current(localId, epoch, team, { expect: [predicted.to] })).read;
       }
       const left = () => Math.max(1, deadline - performance.now());
-      const w = await doubtNoChange(eyes, await eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark }), () => eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: 0, since: mark }));
+      const w = await doubtNoChange(
+        eyes,
+        await eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: waited ? 0 : changeTimeoutMs, since: waited ? undefined : mark }),
+        () => eyes.wait({ for: 'settled', timeoutMs: left(), quietMs, changeTimeoutMs: 0, since: mark }),
+      );
       const waitedMs = Math.round(performance.now() - t2);
       // After an arrival wait that saw the change and a stillness on other pixels (a renderer starved
       // of CPU pauses mid-transition), this second wait asks for no new change: "no-change" from it
@@ -170,7 +188,12 @@ export class Actor {
         found = out.found;
         scrolled = { requestedPt: 0, movedPt: out.movedPt, atEnd: out.atEnd };
         if (found === null) {
-          throw new DeviceError('NO_MATCH', `${JSON.stringify(target)} did not come into view after ${out.scrolls} scroll${out.scrolls === 1 ? '' : 's'}${out.atEnd ? ' (the content stopped moving: the end)' : ''}`, out.atEnd ? 'it is not on this screen; read the screen for the labels it has' : 'raise maxScrolls, or scroll the other way', { scrolls: out.scrolls, atEnd: out.atEnd });
+          throw new DeviceError(
+            'NO_MATCH',
+            `${JSON.stringify(target)} did not come into view after ${out.scrolls} scroll${out.scrolls === 1 ? '' : 's'}${out.atEnd ? ' (the content stopped moving: the end)' : ''}`,
+            out.atEnd ? 'it is not on this screen; read the screen for the labels it has' : 'raise maxScrolls, or scroll the other way',
+            { scrolls: out.scrolls, atEnd: out.atEnd },
+          );
         }
       } else {
         const distance = req.distance ?? viewportStep(before);
@@ -192,12 +215,32 @@ export class Actor {
     const change = eyes.changes(mark);
     const inPlace = changedInPlace(kind, el, same, stateBefore, stateAfter, scrolled, found, change.changed);
     const settle = waited ?? { status: 'no-change' as const, waitedMs: 0 };
-    const delivered = inputsBefore === undefined ? undefined : inputsBefore === null ? null : await inputCount(device).then((n) => (n === null ? null : n !== inputsBefore));
-    const outcome = decide({ settle: settle.status, before: before.identified.node.id, after: after.identified.node.id, predicted: predicted?.to ?? null, stateChanged: inPlace !== null, ...(inPlace ? { changedHow: inPlace } : {}), ...(delivered !== undefined ? { delivered } : {}) });
+    const delivered =
+      inputsBefore === undefined ? undefined : inputsBefore === null ? null : await inputCount(device).then((n) => (n === null ? null : n !== inputsBefore));
+    const outcome = decide({
+      settle: settle.status,
+      before: before.identified.node.id,
+      after: after.identified.node.id,
+      predicted: predicted?.to ?? null,
+      stateChanged: inPlace !== null,
+      ...(inPlace ? { changedHow: inPlace } : {}),
+      ...(delivered !== undefined ? { delivered } : {}),
+    });
     const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, outcome.verdict);
-    if (NAVIGATING.has(kind) && key) memory.recordEdge(before.identified.node.id, key, after.identified.node.id, { durationMs: t3 - t1, kind: waited?.transition?.kind ?? null, verified: outcome.verdict === 'ok' });
+    if (NAVIGATING.has(kind) && key)
+      memory.recordEdge(before.identified.node.id, key, after.identified.node.id, {
+        durationMs: t3 - t1,
+        kind: waited?.transition?.kind ?? null,
+        verified: outcome.verdict === 'ok',
+      });
 
-    const reason: EscalationReason | null = after.newModal ? 'unfamiliar-modal' : outcome.verdict === 'unexpected-screen' ? 'unexpected-outcome' : !after.identified.known ? 'unknown-screen' : null;
+    const reason: EscalationReason | null = after.newModal
+      ? 'unfamiliar-modal'
+      : outcome.verdict === 'unexpected-screen'
+        ? 'unexpected-outcome'
+        : !after.identified.known
+          ? 'unknown-screen'
+          : null;
     const evidence = {
       before: identity(before),
       after: identity(after),
@@ -213,10 +256,28 @@ export class Actor {
       ...(delivery ? { delivery } : {}),
       sensors: sensorsOf(after),
     };
-    const escalation = reason ? memory.escalate({ reason, screen: after.identified.node.id, evidence: { action: key ?? kind, verdict: outcome.verdict, ...evidence }, costMs: Math.round(t4 - t0) }) : null;
+    const escalation = reason
+      ? memory.escalate({
+          reason,
+          screen: after.identified.node.id,
+          evidence: { action: key ?? kind, verdict: outcome.verdict, ...evidence },
+          costMs: Math.round(t4 - t0),
+        })
+      : null;
     const t5 = performance.now();
     if (escalation) this.logEscalation(localId, escalation);
-    this.logger.info({ localId, action: key ?? kind, verdict: outcome.verdict, reason: outcome.reason, before: evidence.before.id, after: evidence.after.id, predicted: evidence.predicted?.id ?? null }, 'action verdict');
+    this.logger.info(
+      {
+        localId,
+        action: key ?? kind,
+        verdict: outcome.verdict,
+        reason: outcome.reason,
+        before: evidence.before.id,
+        after: evidence.after.id,
+        predicted: evidence.predicted?.id ?? null,
+      },
+      'action verdict',
+    );
     const acted = found !== null ? { read: after, index: found } : el ? { read: before, index: index! } : null;
     const result: Schemas['ActionResult'] = {
       action: kind,
@@ -247,14 +308,23 @@ export class Actor {
     const streak = verdict === 'not-delivered' ? (this.undelivered.get(localId) ?? 0) + 1 : 0;
     this.undelivered.set(localId, streak);
     const suspect = streak >= SUSPECT_AFTER;
-    if (streak === SUSPECT_AFTER) this.logger.warn({ localId, streak }, 'device suspect: inputs in a row show no sign of arriving (its input service may have detached); a reset usually restores it');
+    if (streak === SUSPECT_AFTER)
+      this.logger.warn(
+        { localId, streak },
+        'device suspect: inputs in a row show no sign of arriving (its input service may have detached); a reset usually restores it',
+      );
     return { counted: delivered !== null, delivered, streak, suspect };
   }
 
   /** A target nothing (or several things) matched is an intent simfleet could not resolve: recorded. */
   private unresolved(localId: string, epoch: number, err: unknown, before: Read, req: Schemas['ActionRequest'], t0: number): void {
     if (!(err instanceof DeviceError) || (err.code !== 'NO_MATCH' && err.code !== 'AMBIGUOUS')) return;
-    const e = before.memory.escalate({ reason: 'unresolved-intent', screen: before.identified.node.id, evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}), sensors: sensorsOf(before) }, costMs: Math.round(performance.now() - t0) });
+    const e = before.memory.escalate({
+      reason: 'unresolved-intent',
+      screen: before.identified.node.id,
+      evidence: { action: req.action, target: req.target ?? null, role: req.role ?? null, code: err.code, ...(err.details ?? {}), sensors: sensorsOf(before) },
+      costMs: Math.round(performance.now() - t0),
+    });
     this.logEscalation(localId, e);
     this.seen?.escalation(localId, epoch, { reason: e.reason, screen: e.screen, action: req.action, costMs: e.costMs });
   }
@@ -275,9 +345,18 @@ function actionKey(kind: ActionKind, el: Element | null, req: Schemas['ActionReq
 }
 
 /** What the action did in place, in words, or null when it did nothing an in-place action does. */
-function changedInPlace(kind: ActionKind, el: Element | null, same: Element | undefined, a: NodeStates | null, b: NodeStates | null, scrolled: Schemas['ActionResult']['scrolled'], found: number | null, changed: string): string | null {
+function changedInPlace(
+  kind: ActionKind,
+  el: Element | null,
+  same: Element | undefined,
+  a: NodeStates | null,
+  b: NodeStates | null,
+  scrolled: Schemas['ActionResult']['scrolled'],
+  found: number | null,
+  changed: string,
+): string | null {
   if (a && b && toggled(a, b)) return 'the element changed state';
-  if ((kind === 'type' || kind === 'clear') && el && same && (el.value ?? '') !== (same.value ?? '')) return 'the field\'s value changed';
+  if ((kind === 'type' || kind === 'clear') && el && same && (el.value ?? '') !== (same.value ?? '')) return "the field's value changed";
   if (kind === 'scroll') {
     if (found !== null) return 'the element came into view';
     if (scrolled?.movedPt != null && Math.abs(scrolled.movedPt) >= STALL_PT) return `the content moved ${Math.round(Math.abs(scrolled.movedPt))} pt`;
@@ -351,7 +430,11 @@ const STREAM_GAP_MS = 100;
  * load looks exactly like a screen that did not react. When a probe finds the screen changed, the
  * probe is taken in as motion and the wait runs again from the same mark.
  */
-async function doubtNoChange(eyes: Eyes, w: Awaited<ReturnType<Eyes['wait']>>, again: () => ReturnType<Eyes['wait']>): Promise<Awaited<ReturnType<Eyes['wait']>>> {
+async function doubtNoChange(
+  eyes: Eyes,
+  w: Awaited<ReturnType<Eyes['wait']>>,
+  again: () => ReturnType<Eyes['wait']>,
+): Promise<Awaited<ReturnType<Eyes['wait']>>> {
   if (w.status !== 'no-change' || (await eyes.confirmStill())) return w;
   const second = await again();
   return { ...second, waitedMs: w.waitedMs + second.waitedMs };

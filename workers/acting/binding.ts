@@ -60,14 +60,21 @@ export function checkBinding(reading: ScreenReading, recorded: Binding): Binding
   const els = reading.elements;
   const shown = (i: number) => reading.refs[i] !== null;
   const all = els.map((_, i) => i).filter(shown);
-  let candidates = recorded.id ? all.filter((i) => els[i]!.id === recorded.id) : all.filter((i) => els[i]!.role === recorded.role && same(els[i]!.label, recorded.label));
+  let candidates = recorded.id
+    ? all.filter((i) => els[i]!.id === recorded.id)
+    : all.filter((i) => els[i]!.role === recorded.role && same(els[i]!.label, recorded.label));
   const matchCount = candidates.length;
   if (!candidates.length) {
     candidates = all.filter((i) => reading.regionOf[i] === recorded.region && els[i]!.role === recorded.role);
     const at = candidates[recorded.sibling];
     if (at === undefined) return { index: null, observed: null, matchCount: 0, mismatch: null };
     const observed = bindingOf(reading, at);
-    return { index: at, observed, matchCount: 0, mismatch: `nothing is ${say(recorded)}; in its place (${recorded.region}, ${ordinal(recorded.sibling)} ${recorded.role}) is ${say(observed)}` };
+    return {
+      index: at,
+      observed,
+      matchCount: 0,
+      mismatch: `nothing is ${say(recorded)}; in its place (${recorded.region}, ${ordinal(recorded.sibling)} ${recorded.role}) is ${say(observed)}`,
+    };
   }
   const index = candidates.length === 1 ? candidates[0]! : (candidates[recorded.viewportOrder] ?? candidates[0]!);
   const observed = bindingOf(reading, index);
@@ -80,11 +87,12 @@ function differs(r: Binding, o: Binding, matches: number): string | null {
   if (!same(o.label, r.label)) return `recorded ${say(r)}, found ${say(o)}`;
   if (o.region !== r.region) return `recorded in the ${r.region} region, found in the ${o.region} region`;
   // Several elements share the name: their places must agree too, or another one was picked.
-  if (matches > 1 && (o.viewportOrder !== r.viewportOrder || o.sibling !== r.sibling)) return `${matches} elements are ${say(r)}; the recorded one was ${ordinal(r.viewportOrder)} of them and ${ordinal(r.sibling)} ${r.role} of its region, the one found is ${ordinal(o.viewportOrder)} and ${ordinal(o.sibling)}`;
+  if (matches > 1 && (o.viewportOrder !== r.viewportOrder || o.sibling !== r.sibling))
+    return `${matches} elements are ${say(r)}; the recorded one was ${ordinal(r.viewportOrder)} of them and ${ordinal(r.sibling)} ${r.role} of its region, the one found is ${ordinal(o.viewportOrder)} and ${ordinal(o.sibling)}`;
   return null;
 }
 
 const same = (a: string, b: string) => normaliseLabel(a).toLowerCase() === normaliseLabel(b).toLowerCase();
 const say = (b: Binding) => `${b.role} ${JSON.stringify(b.label)}${b.id ? ` (#${b.id})` : ''}`;
-const ordinal = (n: number) => `${n + 1}${n % 10 === 0 && n % 100 !== 10 ? 'st' : n % 10 === 1 && n % 100 !== 11 ? 'nd' : n % 10 === 2 && n % 100 !== 12 ? 'rd' : 'th'}`;
-
+const ordinal = (n: number) =>
+  `${n + 1}${n % 10 === 0 && n % 100 !== 10 ? 'st' : n % 10 === 1 && n % 100 !== 11 ? 'nd' : n % 10 === 2 && n % 100 !== 12 ? 'rd' : 'th'}`;

@@ -31,6 +31,12 @@ export function presence(u: Understanding, localId: string, epoch: number, read:
   const hits = els
     .map((_, i) => i)
     .filter((i) => shown(i) && (!role || els[i]!.role === role))
-    .filter((i) => (id ? els[i]!.id === id : normaliseLabel(els[i]!.label).toLowerCase() === want || normaliseLabel(els[i]!.detail ?? '').toLowerCase() === want || normaliseLabel(els[i]!.value ?? '').toLowerCase() === want));
+    .filter((i) =>
+      id
+        ? els[i]!.id === id
+        : normaliseLabel(els[i]!.label).toLowerCase() === want ||
+          normaliseLabel(els[i]!.detail ?? '').toLowerCase() === want ||
+          normaliseLabel(els[i]!.value ?? '').toLowerCase() === want,
+    );
   return { visible: hits.length > 0, index: hits[0] ?? null, matches: hits.length };
 }

@@ -33,5 +33,9 @@ export class DeadlinePassed extends DeviceError {}
 /** The refusal for work not begun because the caller's time is up (the deadline in context, if any). */
 export function notBegun(what: string): DeadlinePassed {
   const budgetMs = current.getStore()?.budgetMs;
-  return new DeadlinePassed('COMMAND_TIMEOUT', `the gateway stopped waiting for this call${budgetMs === undefined ? '' : ` after ${budgetMs} ms`}; ${what} was not begun`, 'the device is free for the next call; retry with a longer timeoutMs or fewer steps if it keeps happening');
+  return new DeadlinePassed(
+    'COMMAND_TIMEOUT',
+    `the gateway stopped waiting for this call${budgetMs === undefined ? '' : ` after ${budgetMs} ms`}; ${what} was not begun`,
+    'the device is free for the next call; retry with a longer timeoutMs or fewer steps if it keeps happening',
+  );
 }

@@ -98,7 +98,9 @@ function fieldIndex(read: Read, target: string): number | null {
   const els = read.reading.elements;
   const id = target.startsWith('#') ? target.slice(1) : null;
   const want = normaliseLabel(target).toLowerCase();
-  const i = els.findIndex((e, k) => read.reading.refs[k] !== null && e.tap !== null && isField(e) && (id ? e.id === id : normaliseLabel(e.label).toLowerCase() === want));
+  const i = els.findIndex(
+    (e, k) => read.reading.refs[k] !== null && e.tap !== null && isField(e) && (id ? e.id === id : normaliseLabel(e.label).toLowerCase() === want),
+  );
   return i >= 0 ? i : null;
 }
 

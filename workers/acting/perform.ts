@@ -48,7 +48,14 @@ export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, '
     case 'swipe': {
       const band = contentBand(before);
       const from = at.point ?? { x: centre.x, y: (band.top + band.bottom) / 2 };
-      const to = at.to ?? along(from, req.direction!, req.distance ?? (req.direction === 'up' || req.direction === 'down' ? (band.bottom - band.top) * 0.6 : screen.widthPt * 0.6), screen);
+      const to =
+        at.to ??
+        along(
+          from,
+          req.direction!,
+          req.distance ?? (req.direction === 'up' || req.direction === 'down' ? (band.bottom - band.top) * 0.6 : screen.widthPt * 0.6),
+          screen,
+        );
       return device.touch(g.swipe(from, to));
     }
     case 'drag':

@@ -60,10 +60,27 @@ export class StepRunner {
     const digest = planDigest(req.steps);
     const from = req.from ?? 0;
     if (req.from !== undefined || req.planDigest !== undefined) {
-      if (req.planDigest !== digest) throw new DeviceError('PLAN_CHANGED', `this plan's digest is ${digest}, not ${req.planDigest ?? '(none given)'}: a resume continues only the plan that stopped`, 'send the same steps with the planDigest the divergence report gave, or run the new plan from the start');
-      if (from >= req.steps.length) throw new DeviceError('VALIDATION_FAILED', `from ${from} is past the last step (${req.steps.length - 1})`, 'from is a step index, counted from 0');
+      if (req.planDigest !== digest)
+        throw new DeviceError(
+          'PLAN_CHANGED',
+          `this plan's digest is ${digest}, not ${req.planDigest ?? '(none given)'}: a resume continues only the plan that stopped`,
+          'send the same steps with the planDigest the divergence report gave, or run the new plan from the start',
+        );
+      if (from >= req.steps.length)
+        throw new DeviceError('VALIDATION_FAILED', `from ${from} is past the last step (${req.steps.length - 1})`, 'from is a step index, counted from 0');
     }
-    const steps: StepResult[] = req.steps.slice(0, from).map((s, index) => ({ index, action: s.action, status: 'skipped', verdict: null, detail: 'before the resume point', triage: [], ms: 0, ...(s.source ? { source: s.source } : {}) }));
+    const steps: StepResult[] = req.steps
+      .slice(0, from)
+      .map((s, index) => ({
+        index,
+        action: s.action,
+        status: 'skipped',
+        verdict: null,
+        detail: 'before the resume point',
+        triage: [],
+        ms: 0,
+        ...(s.source ? { source: s.source } : {}),
+      }));
     let divergence: Schemas['Divergence'] | null = null;
     for (let index = from; index < req.steps.length; index++) {
       checkDeadline(`step ${index} of the run`);
@@ -103,7 +120,8 @@ export class StepRunner {
       checkDeadline(`the ${ruling.decision} the rules chose for step ${index}`);
       await this.settle(ctx, step.timeoutMs ?? WAIT_DEFAULT_MS);
       checkDeadline(`the ${ruling.decision} the rules chose for step ${index}`);
-      if (ruling.decision === 'wait' && (failed.code === 'timeout' || failed.code === 'no-visible-change') && failed.touched) attempt = await this.lookAgain(ctx, step, failed);
+      if (ruling.decision === 'wait' && (failed.code === 'timeout' || failed.code === 'no-visible-change') && failed.touched)
+        attempt = await this.lookAgain(ctx, step, failed);
       else attempt = await this.attempt(ctx, step);
     }
     const result: StepResult = {
@@ -153,15 +171,31 @@ export class StepRunner {
       const check = checkBinding(before.reading, recorded);
       if (check.index === null) {
         const message = `the recorded ${recorded.role} ${JSON.stringify(recorded.label)}${recorded.id ? ` (#${recorded.id})` : ''} is not on screen ${describe(before)}`;
-        return fail('selector-miss', message, 'read the outline: the control may have moved to another screen, or a step before this one ended somewhere else', false, { binding: { recorded, observed: null, matchCount: 0 } });
+        return fail(
+          'selector-miss',
+          message,
+          'read the outline: the control may have moved to another screen, or a step before this one ended somewhere else',
+          false,
+          { binding: { recorded, observed: null, matchCount: 0 } },
+        );
       }
       if (check.mismatch) {
-        return fail('identity-mismatch', `not touched: ${check.mismatch}`, 'the app changed under the recording: check the observed element against the recorded one, put the screen right or record this step again, then resume', false, { binding: { recorded, observed: check.observed, matchCount: check.matchCount } });
+        return fail(
+          'identity-mismatch',
+          `not touched: ${check.mismatch}`,
+          'the app changed under the recording: check the observed element against the recorded one, put the screen right or record this step again, then resume',
+          false,
+          { binding: { recorded, observed: check.observed, matchCount: check.matchCount } },
+        );
       }
       chosen = { index: check.index, before };
     }
     const { expect, source: _s, optional: _o, note: _n, ...request } = step;
-    const result = await this.actor.act(ctx.localId, ctx.epoch, ctx.team, request as Schemas['ActionRequest'], { guardDestructive: true, ...(chosen ? { chosen } : {}), ...(expect?.to ? { expectTo: expect.to } : {}) });
+    const result = await this.actor.act(ctx.localId, ctx.epoch, ctx.team, request as Schemas['ActionRequest'], {
+      guardDestructive: true,
+      ...(chosen ? { chosen } : {}),
+      ...(expect?.to ? { expectTo: expect.to } : {}),
+    });
     return this.judge(result, expect);
   }
 
@@ -170,19 +204,71 @@ export class StepRunner {
     const detail = `${result.action}${result.target ? ` ${result.target.role} ${JSON.stringify(result.target.label)}` : ''}: ${result.verdict} (${result.reason})`;
     if (result.verdict === 'unexpected-screen') {
       const want = expect?.to ?? result.evidence.predicted?.id ?? null;
-      return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'unexpected-screen', message: `ended on screen ${result.screen.id}${result.screen.name ? ` ${JSON.stringify(result.screen.name)}` : ''}, not ${want}${expect?.toName ? ` ${JSON.stringify(expect.toName)}` : ''}`, hint: 'the outline shows where it went: put the screen right, then resume from the next step', touched: true, expected: want, result } };
+      return {
+        ok: false,
+        verdict: result.verdict,
+        detail,
+        result,
+        failed: {
+          code: 'unexpected-screen',
+          message: `ended on screen ${result.screen.id}${result.screen.name ? ` ${JSON.stringify(result.screen.name)}` : ''}, not ${want}${expect?.toName ? ` ${JSON.stringify(expect.toName)}` : ''}`,
+          hint: 'the outline shows where it went: put the screen right, then resume from the next step',
+          touched: true,
+          expected: want,
+          result,
+        },
+      };
     }
     // A scroll at the end of its content has done what a scroll can: nothing moved, and saying so
     // is the verdict, but the run goes on (Maestro's scroll never fails either); a step that needs
     // something further down finds out for itself.
-    if (result.verdict === 'no-visible-change' && result.scrolled?.atEnd) return { ok: true, verdict: result.verdict, detail: `${detail}: the content is at its end`, result };
-    if (result.verdict === 'no-visible-change') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'no-visible-change', message: `${detail}`, hint: 'the control may be disabled, covered, or waiting for something earlier', touched: true, result } };
+    if (result.verdict === 'no-visible-change' && result.scrolled?.atEnd)
+      return { ok: true, verdict: result.verdict, detail: `${detail}: the content is at its end`, result };
+    if (result.verdict === 'no-visible-change')
+      return {
+        ok: false,
+        verdict: result.verdict,
+        detail,
+        result,
+        failed: {
+          code: 'no-visible-change',
+          message: `${detail}`,
+          hint: 'the control may be disabled, covered, or waiting for something earlier',
+          touched: true,
+          result,
+        },
+      };
     if (result.verdict === 'not-delivered') {
       const suspect = result.evidence.delivery?.suspect ? '; several inputs in a row have not arrived: the device is suspect' : '';
       // Never repeated: where the platform cannot count inputs, it may have arrived after all.
-      return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'not-delivered', message: `${detail}${suspect}`, hint: "the device's input may have detached: look at the device, reset it (POST /v1/devices/{id}/reset) if it stays so, then resume", touched: true, result } };
+      return {
+        ok: false,
+        verdict: result.verdict,
+        detail,
+        result,
+        failed: {
+          code: 'not-delivered',
+          message: `${detail}${suspect}`,
+          hint: "the device's input may have detached: look at the device, reset it (POST /v1/devices/{id}/reset) if it stays so, then resume",
+          touched: true,
+          result,
+        },
+      };
     }
-    if (result.settle.status === 'not-settled') return { ok: false, verdict: result.verdict, detail, result, failed: { code: 'timeout', message: `the screen had not settled after ${result.settle.waitedMs} ms${result.settle.movingRegion ? ` (still moving at ${JSON.stringify(result.settle.movingRegion.box)})` : ''}`, hint: 'raise timeoutMs for this step if the screen is slow, or look at what keeps moving', touched: true, result } };
+    if (result.settle.status === 'not-settled')
+      return {
+        ok: false,
+        verdict: result.verdict,
+        detail,
+        result,
+        failed: {
+          code: 'timeout',
+          message: `the screen had not settled after ${result.settle.waitedMs} ms${result.settle.movingRegion ? ` (still moving at ${JSON.stringify(result.settle.movingRegion.box)})` : ''}`,
+          hint: 'raise timeoutMs for this step if the screen is slow, or look at what keeps moving',
+          touched: true,
+          result,
+        },
+      };
     return { ok: true, verdict: result.verdict, detail, result };
   }
 
@@ -197,10 +283,30 @@ export class StepRunner {
     const settled = this.actor.eyesOf(ctx.localId).activity.isSettled();
     const moved = before !== undefined && now.identified.node.id !== before;
     const screen = identity(now);
-    if (failed.code === 'timeout' && settled && (!expected || now.identified.node.id === expected)) return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `settled late on screen ${describe(now)}`, screen, ...(failed.result ? { result: failed.result } : {}) };
-    if (failed.code === 'no-visible-change' && !moved && changedLate(failed.result, now)) return { ok: true, verdict: 'ok', detail: 'the element changed state late, on the same screen', screen, ...(failed.result ? { result: failed.result } : {}) };
+    if (failed.code === 'timeout' && settled && (!expected || now.identified.node.id === expected))
+      return {
+        ok: true,
+        verdict: expected ? 'ok' : 'unverified',
+        detail: `settled late on screen ${describe(now)}`,
+        screen,
+        ...(failed.result ? { result: failed.result } : {}),
+      };
+    if (failed.code === 'no-visible-change' && !moved && changedLate(failed.result, now))
+      return {
+        ok: true,
+        verdict: 'ok',
+        detail: 'the element changed state late, on the same screen',
+        screen,
+        ...(failed.result ? { result: failed.result } : {}),
+      };
     if (failed.code === 'no-visible-change' && moved) {
-      if (expected && now.identified.node.id !== expected) return { ok: false, verdict: 'unexpected-screen', detail: 'changed late, to another screen', failed: { ...failed, code: 'unexpected-screen', message: `changed late, to screen ${describe(now)}, not ${expected}`, expected } };
+      if (expected && now.identified.node.id !== expected)
+        return {
+          ok: false,
+          verdict: 'unexpected-screen',
+          detail: 'changed late, to another screen',
+          failed: { ...failed, code: 'unexpected-screen', message: `changed late, to screen ${describe(now)}, not ${expected}`, expected },
+        };
       return { ok: true, verdict: expected ? 'ok' : 'unverified', detail: `changed late, to screen ${describe(now)}`, screen };
     }
     return { ok: false, verdict: failed.result?.verdict ?? null, detail: failed.message, failed };
@@ -212,17 +318,33 @@ export class StepRunner {
     const quietMs = step.quietMs ?? this.actor.quietMs;
     if (step.for === 'settled' || !step.target) {
       const r = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: 0, since: undefined });
-      if (r.status === 'not-settled') return fail('timeout', `the screen did not settle within ${timeoutMs} ms${r.movingRegion ? ` (moving at ${JSON.stringify(r.movingRegion.box)})` : ''}`, 'raise timeoutMs, or look at what keeps moving', false);
+      if (r.status === 'not-settled')
+        return fail(
+          'timeout',
+          `the screen did not settle within ${timeoutMs} ms${r.movingRegion ? ` (moving at ${JSON.stringify(r.movingRegion.box)})` : ''}`,
+          'raise timeoutMs, or look at what keeps moving',
+          false,
+        );
       return { ok: true, verdict: 'ok', detail: `settled after ${r.waitedMs} ms` };
     }
     const want = step.for === 'not-visible' ? false : true;
     const found = await this.until(ctx, step, want, timeoutMs);
     if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
-    return fail('timeout', `${JSON.stringify(step.target)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`, 'read the outline: the label may differ, or the screen may need a step first', false);
+    return fail(
+      'timeout',
+      `${JSON.stringify(step.target)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`,
+      'read the outline: the label may differ, or the screen may need a step first',
+      false,
+    );
   }
 
   private async assertStep(ctx: Ctx, step: Step): Promise<Attempt> {
-    if (!step.target || !step.that) throw new DeviceError('VALIDATION_FAILED', 'an assert needs a target and that (visible, not-visible or value)', 'for example {"action":"assert","that":"visible","target":"Saved"}');
+    if (!step.target || !step.that)
+      throw new DeviceError(
+        'VALIDATION_FAILED',
+        'an assert needs a target and that (visible, not-visible or value)',
+        'for example {"action":"assert","that":"visible","target":"Saved"}',
+      );
     const eyes = this.actor.eyesOf(ctx.localId);
     await eyes.wait({ for: 'settled', timeoutMs: 5000, quietMs: step.quietMs ?? this.actor.quietMs, changeTimeoutMs: 0, since: undefined });
     if (step.that === 'value') {
@@ -231,12 +353,24 @@ export class StepRunner {
       const p = presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target, step.role);
       const shown = p.index !== null ? (read.reading.elements[p.index]!.value ?? '') : null;
       if (shown === step.value) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}` };
-      return fail('assertion-failed', p.index === null ? `${JSON.stringify(step.target)} is not on screen ${describe(read)}` : `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`, 'read the outline for what the screen shows', false);
+      return fail(
+        'assertion-failed',
+        p.index === null
+          ? `${JSON.stringify(step.target)} is not on screen ${describe(read)}`
+          : `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`,
+        'read the outline for what the screen shows',
+        false,
+      );
     }
     const want = step.that === 'visible';
     const found = await this.until(ctx, step, want, step.timeoutMs ?? 0);
     if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} is ${want ? 'visible' : 'not visible'}` };
-    return fail('assertion-failed', `${JSON.stringify(step.target)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`, 'read the outline for what the screen shows', false);
+    return fail(
+      'assertion-failed',
+      `${JSON.stringify(step.target)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`,
+      'read the outline for what the screen shows',
+      false,
+    );
   }
 
   /** Polls a settled screen until the target's presence is `want`, or the time is up (0: look once). */
@@ -247,7 +381,8 @@ export class StepRunner {
     for (;;) {
       const mark = eyes.mark(ctx.epoch, { byId: false });
       const read = await this.read(ctx);
-      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target!, step.role).visible === want) return { ok: true, ms: Math.round(performance.now() - t0), read };
+      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target!, step.role).visible === want)
+        return { ok: true, ms: Math.round(performance.now() - t0), read };
       const left = deadline - performance.now();
       if (left <= 0) return { ok: false, ms: Math.round(performance.now() - t0), read };
       // Nothing to look at until the screen changes, and nothing worth reading until it settles.
@@ -256,12 +391,32 @@ export class StepRunner {
   }
 
   private async fillStep(ctx: Ctx, step: Step): Promise<Attempt> {
-    if (!step.fields?.length) throw new DeviceError('VALIDATION_FAILED', 'a fill step needs fields', 'for example {"action":"fill","fields":[{"target":"Email","value":"a@b.c"}]}');
-    const out = await fill({ device: this.actor.backendOf(ctx.localId), eyes: this.actor.eyesOf(ctx.localId), settledRead: () => this.settledRead(ctx, step) }, step.fields);
+    if (!step.fields?.length)
+      throw new DeviceError('VALIDATION_FAILED', 'a fill step needs fields', 'for example {"action":"fill","fields":[{"target":"Email","value":"a@b.c"}]}');
+    const out = await fill(
+      { device: this.actor.backendOf(ctx.localId), eyes: this.actor.eyesOf(ctx.localId), settledRead: () => this.settledRead(ctx, step) },
+      step.fields,
+    );
     const summary = { filled: out.filled, viewports: out.viewports, missing: out.missing };
-    if (out.missing.length) return { ok: false, verdict: null, detail: out.problems.join('; '), fill: summary, failed: { code: out.problems.some((p) => p.includes('shows')) ? 'assertion-failed' : 'selector-miss', message: `${out.filled.length} of ${step.fields.length} fields filled in ${out.viewports} viewports: ${out.problems.join('; ')}`, hint: 'the outline shows the form as it is now; field names are the labels it shows', touched: true } };
+    if (out.missing.length)
+      return {
+        ok: false,
+        verdict: null,
+        detail: out.problems.join('; '),
+        fill: summary,
+        failed: {
+          code: out.problems.some((p) => p.includes('shows')) ? 'assertion-failed' : 'selector-miss',
+          message: `${out.filled.length} of ${step.fields.length} fields filled in ${out.viewports} viewports: ${out.problems.join('; ')}`,
+          hint: 'the outline shows the form as it is now; field names are the labels it shows',
+          touched: true,
+        },
+      };
     if (!step.submit) return { ok: true, verdict: 'ok', detail: `${out.filled.length} fields filled in ${out.viewports} viewports`, fill: summary };
-    const submit = { target: step.submit, ...(step.allowDestructive ? { allowDestructive: true } : {}), ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}) };
+    const submit = {
+      target: step.submit,
+      ...(step.allowDestructive ? { allowDestructive: true } : {}),
+      ...(step.timeoutMs ? { timeoutMs: step.timeoutMs } : {}),
+    };
     checkDeadline(`submitting the form with ${JSON.stringify(step.submit)}`);
     await this.actor.act(ctx.localId, ctx.epoch, ctx.team, { action: 'scroll', to: step.submit, direction: 'down' });
     checkDeadline(`submitting the form with ${JSON.stringify(step.submit)}`);
@@ -282,7 +437,18 @@ export class StepRunner {
   private async divergence(ctx: Ctx, step: Step, index: number, failed: Failed, digest: string): Promise<Schemas['Divergence']> {
     const read = await this.read(ctx);
     this.actor.understanding.number(ctx.localId, ctx.epoch, read); // the report's refs are usable at once
-    this.actor.logger.info({ localId: ctx.localId, index, code: failed.code, message: failed.message, screen: read.identified.node.id, source: step.source ?? null, binding: failed.binding ?? null }, 'run stopped: divergence');
+    this.actor.logger.info(
+      {
+        localId: ctx.localId,
+        index,
+        code: failed.code,
+        message: failed.message,
+        screen: read.identified.node.id,
+        source: step.source ?? null,
+        binding: failed.binding ?? null,
+      },
+      'run stopped: divergence',
+    );
     return {
       index,
       code: failed.code,
@@ -325,7 +491,12 @@ function changedLate(result: Schemas['ActionResult'] | undefined, now: Read): bo
   if (!el) return false;
   const a = result.evidence.stateBefore ?? {};
   const b = el.states;
-  return (a.checked ?? false) !== (b.checked ?? false) || (a.selected ?? false) !== (b.selected ?? false) || (a.expanded ?? false) !== (b.expanded ?? false) || (t.value ?? null) !== (el.value ?? null);
+  return (
+    (a.checked ?? false) !== (b.checked ?? false) ||
+    (a.selected ?? false) !== (b.selected ?? false) ||
+    (a.expanded ?? false) !== (b.expanded ?? false) ||
+    (t.value ?? null) !== (el.value ?? null)
+  );
 }
 
 function fail(code: Code, message: string, hint: string, touched: boolean, extra: Partial<Failed> = {}): Attempt {

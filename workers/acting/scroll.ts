@@ -78,7 +78,14 @@ function movedBetween(a: Read, b: Read, direction: Direction): number | null {
  * that moves nothing means the content ended there. `settleRead` waits for the screen to settle and
  * reads it; the caller owns both (they are the action's own wait and read).
  */
-export async function scrollBy(device: DeviceBackend, before: Read, direction: Direction, distance: number, settleRead: () => Promise<Read>, within?: Point): Promise<ScrollOutcome> {
+export async function scrollBy(
+  device: DeviceBackend,
+  before: Read,
+  direction: Direction,
+  distance: number,
+  settleRead: () => Promise<Read>,
+  within?: Point,
+): Promise<ScrollOutcome> {
   const t0 = performance.now();
   for (const drag of scrollDrags(contentBand(before), direction, distance, device.touchSlopPt, within)) await device.touch(drag);
   const after = await settleRead();
@@ -119,7 +126,14 @@ export interface ScrollToOutcome extends ScrollOutcome {
  * already places off the screen (the web tree has the whole page) is scrolled to in one measured
  * move; one that is not yet there is hunted a viewport at a time.
  */
-export async function scrollTo(device: DeviceBackend, before: Read, find: (r: Read) => number | null, direction: Direction | undefined, maxScrolls: number, settleRead: () => Promise<Read>): Promise<ScrollToOutcome> {
+export async function scrollTo(
+  device: DeviceBackend,
+  before: Read,
+  find: (r: Read) => number | null,
+  direction: Direction | undefined,
+  maxScrolls: number,
+  settleRead: () => Promise<Read>,
+): Promise<ScrollToOutcome> {
   let current = before;
   let stalls = 0;
   let total = 0;

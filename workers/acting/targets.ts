@@ -38,7 +38,8 @@ export function pointOf(target: string, read: Read): Point | undefined {
   if (!m) return undefined;
   const p = { x: Number(m[1]), y: Number(m[2]) };
   const { widthPt, heightPt } = read.reading.screen;
-  if (p.x < 0 || p.y < 0 || p.x > widthPt || p.y > heightPt) throw new DeviceError('VALIDATION_FAILED', `target ${s} lies outside the ${widthPt}×${heightPt} pt screen`, 'give a point on the screen');
+  if (p.x < 0 || p.y < 0 || p.x > widthPt || p.y > heightPt)
+    throw new DeviceError('VALIDATION_FAILED', `target ${s} lies outside the ${widthPt}×${heightPt} pt screen`, 'give a point on the screen');
   return p;
 }
 
@@ -58,7 +59,12 @@ export function resolveTarget(u: Understanding, localId: string, epoch: number, 
       missed.push(err);
     }
   }
-  throw new DeviceError('NO_MATCH', `none of ${targets.map((t) => JSON.stringify(t)).join(', ')} is on the screen: ${missed.map((e) => e.message).join('; ')}`, 'read the screen for the labels it has', { tried: targets });
+  throw new DeviceError(
+    'NO_MATCH',
+    `none of ${targets.map((t) => JSON.stringify(t)).join(', ')} is on the screen: ${missed.map((e) => e.message).join('; ')}`,
+    'read the screen for the labels it has',
+    { tried: targets },
+  );
 }
 
 /** The smallest element drawn at a point (a switch inside its row), or null. */

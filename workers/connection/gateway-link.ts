@@ -55,7 +55,10 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
   private offInventory: (() => void) | undefined;
   private readonly logger: Logger;
   /** Memory requests awaiting the gateway's reply, by id. */
-  private readonly memoryWaiting = new Map<string, { resolve: (r: Schemas['GatewayMemoryReply']) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly memoryWaiting = new Map<
+    string,
+    { resolve: (r: Schemas['GatewayMemoryReply']) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
 
   constructor(private readonly opts: GatewayLinkOptions) {
     super();
@@ -160,7 +163,17 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       (value) => this.send({ type: 'result', id: cmd.id, ok: true, ...(value ? { value } : {}) }),
       (err: Error & { code?: Schemas['ErrorCode']; hint?: string; details?: Record<string, unknown> }) => {
         this.logger.warn({ command: cmd.type === 'call' ? cmd.method : cmd.type, localId: cmd.localId, code: err.code, err: err.message }, 'command failed');
-        this.send({ type: 'result', id: cmd.id, ok: false, error: { code: err.code ?? 'DEVICE_FAILED', message: err.message.slice(0, 2000), ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } });
+        this.send({
+          type: 'result',
+          id: cmd.id,
+          ok: false,
+          error: {
+            code: err.code ?? 'DEVICE_FAILED',
+            message: err.message.slice(0, 2000),
+            ...(err.hint ? { hint: err.hint } : {}),
+            ...(err.details ? { details: err.details } : {}),
+          },
+        });
       },
     );
   }
@@ -238,7 +251,9 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     if (this.stopped) return;
     this.emit('disconnected', { code, reason });
     if (FATAL_CLOSE_REASONS.has(reason)) {
-      return this.fail(new DialError(reason, `the gateway closed the connection: ${reason}`, 'run the same simfleet version on the worker and the gateway', true));
+      return this.fail(
+        new DialError(reason, `the gateway closed the connection: ${reason}`, 'run the same simfleet version on the worker and the gateway', true),
+      );
     }
     this.logger.warn({ code, reason }, 'gateway connection closed');
     this.scheduleRedial();

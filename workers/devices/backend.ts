@@ -254,7 +254,10 @@ export interface PageMemory {
 }
 
 export function sumPageMemory(pages: readonly PageMemory[]): PageMemory {
-  return pages.reduce((a, p) => ({ jsHeapBytes: a.jsHeapBytes + p.jsHeapBytes, domNodes: a.domNodes + p.domNodes, eventListeners: a.eventListeners + p.eventListeners }), { jsHeapBytes: 0, domNodes: 0, eventListeners: 0 });
+  return pages.reduce(
+    (a, p) => ({ jsHeapBytes: a.jsHeapBytes + p.jsHeapBytes, domNodes: a.domNodes + p.domNodes, eventListeners: a.eventListeners + p.eventListeners }),
+    { jsHeapBytes: 0, domNodes: 0, eventListeners: 0 },
+  );
 }
 
 /** A failure with a contract error code, answered to the gateway as such. */

@@ -75,7 +75,13 @@ export function pinch(center: Point, scale: number, opts: { radius?: number; dur
   const frames: TouchFrame[] = [];
   for (let i = 0; i <= steps; i++) {
     const r = start + (end - start) * ease(i / steps);
-    frames.push({ atMs: (i * durationMs) / steps, touches: [{ id: 0, x: center.x - r, y: center.y }, { id: 1, x: center.x + r, y: center.y }] });
+    frames.push({
+      atMs: (i * durationMs) / steps,
+      touches: [
+        { id: 0, x: center.x - r, y: center.y },
+        { id: 1, x: center.x + r, y: center.y },
+      ],
+    });
   }
   frames.push({ atMs: durationMs + STEP_MS, touches: [] });
   return frames;
@@ -91,7 +97,13 @@ export function rotate(center: Point, degrees: number, opts: { radius?: number; 
     const a = ((degrees * Math.PI) / 180) * (i / steps);
     const dx = radius * Math.cos(a);
     const dy = radius * Math.sin(a);
-    frames.push({ atMs: (i * durationMs) / steps, touches: [{ id: 0, x: center.x - dx, y: center.y - dy }, { id: 1, x: center.x + dx, y: center.y + dy }] });
+    frames.push({
+      atMs: (i * durationMs) / steps,
+      touches: [
+        { id: 0, x: center.x - dx, y: center.y - dy },
+        { id: 1, x: center.x + dx, y: center.y + dy },
+      ],
+    });
   }
   frames.push({ atMs: durationMs + STEP_MS, touches: [] });
   return frames;

@@ -30,7 +30,10 @@ export class LeaseKeeper {
   assertHeld(localId: string, epoch: number): void {
     const lease = this.epochs.get(localId);
     if (!lease?.sessionId || lease.epoch !== epoch) {
-      throw new DeviceError('STALE_LEASE', `device ${localId} is not held under epoch ${epoch}${lease ? ` (it is at epoch ${lease.epoch}${lease.sessionId ? '' : ', unleased'})` : ''}`);
+      throw new DeviceError(
+        'STALE_LEASE',
+        `device ${localId} is not held under epoch ${epoch}${lease ? ` (it is at epoch ${lease.epoch}${lease.sessionId ? '' : ', unleased'})` : ''}`,
+      );
     }
   }
 
@@ -60,7 +63,10 @@ export class LeaseKeeper {
     } catch (err) {
       if (err instanceof DeviceError) throw err;
       const timedOut = signal.aborted;
-      throw new DeviceError(timedOut ? 'COMMAND_TIMEOUT' : 'DEVICE_FAILED', timedOut ? `${cmd.type} took longer than ${this.opTimeoutMs} ms` : `${cmd.type} failed: ${(err as Error).message}`);
+      throw new DeviceError(
+        timedOut ? 'COMMAND_TIMEOUT' : 'DEVICE_FAILED',
+        timedOut ? `${cmd.type} took longer than ${this.opTimeoutMs} ms` : `${cmd.type} failed: ${(err as Error).message}`,
+      );
     }
     log.info({ ms: Date.now() - started }, `device ${cmd.type} done`);
   }

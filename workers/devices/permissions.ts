@@ -84,7 +84,12 @@ export function supportedOn(platform: 'web' | 'android' | 'ios'): PermissionName
 
 export function unsupported(platform: 'web' | 'android' | 'ios', name: PermissionName, why: string): DeviceError {
   const supported = supportedOn(platform);
-  return new DeviceError('PERMISSION_UNSUPPORTED', `${name} cannot be set on this ${platform} device: ${why}`, `this platform can set: ${supported.join(', ')}`, { permission: name, platform, supported });
+  return new DeviceError(
+    'PERMISSION_UNSUPPORTED',
+    `${name} cannot be set on this ${platform} device: ${why}`,
+    `this platform can set: ${supported.join(', ')}`,
+    { permission: name, platform, supported },
+  );
 }
 
 /** A gateway's `device.permission` call on a device: what the backend changed, in the contract's shape. */

@@ -66,7 +66,15 @@ export function createProviders(settings: BackendSettings, logger: Logger): Back
   if (web.length > 0) providers.push(new WebProvider({ profiles: web, chromium: settings.chromium, logger: logger.child({ backend: 'web' }) }));
   const adb = toolFor(settings.adb, () => onPath('adb'));
   if (adb) {
-    providers.push(new AndroidProvider({ adb, ...(settings.emulatorTokenFile ? { consoleTokenFile: settings.emulatorTokenFile } : {}), reset: settings.androidReset, ...(settings.androidApkDir ? { apkDir: settings.androidApkDir } : {}), logger: logger.child({ backend: 'android' }) }));
+    providers.push(
+      new AndroidProvider({
+        adb,
+        ...(settings.emulatorTokenFile ? { consoleTokenFile: settings.emulatorTokenFile } : {}),
+        reset: settings.androidReset,
+        ...(settings.androidApkDir ? { apkDir: settings.androidApkDir } : {}),
+        logger: logger.child({ backend: 'android' }),
+      }),
+    );
   }
   const xcrun = toolFor(settings.xcrun, () => (process.platform === 'darwin' ? 'xcrun' : undefined));
   if (xcrun) {

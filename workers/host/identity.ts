@@ -31,6 +31,11 @@ export async function loadHostIdentity(opts: { dataDir: string; id?: string | un
 }
 
 function newHostId(): string {
-  const base = hostname().toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'host';
+  const base =
+    hostname()
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'host';
   return `${/^[a-z0-9]/.test(base) ? base : `h${base}`}-${randomBytes(3).toString('hex')}`;
 }

@@ -77,7 +77,14 @@ export class AppMemory {
     if (reading.regions.modal) this.modals.add(modalKey(reading));
     const n = this.book.node(node);
     if (!n || !this.sync) return;
-    this.sync.screen(this.key, this.generation, { id: n.id, name: n.name, fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })), readings: n.readings, vocabulary: vocabularyOf(reading), confirmedAt: new Date(now).toISOString() });
+    this.sync.screen(this.key, this.generation, {
+      id: n.id,
+      name: n.name,
+      fingerprints: n.fingerprints.map((f) => ({ hash: f.hash, title: f.title, tokens: f.tokens })),
+      readings: n.readings,
+      vocabulary: vocabularyOf(reading),
+      confirmedAt: new Date(now).toISOString(),
+    });
     this.confirmations.note(node, now);
   }
 
@@ -90,13 +97,25 @@ export class AppMemory {
     if (!this.sync || !this.book.node(node)) return;
     const now = Date.now();
     if (!this.confirmations.take(node, now)) return;
-    this.sync.confirmation(this.key, this.generation, { id: node, confirmedAt: new Date(now).toISOString(), ...(settled ? { vocabulary: vocabularyOf(settled) } : {}) });
+    this.sync.confirmation(this.key, this.generation, {
+      id: node,
+      confirmedAt: new Date(now).toISOString(),
+      ...(settled ? { vocabulary: vocabularyOf(settled) } : {}),
+    });
   }
 
   /** One more traversal of an edge: into the graph, and written behind as an increment. */
   recordEdge(from: string, action: string, to: string, o: { durationMs: number; kind: string | null; verified: boolean }): Edge {
     const e = this.graph.record(from, action, to, o);
-    this.sync?.edge(this.key, this.generation, { from, action, to, count: 1, verified: o.verified ? 1 : 0, durations: [Math.round(o.durationMs)], kinds: o.kind ? { [o.kind]: 1 } : {} });
+    this.sync?.edge(this.key, this.generation, {
+      from,
+      action,
+      to,
+      count: 1,
+      verified: o.verified ? 1 : 0,
+      durations: [Math.round(o.durationMs)],
+      kinds: o.kind ? { [o.kind]: 1 } : {},
+    });
     return e;
   }
 
@@ -137,7 +156,13 @@ export class AppMemory {
     const full = { ...e, at: Date.now() };
     this.escalations.push(full);
     if (this.escalations.length > MAX_ESCALATIONS) this.escalations.shift();
-    this.sync?.escalation(this.key, this.generation, { reason: e.reason, screen: e.screen, evidence: e.evidence, costMs: e.costMs, at: new Date(full.at).toISOString() });
+    this.sync?.escalation(this.key, this.generation, {
+      reason: e.reason,
+      screen: e.screen,
+      evidence: e.evidence,
+      costMs: e.costMs,
+      at: new Date(full.at).toISOString(),
+    });
     return full;
   }
 }
@@ -211,18 +236,27 @@ export class Memories {
   async ensure(team: string, platform: 'web' | 'android' | 'ios', app: string): Promise<AppMemory> {
     const m = this.of(team, platform, app);
     if (m.loaded || !this.sync || Date.now() < m.loadRetryAt) return m;
-    m.loading ??= this.sync.load(m.key).then(
-      ({ screens, edges, generation }) => {
-        m.generation = generation;
-        for (const s of screens) m.book.restore({ id: s.id, name: s.name, fingerprints: s.fingerprints.map((f) => ({ hash: f.hash, title: f.title ?? null, tokens: f.tokens })), readings: s.readings });
-        for (const e of edges) m.graph.restore(e);
-        m.loaded = true;
-      },
-      () => {
-        m.loadRetryAt = Date.now() + LOAD_RETRY_MS;
-        this.sync!.counts.loadFailed++;
-      },
-    ).finally(() => (m.loading = undefined));
+    m.loading ??= this.sync
+      .load(m.key)
+      .then(
+        ({ screens, edges, generation }) => {
+          m.generation = generation;
+          for (const s of screens)
+            m.book.restore({
+              id: s.id,
+              name: s.name,
+              fingerprints: s.fingerprints.map((f) => ({ hash: f.hash, title: f.title ?? null, tokens: f.tokens })),
+              readings: s.readings,
+            });
+          for (const e of edges) m.graph.restore(e);
+          m.loaded = true;
+        },
+        () => {
+          m.loadRetryAt = Date.now() + LOAD_RETRY_MS;
+          this.sync!.counts.loadFailed++;
+        },
+      )
+      .finally(() => (m.loading = undefined));
     await m.loading;
     return m;
   }

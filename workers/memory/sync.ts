@@ -54,7 +54,10 @@ const FINAL_REFUSALS = new Set(['VALIDATION_FAILED', 'FORBIDDEN', 'PROTOCOL_ERRO
 
 /** The gateway answered no for this write and would again. */
 class WriteRefused extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(`${code}: ${message}`);
   }
 }
@@ -116,7 +119,11 @@ export class MemorySync {
     if (b.escalations.length > MAX_OPEN_ESCALATIONS) {
       b.escalations.shift();
       this.counts.escalationsLetGo++;
-      if (this.counts.escalationsLetGo === 1) this.logger.warn({ app: key.app, kept: MAX_OPEN_ESCALATIONS }, 'the gateway has been away long enough that older escalations waiting to be written are let go');
+      if (this.counts.escalationsLetGo === 1)
+        this.logger.warn(
+          { app: key.app, kept: MAX_OPEN_ESCALATIONS },
+          'the gateway has been away long enough that older escalations waiting to be written are let go',
+        );
     }
   }
 
@@ -159,7 +166,11 @@ export class MemorySync {
   private batch(key: MemoryKey, generation: number): Batch {
     const k = `${key.team}\u0000${key.platform}\u0000${key.app}\u0000${generation}`;
     let b = this.open.get(k);
-    if (!b) this.open.set(k, (b = { id: randomUUID(), key, generation, screens: new Map(), confirmations: new Map(), edges: [], edgeIndex: new Map(), escalations: [] }));
+    if (!b)
+      this.open.set(
+        k,
+        (b = { id: randomUUID(), key, generation, screens: new Map(), confirmations: new Map(), edges: [], edgeIndex: new Map(), escalations: [] }),
+      );
     return b;
   }
 
@@ -181,7 +192,16 @@ export class MemorySync {
       try {
         // Text from pages nobody here wrote, made fit to store (NUL and half surrogate pairs), so a
         // label cannot get a whole batch refused.
-        const write = storableDeep({ type: 'memory-write' as const, id: b.id, key: b.key, generation: b.generation, screens: [...b.screens.values()], confirmations: [...b.confirmations.values()], edges: b.edges, escalations: b.escalations });
+        const write = storableDeep({
+          type: 'memory-write' as const,
+          id: b.id,
+          key: b.key,
+          generation: b.generation,
+          screens: [...b.screens.values()],
+          confirmations: [...b.confirmations.values()],
+          edges: b.edges,
+          escalations: b.escalations,
+        });
         const reply = await this.channel.memory(write, REQUEST_TIMEOUT_MS);
         if (!reply.ok) {
           const code = reply.error?.code ?? 'INTERNAL';
@@ -201,7 +221,17 @@ export class MemorySync {
           this.sending.shift();
           this.counts.dropped++;
           this.logger.warn(
-            { code: err.code, err: err.message, batch: b.id, team: b.key.team, app: b.key.app, screens: b.screens.size, confirmations: b.confirmations.size, edges: b.edges.length, escalations: b.escalations.length },
+            {
+              code: err.code,
+              err: err.message,
+              batch: b.id,
+              team: b.key.team,
+              app: b.key.app,
+              screens: b.screens.size,
+              confirmations: b.confirmations.size,
+              edges: b.edges.length,
+              escalations: b.escalations.length,
+            },
             'memory write refused by the gateway for what it holds; dropped, not retried',
           );
           continue;
@@ -220,7 +250,13 @@ export class MemorySync {
 function split(b: Batch): Batch[] {
   const screens = [...b.screens.values()];
   const confirmations = [...b.confirmations.values()];
-  const parts = Math.max(1, Math.ceil(screens.length / MAX_SCREENS), Math.ceil(confirmations.length / MAX_SCREENS), Math.ceil(b.edges.length / MAX_ITEMS), Math.ceil(b.escalations.length / MAX_ITEMS));
+  const parts = Math.max(
+    1,
+    Math.ceil(screens.length / MAX_SCREENS),
+    Math.ceil(confirmations.length / MAX_SCREENS),
+    Math.ceil(b.edges.length / MAX_ITEMS),
+    Math.ceil(b.escalations.length / MAX_ITEMS),
+  );
   if (parts === 1) return [b];
   const out: Batch[] = [];
   for (let p = 0; p < parts; p++) {

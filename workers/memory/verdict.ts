@@ -37,9 +37,17 @@ export function decide(i: VerdictInput): VerdictOutcome {
     // Nothing changed. That the input reached the app and the app ignored it, or that it never got
     // there (an input service that detached), look the same on screen: only the platform's own
     // count of inputs tells them apart, and without one the verdict says it may not have arrived.
-    if (i.delivered === false) return { verdict: 'not-delivered', reason: 'nothing changed on screen or in the tree, and the app received no input: it was not delivered' };
-    if (i.delivered === null) return { verdict: 'not-delivered', reason: 'nothing changed on screen or in the tree, and the platform cannot confirm the input arrived: it may not have been delivered' };
-    return { verdict: 'no-visible-change', reason: `nothing changed on screen and the element kept its state${i.delivered ? ' (the app received the input)' : ''}` };
+    if (i.delivered === false)
+      return { verdict: 'not-delivered', reason: 'nothing changed on screen or in the tree, and the app received no input: it was not delivered' };
+    if (i.delivered === null)
+      return {
+        verdict: 'not-delivered',
+        reason: 'nothing changed on screen or in the tree, and the platform cannot confirm the input arrived: it may not have been delivered',
+      };
+    return {
+      verdict: 'no-visible-change',
+      reason: `nothing changed on screen and the element kept its state${i.delivered ? ' (the app received the input)' : ''}`,
+    };
   }
   if (i.predicted !== null) {
     if (i.after === i.predicted) return { verdict: 'ok', reason: `ended on screen ${i.after}, as this action has before` };

@@ -68,7 +68,11 @@ export function gridHeight(widthPt: number, heightPt: number): number {
   return Math.max(CELL, Math.round((GRID_W * heightPt) / widthPt));
 }
 
-export function analyse(gray: Uint8Array, meta: { seq: number; at: number; wallAt: number; widthPt: number; heightPt: number }, fine?: FineProfile): FrameAnalysis {
+export function analyse(
+  gray: Uint8Array,
+  meta: { seq: number; at: number; wallAt: number; widthPt: number; heightPt: number },
+  fine?: FineProfile,
+): FrameAnalysis {
   const gridW = GRID_W;
   const gridH = gray.length / gridW;
   const cellsX = Math.ceil(gridW / CELL);
@@ -139,7 +143,12 @@ export interface Diff {
 export function diff(a: FrameAnalysis, b: FrameAnalysis): Diff {
   if (a.gridW !== b.gridW || a.gridH !== b.gridH) {
     // The screen changed size (a rotation, another profile): everything changed.
-    return { mean: 1, maxCell: 1, changedCells: Array.from({ length: b.cells.length }, (_, i) => i), regions: [{ x: 0, y: 0, width: b.gridW, height: b.gridH }] };
+    return {
+      mean: 1,
+      maxCell: 1,
+      changedCells: Array.from({ length: b.cells.length }, (_, i) => i),
+      regions: [{ x: 0, y: 0, width: b.gridW, height: b.gridH }],
+    };
   }
   let sum = 0;
   const mask = new Uint8Array(a.gray.length);
@@ -165,7 +174,10 @@ export function components(mask: Uint8Array, w: number, h: number): Box[] {
   const stack: number[] = [];
   for (let start = 0; start < mask.length; start++) {
     if (!mask[start] || seen[start]) continue;
-    let x0 = w, y0 = h, x1 = -1, y1 = -1;
+    let x0 = w,
+      y0 = h,
+      x1 = -1,
+      y1 = -1;
     stack.push(start);
     seen[start] = 1;
     while (stack.length) {

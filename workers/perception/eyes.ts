@@ -89,7 +89,12 @@ export class Eyes {
     private readonly logger: Logger,
   ) {
     this.store = new FrameStore({ retentionMs: opts.retentionMs, budgetBytes: opts.budgetBytes });
-    this.activity = new Activity(this.store, opts.quietMs, () => this.confirmStill(), (f) => this.profile(f));
+    this.activity = new Activity(
+      this.store,
+      opts.quietMs,
+      () => this.confirmStill(),
+      (f) => this.profile(f),
+    );
   }
 
   /**
@@ -142,7 +147,9 @@ export class Eyes {
     const givenUp = new AbortController();
     try {
       this.probes.taken++;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => (givenUp.abort(), reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`))), PROBE_TIMEOUT_MS)));
+      const late = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => (givenUp.abort(), reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`))), PROBE_TIMEOUT_MS)),
+      );
       frame = await Promise.race([this.device.probe(givenUp.signal), late]);
     } catch (err) {
       this.probes.failed++;
@@ -161,7 +168,10 @@ export class Eyes {
     if (!significantChange(newest, probe, this.store.recent(2000)).changed) return true;
     if (newest !== before) return false; // the stream moved on while probing: it speaks for itself
     this.probes.caughtStalls++;
-    this.logger.info({ seq: newest.seq, staleMs: Math.round(frame.receivedAt - newest.at) }, 'the frame stream stalled through a change; the probe is taken in as a frame');
+    this.logger.info(
+      { seq: newest.seq, staleMs: Math.round(frame.receivedAt - newest.at) },
+      'the frame stream stalled through a change; the probe is taken in as a frame',
+    );
     await this.enqueue(frame);
     return false;
   }
@@ -209,7 +219,15 @@ export class Eyes {
       fraction: Math.round(change.fraction * 1000) / 1000,
       regions: largest(change.regions, MAX_REGIONS).map((r) => toPoints(r, newest)),
       ignored: change.ignored.slice(0, MAX_REGIONS).map((i) => ({ box: toPoints(i.box, newest), kind: i.kind })),
-      transition: transition ? { kind: transition.kind, confidence: transition.confidence, evidence: transition.evidence, settledWallAt: transition.settledWallAt, ...(transition.offsetPt ? { offsetPt: transition.offsetPt } : {}) } : null,
+      transition: transition
+        ? {
+            kind: transition.kind,
+            confidence: transition.confidence,
+            evidence: transition.evidence,
+            settledWallAt: transition.settledWallAt,
+            ...(transition.offsetPt ? { offsetPt: transition.offsetPt } : {}),
+          }
+        : null,
       framesSince,
     };
   }
@@ -217,7 +235,13 @@ export class Eyes {
   async wait(req: Omit<WaitRequest, 'since'> & { since: Mark | undefined }): Promise<WaitAnswer> {
     await this.idle(); // frames already received count before the wait begins
     const r = await this.activity.wait({ ...req, since: req.since?.frame });
-    return { status: r.status, waitedMs: r.waitedMs, frame: this.ref(r.frame), ...(r.movingRegion ? { movingRegion: r.movingRegion } : {}), ...(r.transition ? { transition: r.transition } : {}) };
+    return {
+      status: r.status,
+      waitedMs: r.waitedMs,
+      frame: this.ref(r.frame),
+      ...(r.movingRegion ? { movingRegion: r.movingRegion } : {}),
+      ...(r.transition ? { transition: r.transition } : {}),
+    };
   }
 
   private ref(f: FrameAnalysis | undefined): FrameRef | null {

@@ -39,7 +39,9 @@ export class FrameStore {
 
   /** The newest frame as the backend produced it, when (Date.now()), and its analysis's seq. */
   newestEncoded(): { frame: Frame; wallAt: number; seq: number } | undefined {
-    return this.encoded && this.encodedAt !== undefined && this.encodedSeq !== undefined ? { frame: this.encoded, wallAt: this.encodedAt, seq: this.encodedSeq } : undefined;
+    return this.encoded && this.encodedAt !== undefined && this.encodedSeq !== undefined
+      ? { frame: this.encoded, wallAt: this.encodedAt, seq: this.encodedSeq }
+      : undefined;
   }
 
   /** Gives a kept frame its fine profile, counted in the budget like the rest of it. */

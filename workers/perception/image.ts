@@ -25,11 +25,18 @@ export async function grayGrid(frame: Frame, gridW: number, gridH: number): Prom
 
 /** A screenshot scaled to one pixel per point: an image in the units taps are given in. */
 export async function pointScaled(png: Buffer, widthPt: number): Promise<Buffer> {
-  return sharp(png).resize({ width: Math.round(widthPt) }).png().toBuffer();
+  return sharp(png)
+    .resize({ width: Math.round(widthPt) })
+    .png()
+    .toBuffer();
 }
 
 /** A region of a screenshot (pixels), resized to `width` × `height` and encoded. */
-export async function cropAndEncode(image: Buffer | Frame, region: { left: number; top: number; width: number; height: number }, out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number }): Promise<Buffer> {
+export async function cropAndEncode(
+  image: Buffer | Frame,
+  region: { left: number; top: number; width: number; height: number },
+  out: { width: number; height: number; format: 'jpeg' | 'png'; quality: number },
+): Promise<Buffer> {
   const input = Buffer.isBuffer(image) ? sharp(image) : frameInput(image);
   const img = input.extract(region).resize(out.width, out.height, { fit: 'fill' });
   return out.format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: out.quality, mozjpeg: false }).toBuffer();
@@ -47,7 +54,11 @@ export async function frameJpeg(frame: Frame, width: number, height: number, qua
  * reads nothing in white on near-black), `other` the inverse, for when the mean misleads (white
  * text on a mid-blue button with light margins).
  */
-export async function grayCrops(png: Buffer, region: { left: number; top: number; width: number; height: number }, scale: number): Promise<{ likely: Buffer; other: Buffer }> {
+export async function grayCrops(
+  png: Buffer,
+  region: { left: number; top: number; width: number; height: number },
+  scale: number,
+): Promise<{ likely: Buffer; other: Buffer }> {
   const gray = await sharp(png)
     .extract(region)
     .resize(Math.max(1, Math.round(region.width * scale)), Math.max(1, Math.round(region.height * scale)))

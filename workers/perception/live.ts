@@ -20,7 +20,12 @@ export interface LiveRequest {
 
 export function liveRequest(params: Record<string, unknown>): LiveRequest {
   const n = (v: unknown, lo: number, hi: number, fallback: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : fallback);
-  return { after: Math.floor(n(params.after, 0, Number.MAX_SAFE_INTEGER, 0)), waitMs: n(params.waitMs, 0, MAX_WAIT_MS, 10_000), scale: n(params.scale, 0.1, 3, 0.5), quality: Math.round(n(params.quality, 20, 95, 75)) };
+  return {
+    after: Math.floor(n(params.after, 0, Number.MAX_SAFE_INTEGER, 0)),
+    waitMs: n(params.waitMs, 0, MAX_WAIT_MS, 10_000),
+    scale: n(params.scale, 0.1, 3, 0.5),
+    quality: Math.round(n(params.quality, 20, 95, 75)),
+  };
 }
 
 export async function liveFrame(eyes: Eyes, screen: { widthPt: number; heightPt: number }, req: LiveRequest): Promise<Schemas['LiveImage']> {

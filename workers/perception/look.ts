@@ -25,15 +25,37 @@ export const LOOK_GIVE_UP_MS = 9000;
 /** The newest frame the stream brought, if any. */
 export type NewestFrame = () => Frame | undefined;
 
-export async function look(device: DeviceBackend, req: Schemas['LookRequest'], newest?: NewestFrame, giveUpMs = LOOK_GIVE_UP_MS): Promise<Schemas['LookImage']> {
+export async function look(
+  device: DeviceBackend,
+  req: Schemas['LookRequest'],
+  newest?: NewestFrame,
+  giveUpMs = LOOK_GIVE_UP_MS,
+): Promise<Schemas['LookImage']> {
   const screen = device.screen();
   const scale = req.scale ?? 1;
   if (scale > screen.scale + 1e-9) {
-    throw new DeviceError('LOOK_UNAVAILABLE', `this device has ${screen.scale} pixels per point; scale ${scale} would invent pixels`, `ask for scale ${screen.scale} or less`, { deviceScale: screen.scale });
+    throw new DeviceError(
+      'LOOK_UNAVAILABLE',
+      `this device has ${screen.scale} pixels per point; scale ${scale} would invent pixels`,
+      `ask for scale ${screen.scale} or less`,
+      { deviceScale: screen.scale },
+    );
   }
   const crop = req.crop ?? { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt };
-  if (crop.width < 1 || crop.height < 1 || crop.x < 0 || crop.y < 0 || crop.x + crop.width > screen.widthPt + 0.5 || crop.y + crop.height > screen.heightPt + 0.5) {
-    throw new DeviceError('LOOK_UNAVAILABLE', `crop ${crop.x},${crop.y},${crop.width},${crop.height} is not inside the ${screen.widthPt}×${screen.heightPt} pt screen`, 'give x,y,width,height in points within the screen', { screen: { width: screen.widthPt, height: screen.heightPt } });
+  if (
+    crop.width < 1 ||
+    crop.height < 1 ||
+    crop.x < 0 ||
+    crop.y < 0 ||
+    crop.x + crop.width > screen.widthPt + 0.5 ||
+    crop.y + crop.height > screen.heightPt + 0.5
+  ) {
+    throw new DeviceError(
+      'LOOK_UNAVAILABLE',
+      `crop ${crop.x},${crop.y},${crop.width},${crop.height} is not inside the ${screen.widthPt}×${screen.heightPt} pt screen`,
+      'give x,y,width,height in points within the screen',
+      { screen: { width: screen.widthPt, height: screen.heightPt } },
+    );
   }
   const t0 = performance.now();
   const pixels = await capture(device, scale, newest, giveUpMs);
@@ -72,7 +94,15 @@ async function capture(device: DeviceBackend, scale: number, newest: NewestFrame
   }
   if (shot === LATE) {
     givenUp.abort(); // not taken at all if its turn has not come
-    return fromStream(overloaded('the screen was not captured', giveUpMs, 'a capture not begun by now is not taken, and the next look captures afresh; the outline (GET /v1/sessions/{id}/screen) needs no capture'), newest, scale);
+    return fromStream(
+      overloaded(
+        'the screen was not captured',
+        giveUpMs,
+        'a capture not begun by now is not taken, and the next look captures afresh; the outline (GET /v1/sessions/{id}/screen) needs no capture',
+      ),
+      newest,
+      scale,
+    );
   }
   return { image: shot.png, width: shot.width, height: shot.height, source: 'capture' };
 }
@@ -82,7 +112,12 @@ function fromStream(err: DeviceError, newest: NewestFrame | undefined, scale: nu
   const frame = newestOrNone(newest);
   if (!frame) throw err;
   if (scale > frame.pixelsPerPoint + 1e-9) {
-    throw new DeviceError(err.code, err.message, `${err.hint ?? 'retry'}; meanwhile the frame stream can serve scale ${Math.round(frame.pixelsPerPoint * 1000) / 1000} or less`, { ...err.details, streamScale: frame.pixelsPerPoint });
+    throw new DeviceError(
+      err.code,
+      err.message,
+      `${err.hint ?? 'retry'}; meanwhile the frame stream can serve scale ${Math.round(frame.pixelsPerPoint * 1000) / 1000} or less`,
+      { ...err.details, streamScale: frame.pixelsPerPoint },
+    );
   }
   return { image: frame, width: frame.width, height: frame.height, source: 'stream', takenAt: frame.receivedAt };
 }

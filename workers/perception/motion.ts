@@ -12,7 +12,18 @@
 import type { FineProfile, FrameAnalysis } from './analysis.js';
 import { slideVotes } from './sliding.js';
 
-export type TransitionKind = 'none' | 'push' | 'pop' | 'scroll' | 'sheet-up' | 'sheet-down' | 'alert' | 'alert-dismissed' | 'keyboard-up' | 'keyboard-down' | 'replace';
+export type TransitionKind =
+  | 'none'
+  | 'push'
+  | 'pop'
+  | 'scroll'
+  | 'sheet-up'
+  | 'sheet-down'
+  | 'alert'
+  | 'alert-dismissed'
+  | 'keyboard-up'
+  | 'keyboard-down'
+  | 'replace';
 
 export interface TransitionEvidence {
   /** Mean change (gray levels) in the top 10 %, the middle and the bottom 12 % of the screen. */
@@ -76,7 +87,13 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
     content: mean(rowDelta.slice(Math.ceil(H * 0.1), Math.floor(H * 0.88))),
     bottom: mean(rowDelta.slice(Math.floor(H * 0.88))),
   };
-  const evidence: TransitionEvidence = { bands: { top: r2(bands.top), content: r2(bands.content), bottom: r2(bands.bottom) }, shiftScore: 0, horizontalFlow: 0, dimmed: 0, frames: frames.length };
+  const evidence: TransitionEvidence = {
+    bands: { top: r2(bands.top), content: r2(bands.content), bottom: r2(bands.bottom) },
+    shiftScore: 0,
+    horizontalFlow: 0,
+    dimmed: 0,
+    frames: frames.length,
+  };
   const changedRows = rowDelta.map((d, y) => (d > 1.5 ? y : -1)).filter((y) => y >= 0);
   if (changedRows.length === 0) return { kind: 'none', confidence: 1, evidence };
 
@@ -90,7 +107,10 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
   }
 
   // An overlay with a dimmed backdrop: a sheet or an alert, coming or going.
-  for (const [from, to, appearing] of [[a, b, true], [b, a, false]] as const) {
+  for (const [from, to, appearing] of [
+    [a, b, true],
+    [b, a, false],
+  ] as const) {
     const overlay = findOverlay(from, to);
     if (overlay) {
       evidence.dimmed = r2(overlay.dimmed);
@@ -144,7 +164,12 @@ export async function classify(frames: readonly FrameAnalysis[]): Promise<Transi
 }
 
 /** A push or a pop when the frames show one end screen sliding over the other and none the reverse. */
-async function slideBetween(frames: readonly FrameAnalysis[], y0: number, y1: number, flowDx: number): Promise<{ kind: 'push' | 'pop'; confidence: number; seen: number } | undefined> {
+async function slideBetween(
+  frames: readonly FrameAnalysis[],
+  y0: number,
+  y1: number,
+  flowDx: number,
+): Promise<{ kind: 'push' | 'pop'; confidence: number; seen: number } | undefined> {
   const votes = await slideVotes(frames, y0, y1, yieldIfDue);
   const kind = votes.push > 0 && votes.pop === 0 ? 'push' : votes.pop > 0 && votes.push === 0 ? 'pop' : undefined;
   if (!kind) return undefined;
@@ -264,7 +289,11 @@ function revealDirection(frames: readonly FrameAnalysis[], y0: number, y1: numbe
  * shifts that fit the pair about as well as the best, the one nearest the previous pair's wins, so a
  * list whose rows repeat cannot make one pair jump by a whole row pitch.
  */
-async function streamFlow(frames: readonly FrameAnalysis[], y0: number, y1: number): Promise<{ dx: number; dy: number; agreeingX: number; agreeingY: number; broken: boolean }> {
+async function streamFlow(
+  frames: readonly FrameAnalysis[],
+  y0: number,
+  y1: number,
+): Promise<{ dx: number; dy: number; agreeingX: number; agreeingY: number; broken: boolean }> {
   const xs: number[] = [];
   const ys: number[] = [];
   let prevX = 0;
@@ -339,13 +368,22 @@ function median5(xs: number[]): number[] {
 }
 
 /** Shift between two consecutive frames: q(x) = p(x + s) (content moved left/up by s). */
-function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, axis: 'x' | 'y', max: number, near: number): { rows: number; score: number; differs?: boolean } {
+function pairShift(
+  p: FrameAnalysis,
+  q: FrameAnalysis,
+  y0: number,
+  y1: number,
+  axis: 'x' | 'y',
+  max: number,
+  near: number,
+): { rows: number; score: number; differs?: boolean } {
   const W = p.gridW;
   const P = p.gray;
   const Q = q.gray;
   const rows = y1 - y0 + 1;
   const minN = axis === 'x' ? rows * W * 0.5 : W * 3;
-  const count = (s: number) => (axis === 'x' ? rows * Math.max(0, Math.min(W, W - s) - Math.max(0, -s)) : Math.max(0, Math.min(y1, y1 - s) - Math.max(y0, y0 - s) + 1) * W);
+  const count = (s: number) =>
+    axis === 'x' ? rows * Math.max(0, Math.min(W, W - s) - Math.max(0, -s)) : Math.max(0, Math.min(y1, y1 - s) - Math.max(y0, y0 - s) + 1) * W;
   // Mean absolute difference at shift s; gives up (ABANDONED) once the sum passes `limit`. This
   // runs for every pair of frames in a transition, on the event loop, so it has to be cheap: tight
   // loops over precomputed ranges, and most shifts abandoned after a few rows (branch and bound).
@@ -420,7 +458,13 @@ function pairShift(p: FrameAnalysis, q: FrameAnalysis, y0: number, y1: number, a
  * The vertical shift s that best maps the before band onto the after band (b(y) = a(y + s)), with
  * sub-row precision; among good local minima, the one nearest the stream's estimate.
  */
-function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: number, streamDy: number): { rows: number; score: number; cost: number; ambiguous: boolean; measuredFine: boolean } {
+function bestVerticalShift(
+  a: FrameAnalysis,
+  b: FrameAnalysis,
+  y0: number,
+  y1: number,
+  streamDy: number,
+): { rows: number; score: number; cost: number; ambiguous: boolean; measuredFine: boolean } {
   const W = a.gridW;
   const len = y1 - y0 + 1;
   const minOverlap = Math.max(4, Math.floor(len * 0.25));
@@ -454,7 +498,10 @@ function bestVerticalShift(a: FrameAnalysis, b: FrameAnalysis, y0: number, y1: n
   if (streamDy !== 0) {
     // Any fit that explains a useful share of the change counts: with new rows coming into view, an
     // alias two pitches away fitted the ends better than the truth in that run.
-    const plausible = minima.filter(([, mc]) => mc <= c0 * (1 - USEFUL)).map(([m]) => Math.abs(m - streamDy)).sort((x, y) => x - y);
+    const plausible = minima
+      .filter(([, mc]) => mc <= c0 * (1 - USEFUL))
+      .map(([m]) => Math.abs(m - streamDy))
+      .sort((x, y) => x - y);
     if (plausible.length > 1 && plausible[1]! < 2 * plausible[0]! && plausible[1]! <= Math.max(6, Math.abs(streamDy) * 0.35)) ambiguous = true;
   }
   // The grid only proposes: where both ends carry the fine profile, it decides among every fit that
@@ -489,7 +536,14 @@ const FINE_TIE = 1.15;
  * row and a bit either side, its mean difference, best first. Distinct fits only (proposals that
  * refine to the same place count once).
  */
-function fineFits(a: FineProfile, b: FineProfile, y0: number, y1: number, gridH: number, proposals: number[]): { fits: { rows: number; cost: number }[]; still: number } {
+function fineFits(
+  a: FineProfile,
+  b: FineProfile,
+  y0: number,
+  y1: number,
+  gridH: number,
+  proposals: number[],
+): { fits: { rows: number; cost: number }[]; still: number } {
   const k = a.h / gridH; // fine rows per grid row
   const f0 = Math.floor(y0 * k);
   const f1 = Math.min(a.h - 1, Math.ceil((y1 + 1) * k) - 1);
@@ -534,4 +588,3 @@ function fineFits(a: FineProfile, b: FineProfile, y0: number, y1: number, gridH:
   }
   return { fits: out.sort((x, y) => x.cost - y.cost), still: cost(0) };
 }
-

@@ -111,5 +111,9 @@ export class Perception {
 }
 
 function noMark(id: string | undefined): DeviceError {
-  return new DeviceError('UNKNOWN_MARK', id ? `no mark ${id} in this session` : 'this session has taken no mark yet', 'POST /v1/sessions/{id}/marks first; marks last as long as the session holds its device');
+  return new DeviceError(
+    'UNKNOWN_MARK',
+    id ? `no mark ${id} in this session` : 'this session has taken no mark yet',
+    'POST /v1/sessions/{id}/marks first; marks last as long as the session holds its device',
+  );
 }

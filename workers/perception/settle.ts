@@ -42,7 +42,9 @@ export function significantChange(a: FrameAnalysis, b: FrameAnalysis, recent: re
   const changed = cells.length > 0 || regions.some((r) => r.width * r.height >= 2);
   // A slow fade moves cell means before any single pixel passes its threshold: such cells are
   // regions of their own, so whatever changed has a box to point at.
-  const loose = cells.filter((c) => !regions.some((r) => cellInside(c, r))).map((c) => ({ x: (c % b.cellsX) * CELL, y: Math.floor(c / b.cellsX) * CELL, width: CELL, height: CELL }));
+  const loose = cells
+    .filter((c) => !regions.some((r) => cellInside(c, r)))
+    .map((c) => ({ x: (c % b.cellsX) * CELL, y: Math.floor(c / b.cellsX) * CELL, width: CELL, height: CELL }));
   return { changed, fraction: cells.length / b.cells.length, regions: loose.length ? mergeBoxes([...regions, ...loose], 1) : regions, ignored };
 }
 
@@ -335,9 +337,12 @@ export class Activity {
       }, req.timeoutMs);
       const changeTimer =
         req.for === 'settled'
-          ? setTimeout(() => {
-              if (!changeSeen) finish('no-change');
-            }, Math.min(req.changeTimeoutMs, req.timeoutMs))
+          ? setTimeout(
+              () => {
+                if (!changeSeen) finish('no-change');
+              },
+              Math.min(req.changeTimeoutMs, req.timeoutMs),
+            )
           : undefined;
       evaluate();
     });

@@ -22,8 +22,30 @@
   const TOTAL = 200;
 
   // ------------------------------------------------------------------ data (deterministic)
-  const NAMES = ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Katherine Johnson', 'Linus Torvalds', 'Margaret Hamilton', 'Dennis Ritchie', 'Barbara Liskov', 'Ken Thompson', 'Radia Perlman'];
-  const SUBJECTS = ['Weekly digest', 'Payment received', 'Build #4711 passed', 'Lunch on Friday?', 'Your order has shipped', 'Design review notes', 'Invitation: team offsite', 'Password changed', 'New comment on your post', 'Quarterly report'];
+  const NAMES = [
+    'Ada Lovelace',
+    'Grace Hopper',
+    'Alan Turing',
+    'Katherine Johnson',
+    'Linus Torvalds',
+    'Margaret Hamilton',
+    'Dennis Ritchie',
+    'Barbara Liskov',
+    'Ken Thompson',
+    'Radia Perlman',
+  ];
+  const SUBJECTS = [
+    'Weekly digest',
+    'Payment received',
+    'Build #4711 passed',
+    'Lunch on Friday?',
+    'Your order has shipped',
+    'Design review notes',
+    'Invitation: team offsite',
+    'Password changed',
+    'New comment on your post',
+    'Quarterly report',
+  ];
   const state = {
     messages: Array.from({ length: TOTAL }, (_, i) => ({
       id: i + 1,
@@ -84,16 +106,27 @@
         if (loading || state.loaded >= state.messages.length) return;
         loading = true;
         loader.hidden = false;
-        setTimeout(() => {
-          const next = state.messages.slice(state.loaded, state.loaded + PAGE);
-          state.loaded += next.length;
-          list.append(...next.map(messageRow));
-          loading = false;
-          loader.hidden = true;
-          end.hidden = state.loaded < state.messages.length;
-        }, state.loaded === 0 ? 400 : 600);
+        setTimeout(
+          () => {
+            const next = state.messages.slice(state.loaded, state.loaded + PAGE);
+            state.loaded += next.length;
+            list.append(...next.map(messageRow));
+            loading = false;
+            loader.hidden = true;
+            end.hidden = state.loaded < state.messages.length;
+          },
+          state.loaded === 0 ? 400 : 600,
+        );
       };
-      const body = h('div', {}, h('h1', { class: 'large-title', 'data-testid': 'title' }, 'Inbox'), h('div', { class: 'segmented filter', role: 'group', 'aria-label': 'Show' }, segButton('All', true), segButton('Unread', false)), list, loader, end);
+      const body = h(
+        'div',
+        {},
+        h('h1', { class: 'large-title', 'data-testid': 'title' }, 'Inbox'),
+        h('div', { class: 'segmented filter', role: 'group', 'aria-label': 'Show' }, segButton('All', true), segButton('Unread', false)),
+        list,
+        loader,
+        end,
+      );
       return {
         title: 'Inbox',
         large: true,
@@ -118,68 +151,176 @@
         back: 'Inbox',
         right: [iconButton('reply', 'Reply', () => openCompose(m)), iconButton('more', 'More actions', () => toast('No more actions'))],
         body: () =>
-          h('div', {},
-            h('article', { class: 'message' }, h('h2', {}, m.subject), h('div', { class: 'meta' }, `From ${m.from} at ${m.time}`), h('p', {}, m.preview), h('p', {}, 'This is the body of the message. It is long enough to read but says nothing that matters.')),
-            h('div', { class: 'actions' }, h('button', { type: 'button', 'data-testid': 'reply', onclick: () => openCompose(m) }, 'Reply'), h('button', { type: 'button', class: 'destructive', 'data-testid': 'delete', onclick: () => confirmDelete(m) }, 'Delete'))),
+          h(
+            'div',
+            {},
+            h(
+              'article',
+              { class: 'message' },
+              h('h2', {}, m.subject),
+              h('div', { class: 'meta' }, `From ${m.from} at ${m.time}`),
+              h('p', {}, m.preview),
+              h('p', {}, 'This is the body of the message. It is long enough to read but says nothing that matters.'),
+            ),
+            h(
+              'div',
+              { class: 'actions' },
+              h('button', { type: 'button', 'data-testid': 'reply', onclick: () => openCompose(m) }, 'Reply'),
+              h('button', { type: 'button', class: 'destructive', 'data-testid': 'delete', onclick: () => confirmDelete(m) }, 'Delete'),
+            ),
+          ),
       };
     },
     search: () => {
       const results = h('ul', { class: 'list', role: 'list', 'aria-label': 'Results' });
       const empty = h('div', { class: 'end' }, 'Type to search your messages');
-      const input = h('input', { type: 'search', 'aria-label': 'Search messages', placeholder: 'Search', autocomplete: 'off', id: 'search-field', 'data-testid': 'search-field' });
+      const input = h('input', {
+        type: 'search',
+        'aria-label': 'Search messages',
+        placeholder: 'Search',
+        autocomplete: 'off',
+        id: 'search-field',
+        'data-testid': 'search-field',
+      });
       input.addEventListener('input', () => {
         const q = input.value.trim().toLowerCase();
         const found = q ? state.messages.filter((m) => `${m.from} ${m.subject}`.toLowerCase().includes(q)).slice(0, 20) : [];
         results.replaceChildren(...found.map(messageRow));
         empty.textContent = q ? (found.length ? '' : 'No results') : 'Type to search your messages';
       });
-      return { title: 'Search', large: true, body: () => h('div', {}, h('h1', { class: 'large-title', 'data-testid': 'title' }, 'Search'), h('div', { class: 'form', style: 'padding-bottom:8px' }, input), results, empty) };
+      return {
+        title: 'Search',
+        large: true,
+        body: () =>
+          h(
+            'div',
+            {},
+            h('h1', { class: 'large-title', 'data-testid': 'title' }, 'Search'),
+            h('div', { class: 'form', style: 'padding-bottom:8px' }, input),
+            results,
+            empty,
+          ),
+      };
     },
     settings: () => ({
       title: 'Settings',
       large: true,
       body: () =>
-        h('div', {},
+        h(
+          'div',
+          {},
           h('h1', { class: 'large-title', 'data-testid': 'title' }, 'Settings'),
           h('div', { class: 'group-title', id: 'g-conn' }, 'Connectivity'),
-          h('div', { class: 'group', role: 'group', 'aria-labelledby': 'g-conn' }, switchCell('Wi-Fi', 'wifi', state.settings), switchCell('Bluetooth', 'bluetooth', state.settings), switchCell('Airplane mode', 'airplane', state.settings)),
+          h(
+            'div',
+            { class: 'group', role: 'group', 'aria-labelledby': 'g-conn' },
+            switchCell('Wi-Fi', 'wifi', state.settings),
+            switchCell('Bluetooth', 'bluetooth', state.settings),
+            switchCell('Airplane mode', 'airplane', state.settings),
+          ),
           h('div', { class: 'group-title', id: 'g-size' }, 'Text size'),
-          h('div', { class: 'group', role: 'radiogroup', 'aria-labelledby': 'g-size' }, ...['Small', 'Medium', 'Large'].map((v) => radioCell('textsize', v, state.settings.textSize === v, () => (state.settings.textSize = v)))),
+          h(
+            'div',
+            { class: 'group', role: 'radiogroup', 'aria-labelledby': 'g-size' },
+            ...['Small', 'Medium', 'Large'].map((v) => radioCell('textsize', v, state.settings.textSize === v, () => (state.settings.textSize = v))),
+          ),
           h('div', { class: 'group-title', id: 'g-sort' }, 'Sort by'),
-          h('div', { class: 'segmented', role: 'group', 'aria-labelledby': 'g-sort' }, ...['Date', 'Sender', 'Subject'].map((v) => segButton(v, state.settings.sort === v, () => (state.settings.sort = v)))),
+          h(
+            'div',
+            { class: 'segmented', role: 'group', 'aria-labelledby': 'g-sort' },
+            ...['Date', 'Sender', 'Subject'].map((v) => segButton(v, state.settings.sort === v, () => (state.settings.sort = v))),
+          ),
           h('div', { class: 'group-title', id: 'g-vol' }, 'Volume'),
-          h('div', { class: 'group slider' }, h('input', { type: 'range', min: '0', max: '100', value: String(state.settings.volume), 'aria-label': 'Volume', 'data-testid': 'slider-volume', oninput: (e) => (state.settings.volume = Number(e.target.value)) })),
+          h(
+            'div',
+            { class: 'group slider' },
+            h('input', {
+              type: 'range',
+              min: '0',
+              max: '100',
+              value: String(state.settings.volume),
+              'aria-label': 'Volume',
+              'data-testid': 'slider-volume',
+              oninput: (e) => (state.settings.volume = Number(e.target.value)),
+            }),
+          ),
           h('div', { class: 'group-title' }, 'More'),
-          h('div', { class: 'group' }, ...[['Notifications', 'notifications'], ['Privacy', 'privacy'], ['Long form', 'form'], ['Sign up wizard', 'wizard'], ['Icon buttons', 'icons'], ['Canvas', 'canvas'], ['Photo', 'photo'], ['Loading', 'loading']].map(([label, path]) => h('button', { type: 'button', class: 'cell', 'data-testid': `link-${path}`, onclick: () => push(`settings/${path}`) }, label, h('span', { class: 'chev', 'aria-hidden': 'true' })))),
-          h('div', { style: 'height:40px' })),
+          h(
+            'div',
+            { class: 'group' },
+            ...[
+              ['Notifications', 'notifications'],
+              ['Privacy', 'privacy'],
+              ['Long form', 'form'],
+              ['Sign up wizard', 'wizard'],
+              ['Icon buttons', 'icons'],
+              ['Canvas', 'canvas'],
+              ['Photo', 'photo'],
+              ['Loading', 'loading'],
+            ].map(([label, path]) =>
+              h(
+                'button',
+                { type: 'button', class: 'cell', 'data-testid': `link-${path}`, onclick: () => push(`settings/${path}`) },
+                label,
+                h('span', { class: 'chev', 'aria-hidden': 'true' }),
+              ),
+            ),
+          ),
+          h('div', { style: 'height:40px' }),
+        ),
     }),
     sub: (key, title) => ({
       title,
       back: 'Settings',
-      body: () => h('div', {}, h('div', { class: 'group-title' }, 'Alerts'), h('div', { class: 'group' }, ...['Allow', 'Sounds', 'Badges'].map((l) => switchCell(l, l, state.sub[key]))), h('p', { class: 'end' }, 'Changes apply at once.')),
+      body: () =>
+        h(
+          'div',
+          {},
+          h('div', { class: 'group-title' }, 'Alerts'),
+          h('div', { class: 'group' }, ...['Allow', 'Sounds', 'Badges'].map((l) => switchCell(l, l, state.sub[key]))),
+          h('p', { class: 'end' }, 'Changes apply at once.'),
+        ),
     }),
     form: () => ({
       title: 'Long form',
       back: 'Settings',
       body: () => {
-        const form = h('form', { class: 'form', novalidate: true, 'aria-label': 'Profile' },
+        const form = h(
+          'form',
+          { class: 'form', novalidate: true, 'aria-label': 'Profile' },
           field('Full name', h('input', { name: 'name', type: 'text', autocomplete: 'off' })),
           field('Email', h('input', { name: 'email', type: 'email', autocomplete: 'off' })),
           h('div', { class: 'tall-spacer' }),
           field('Age', h('input', { name: 'age', type: 'number', min: '0', max: '150' })),
           field('Birthday', h('input', { name: 'birthday', type: 'date' })),
           h('div', { class: 'tall-spacer' }),
-          field('Country', h('select', { name: 'country' }, ...['Choose…', 'Germany', 'Japan', 'Kenya', 'Brazil', 'United States'].map((c, i) => h('option', { value: i ? c : '' }, c)))),
+          field(
+            'Country',
+            h(
+              'select',
+              { name: 'country' },
+              ...['Choose…', 'Germany', 'Japan', 'Kenya', 'Brazil', 'United States'].map((c, i) => h('option', { value: i ? c : '' }, c)),
+            ),
+          ),
           h('div', { class: 'tall-spacer' }),
           field('Comments', h('textarea', { name: 'comments' })),
           h('div', { class: 'tall-spacer' }),
           h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agree', 'data-testid': 'field-agree' }), 'I agree to the terms'),
           h('div', { class: 'tall-spacer' }),
-          h('button', { type: 'submit', class: 'primary', 'data-testid': 'submit' }, 'Submit'));
+          h('button', { type: 'submit', class: 'primary', 'data-testid': 'submit' }, 'Submit'),
+        );
         form.addEventListener('submit', (e) => {
           e.preventDefault();
           const data = new FormData(form);
-          const shown = [['Full name', data.get('name')], ['Email', data.get('email')], ['Age', data.get('age')], ['Birthday', data.get('birthday')], ['Country', data.get('country')], ['Comments', data.get('comments')], ['I agree to the terms', data.get('agree') ? 'yes' : 'no']];
+          const shown = [
+            ['Full name', data.get('name')],
+            ['Email', data.get('email')],
+            ['Age', data.get('age')],
+            ['Birthday', data.get('birthday')],
+            ['Country', data.get('country')],
+            ['Comments', data.get('comments')],
+            ['I agree to the terms', data.get('agree') ? 'yes' : 'no'],
+          ];
           push('settings/form/submitted', { shown });
         });
         return form;
@@ -188,7 +329,13 @@
     submitted: (shown) => ({
       title: 'Submitted',
       back: 'Long form',
-      body: () => h('div', {}, h('h2', { class: 'large-title', style: 'font-size:24px' }, 'Submitted'), h('dl', { class: 'result', 'aria-label': 'Submitted values' }, ...(shown || []).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '—')]))),
+      body: () =>
+        h(
+          'div',
+          {},
+          h('h2', { class: 'large-title', style: 'font-size:24px' }, 'Submitted'),
+          h('dl', { class: 'result', 'aria-label': 'Submitted values' }, ...(shown || []).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v || '—')])),
+        ),
     }),
     wizard: (step) => {
       const n = Number(step || 1);
@@ -198,36 +345,103 @@
         return {
           title: 'Sign up',
           back: 'Settings',
-          body: () => h('div', { class: 'form' }, h('p', {}, 'Step 1 of 3'), field('Name', name), field('Email', email), h('button', { type: 'button', class: 'primary', 'data-testid': 'wizard-next', onclick: () => { state.wizard.name = name.value; state.wizard.email = email.value; push('settings/wizard/2'); } }, 'Next')),
+          body: () =>
+            h(
+              'div',
+              { class: 'form' },
+              h('p', {}, 'Step 1 of 3'),
+              field('Name', name),
+              field('Email', email),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'primary',
+                  'data-testid': 'wizard-next',
+                  onclick: () => {
+                    state.wizard.name = name.value;
+                    state.wizard.email = email.value;
+                    push('settings/wizard/2');
+                  },
+                },
+                'Next',
+              ),
+            ),
         };
       }
       if (n === 2) {
         return {
           title: 'Plan',
           back: 'Sign up',
-          body: () => h('div', { class: 'form' }, h('p', {}, 'Step 2 of 3'), h('div', { class: 'group', role: 'radiogroup', 'aria-label': 'Plan' }, ...['Free', 'Pro', 'Team'].map((p) => radioCell('plan', p, state.wizard.plan === p, () => (state.wizard.plan = p)))), h('button', { type: 'button', class: 'primary', onclick: () => push('settings/wizard/3') }, 'Next')),
+          body: () =>
+            h(
+              'div',
+              { class: 'form' },
+              h('p', {}, 'Step 2 of 3'),
+              h(
+                'div',
+                { class: 'group', role: 'radiogroup', 'aria-label': 'Plan' },
+                ...['Free', 'Pro', 'Team'].map((p) => radioCell('plan', p, state.wizard.plan === p, () => (state.wizard.plan = p))),
+              ),
+              h('button', { type: 'button', class: 'primary', onclick: () => push('settings/wizard/3') }, 'Next'),
+            ),
         };
       }
       if (n === 3) {
         return {
           title: 'Sign up',
           back: 'Plan',
-          body: () => h('div', { class: 'form' }, h('p', {}, 'Step 3 of 3'), field('Name', h('input', { type: 'text', readonly: true, value: state.wizard.name })), field('Email', h('input', { type: 'email', readonly: true, value: state.wizard.email })), h('button', { type: 'button', class: 'primary', 'data-testid': 'wizard-submit', onclick: () => { state.wizard.submitted = true; push('settings/wizard/done'); } }, 'Submit')),
+          body: () =>
+            h(
+              'div',
+              { class: 'form' },
+              h('p', {}, 'Step 3 of 3'),
+              field('Name', h('input', { type: 'text', readonly: true, value: state.wizard.name })),
+              field('Email', h('input', { type: 'email', readonly: true, value: state.wizard.email })),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'primary',
+                  'data-testid': 'wizard-submit',
+                  onclick: () => {
+                    state.wizard.submitted = true;
+                    push('settings/wizard/done');
+                  },
+                },
+                'Submit',
+              ),
+            ),
         };
       }
-      return { title: 'Welcome', back: 'Sign up', body: () => h('div', { class: 'form' }, h('h2', {}, 'Thank you'), h('p', { role: 'status' }, `Signed up ${state.wizard.name || 'someone'} on the ${state.wizard.plan} plan.`)) };
+      return {
+        title: 'Welcome',
+        back: 'Sign up',
+        body: () =>
+          h(
+            'div',
+            { class: 'form' },
+            h('h2', {}, 'Thank you'),
+            h('p', { role: 'status' }, `Signed up ${state.wizard.name || 'someone'} on the ${state.wizard.plan} plan.`),
+          ),
+      };
     },
     icons: () => ({
       title: 'Icon buttons',
       back: 'Settings',
       body: () =>
-        h('div', { class: 'icons' },
+        h(
+          'div',
+          { class: 'icons' },
           iconButton('share', 'Share', () => toast('Shared')),
           iconButton('star', 'Favourite', () => toast('Added to favourites')),
           iconButton('archive', 'Archive', () => toast('Archived')),
           iconButton('trash', 'Delete', () => toast('Deleted')),
           // Four buttons nobody named: only their pixels say what they do.
-          ...['bell', 'pin', 'reply', 'more'].map((name) => h('button', { class: 'icon', type: 'button', 'data-testid': `unnamed-${name}`, onclick: () => toast(`${name} tapped`) }, icon(name)))),
+          ...['bell', 'pin', 'reply', 'more'].map((name) =>
+            h('button', { class: 'icon', type: 'button', 'data-testid': `unnamed-${name}`, onclick: () => toast(`${name} tapped`) }, icon(name)),
+          ),
+        ),
     }),
     canvas: () => ({
       title: 'Canvas',
@@ -250,7 +464,11 @@
       },
     }),
     photo: () => ({ title: 'Photo', back: 'Settings', body: () => zoomable() }),
-    loading: () => ({ title: 'Loading', back: 'Settings', body: () => h('div', { class: 'forever', role: 'status' }, h('div', { class: 'spinner big', 'aria-hidden': 'true' }), 'Loading…') }),
+    loading: () => ({
+      title: 'Loading',
+      back: 'Settings',
+      body: () => h('div', { class: 'forever', role: 'status' }, h('div', { class: 'spinner big', 'aria-hidden': 'true' }), 'Loading…'),
+    }),
   };
 
   function notFound(text) {
@@ -277,24 +495,46 @@
 
   // ------------------------------------------------------------------ widgets
   function messageRow(m) {
-    const row = h('button', { type: 'button', class: `row${m.unread ? ' unread' : ''}`, 'data-testid': `message-${m.id}` },
-      h('span', { class: 'time' }, m.time), h('div', { class: 'from' }, m.from), h('div', { class: 'subject' }, m.subject), h('div', { class: 'preview' }, m.preview));
+    const row = h(
+      'button',
+      { type: 'button', class: `row${m.unread ? ' unread' : ''}`, 'data-testid': `message-${m.id}` },
+      h('span', { class: 'time' }, m.time),
+      h('div', { class: 'from' }, m.from),
+      h('div', { class: 'subject' }, m.subject),
+      h('div', { class: 'preview' }, m.preview),
+    );
     // A long press (held 500 ms without moving) shows the row's options instead of opening it.
     let timer = null;
     let longPressed = false;
-    row.addEventListener('touchstart', () => {
-      longPressed = false;
-      timer = setTimeout(() => { longPressed = true; toast(`Options for “${m.subject}”`); }, 500);
-    }, { passive: true });
+    row.addEventListener(
+      'touchstart',
+      () => {
+        longPressed = false;
+        timer = setTimeout(() => {
+          longPressed = true;
+          toast(`Options for “${m.subject}”`);
+        }, 500);
+      },
+      { passive: true },
+    );
     for (const ev of ['touchmove', 'touchend', 'touchcancel']) row.addEventListener(ev, () => clearTimeout(timer), { passive: true });
     row.addEventListener('contextmenu', (e) => e.preventDefault());
-    row.addEventListener('click', () => { if (!longPressed) push(`inbox/${m.id}`); });
+    row.addEventListener('click', () => {
+      if (!longPressed) push(`inbox/${m.id}`);
+    });
     return h('li', {}, row);
   }
   let labelCount = 0;
   function switchCell(label, key, store) {
     const id = `lbl-${label.replace(/\W+/g, '-').toLowerCase()}-${++labelCount}`;
-    const sw = h('button', { type: 'button', role: 'switch', class: 'switch', 'aria-checked': String(Boolean(store[key])), 'aria-labelledby': id, 'data-testid': `switch-${String(key).toLowerCase()}` });
+    const sw = h('button', {
+      type: 'button',
+      role: 'switch',
+      class: 'switch',
+      'aria-checked': String(Boolean(store[key])),
+      'aria-labelledby': id,
+      'data-testid': `switch-${String(key).toLowerCase()}`,
+    });
     sw.addEventListener('click', () => {
       store[key] = !store[key];
       sw.setAttribute('aria-checked', String(store[key]));
@@ -302,7 +542,12 @@
     return h('div', { class: 'cell' }, h('span', { id }, label), sw);
   }
   function radioCell(name, value, checked, onchange) {
-    return h('label', { class: 'radio' }, h('input', { type: 'radio', name, value, checked, onchange, 'data-testid': `radio-${name}-${value.toLowerCase()}` }), value);
+    return h(
+      'label',
+      { class: 'radio' },
+      h('input', { type: 'radio', name, value, checked, onchange, 'data-testid': `radio-${name}-${value.toLowerCase()}` }),
+      value,
+    );
   }
   function segButton(label, pressed, onselect) {
     const b = h('button', { type: 'button', 'aria-pressed': String(pressed), 'data-testid': `segment-${label.toLowerCase()}` }, label);
@@ -367,20 +612,27 @@
     const area = h('div', { class: 'zoom-area', 'data-testid': 'zoom-area' }, photo);
     let base = { scale: 1, rotation: 0 };
     let start = null;
-    const geometry = (t) => ({ d: Math.hypot(t[1].clientX - t[0].clientX, t[1].clientY - t[0].clientY), a: Math.atan2(t[1].clientY - t[0].clientY, t[1].clientX - t[0].clientX) });
+    const geometry = (t) => ({
+      d: Math.hypot(t[1].clientX - t[0].clientX, t[1].clientY - t[0].clientY),
+      a: Math.atan2(t[1].clientY - t[0].clientY, t[1].clientX - t[0].clientX),
+    });
     area.addEventListener('touchstart', (e) => {
       if (e.touches.length === 2) start = geometry(e.touches);
     });
-    area.addEventListener('touchmove', (e) => {
-      if (e.touches.length !== 2 || !start) return;
-      e.preventDefault();
-      const now = geometry(e.touches);
-      const scale = Math.min(4, Math.max(0.5, base.scale * (now.d / start.d)));
-      const rotation = base.rotation + ((now.a - start.a) * 180) / Math.PI;
-      photo.style.transform = `scale(${scale}) rotate(${rotation}deg)`;
-      photo.dataset.scale = scale.toFixed(3);
-      photo.dataset.rotation = rotation.toFixed(1);
-    }, { passive: false });
+    area.addEventListener(
+      'touchmove',
+      (e) => {
+        if (e.touches.length !== 2 || !start) return;
+        e.preventDefault();
+        const now = geometry(e.touches);
+        const scale = Math.min(4, Math.max(0.5, base.scale * (now.d / start.d)));
+        const rotation = base.rotation + ((now.a - start.a) * 180) / Math.PI;
+        photo.style.transform = `scale(${scale}) rotate(${rotation}deg)`;
+        photo.dataset.scale = scale.toFixed(3);
+        photo.dataset.rotation = rotation.toFixed(1);
+      },
+      { passive: false },
+    );
     area.addEventListener('touchend', (e) => {
       if (e.touches.length < 2 && start) {
         base = { scale: Number(photo.dataset.scale), rotation: Number(photo.dataset.rotation) };
@@ -404,12 +656,14 @@
   if (renamed) document.querySelector('#tab-settings span').textContent = renamed;
   // ?hide-tab-a11y=1 hides the tab buttons from accessibility (they still work): a tab bar whose
   // tree reports no children, as some apps' do, for hit-test probing to recover.
-  if (new URLSearchParams(location.search).get('hide-tab-a11y')) for (const b of document.querySelectorAll('.tabbar button')) b.setAttribute('aria-hidden', 'true');
+  if (new URLSearchParams(location.search).get('hide-tab-a11y'))
+    for (const b of document.querySelectorAll('.tabbar button')) b.setAttribute('aria-hidden', 'true');
   // ?ghost-text=1 draws nothing while the tree stays as it is (everything transparent): a tree that
   // does not match the pixels, as a stale one does, for the pixel tier to notice.
   if (new URLSearchParams(location.search).get('ghost-text')) {
     const style = document.createElement('style');
-    style.textContent = 'body, body * { color: transparent !important; background: transparent !important; border-color: transparent !important; box-shadow: none !important; fill: transparent !important; stroke: transparent !important; }';
+    style.textContent =
+      'body, body * { color: transparent !important; background: transparent !important; border-color: transparent !important; box-shadow: none !important; fill: transparent !important; stroke: transparent !important; }';
     document.head.append(style);
   }
   const stacksEl = document.getElementById('stacks');
@@ -422,8 +676,22 @@
   }
 
   function build(route, def, depth) {
-    const left = def.bare ? null : depth > 0 ? h('button', { type: 'button', class: 'back', 'data-testid': 'back', 'aria-label': `Back to ${def.back || 'previous'}`, onclick: () => history.back() }, `‹ ${def.back || 'Back'}`) : def.left || null;
-    const navbar = h('header', { class: 'navbar' }, h('div', { class: 'side left' }, left), def.large ? null : h('h1', { 'data-testid': 'title' }, def.title), h('div', { class: 'side right' }, ...(def.right || [])));
+    const left = def.bare
+      ? null
+      : depth > 0
+        ? h(
+            'button',
+            { type: 'button', class: 'back', 'data-testid': 'back', 'aria-label': `Back to ${def.back || 'previous'}`, onclick: () => history.back() },
+            `‹ ${def.back || 'Back'}`,
+          )
+        : def.left || null;
+    const navbar = h(
+      'header',
+      { class: 'navbar' },
+      h('div', { class: 'side left' }, left),
+      def.large ? null : h('h1', { 'data-testid': 'title' }, def.title),
+      h('div', { class: 'side right' }, ...(def.right || [])),
+    );
     const content = h('div', { class: 'content' }, def.body());
     if (def.onScroll) content.addEventListener('scroll', () => def.onScroll(content), { passive: true });
     const el = h('section', { class: 'screen', 'aria-label': def.title, 'data-route': route }, navbar, content);
@@ -533,7 +801,10 @@
       backdrop.classList.remove('shown');
       panel.classList.remove('shown');
       document.getElementById('stacks').removeAttribute('aria-hidden');
-      setTimeout(() => { backdrop.remove(); panel.remove(); }, PUSH_MS);
+      setTimeout(() => {
+        backdrop.remove();
+        panel.remove();
+      }, PUSH_MS);
       overlay.closeTop = null;
       return true;
     };
@@ -542,25 +813,75 @@
     return () => history.back();
   }
   function openCompose(replyTo) {
-    const to = h('input', { type: 'email', name: 'to', value: replyTo ? `${replyTo.from.toLowerCase().replace(/\s+/g, '.')}@example.test` : '', autocomplete: 'off' });
+    const to = h('input', {
+      type: 'email',
+      name: 'to',
+      value: replyTo ? `${replyTo.from.toLowerCase().replace(/\s+/g, '.')}@example.test` : '',
+      autocomplete: 'off',
+    });
     const subject = h('input', { type: 'text', name: 'subject', value: replyTo ? `Re: ${replyTo.subject}` : '', autocomplete: 'off' });
     const body = h('textarea', { name: 'body' });
     let close;
-    const sheet = h('div', { class: 'sheet', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'New message' },
-      h('header', { class: 'navbar' }, h('div', { class: 'side left' }, h('button', { type: 'button', class: 'back', onclick: () => close() }, 'Cancel')), h('h1', {}, 'New Message'), h('div', { class: 'side right' }, h('button', { type: 'button', class: 'back', onclick: () => { close(); toast('Message sent'); } }, 'Send'))),
-      h('div', { class: 'form' }, field('To', to), field('Subject', subject), field('Message', body)));
+    const sheet = h(
+      'div',
+      { class: 'sheet', role: 'dialog', 'aria-modal': 'true', 'aria-label': 'New message' },
+      h(
+        'header',
+        { class: 'navbar' },
+        h('div', { class: 'side left' }, h('button', { type: 'button', class: 'back', onclick: () => close() }, 'Cancel')),
+        h('h1', {}, 'New Message'),
+        h(
+          'div',
+          { class: 'side right' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'back',
+              onclick: () => {
+                close();
+                toast('Message sent');
+              },
+            },
+            'Send',
+          ),
+        ),
+      ),
+      h('div', { class: 'form' }, field('To', to), field('Subject', subject), field('Message', body)),
+    );
     close = openOverlay(sheet, 'sheet');
   }
   function confirmDelete(m) {
     let close;
-    const alert = h('div', { class: 'alert', role: 'alertdialog', 'aria-modal': 'true', 'aria-labelledby': 'alert-title', 'aria-describedby': 'alert-text' },
-      h('h2', { id: 'alert-title' }, 'Delete message?'), h('p', { id: 'alert-text' }, `“${m.subject}” will be deleted. This cannot be undone.`),
-      h('div', { class: 'buttons' }, h('button', { type: 'button', 'data-testid': 'alert-cancel', onclick: () => close() }, 'Cancel'), h('button', { type: 'button', class: 'destructive', 'data-testid': 'alert-delete', onclick: () => {
-        state.messages = state.messages.filter((x) => x !== m);
-        state.loaded = Math.min(state.loaded, state.messages.length);
-        close();
-        setTimeout(() => { history.back(); toast('Message deleted'); }, 50);
-      } }, 'Delete')));
+    const alert = h(
+      'div',
+      { class: 'alert', role: 'alertdialog', 'aria-modal': 'true', 'aria-labelledby': 'alert-title', 'aria-describedby': 'alert-text' },
+      h('h2', { id: 'alert-title' }, 'Delete message?'),
+      h('p', { id: 'alert-text' }, `“${m.subject}” will be deleted. This cannot be undone.`),
+      h(
+        'div',
+        { class: 'buttons' },
+        h('button', { type: 'button', 'data-testid': 'alert-cancel', onclick: () => close() }, 'Cancel'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'destructive',
+            'data-testid': 'alert-delete',
+            onclick: () => {
+              state.messages = state.messages.filter((x) => x !== m);
+              state.loaded = Math.min(state.loaded, state.messages.length);
+              close();
+              setTimeout(() => {
+                history.back();
+                toast('Message deleted');
+              }, 50);
+            },
+          },
+          'Delete',
+        ),
+      ),
+    );
     close = openOverlay(alert, 'alert');
   }
   let toastTimer;

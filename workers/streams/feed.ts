@@ -124,7 +124,10 @@ export class DeviceFeed {
     this.current(epoch);
     if (after >= this.last && waitMs > 0) await this.nextEvent(waitMs);
     this.trim();
-    const events = this.kept.filter((k) => k.event.seq > after).slice(0, max).map((k) => k.event);
+    const events = this.kept
+      .filter((k) => k.event.seq > after)
+      .slice(0, max)
+      .map((k) => k.event);
     return { events, oldest: this.kept[0]?.event.seq ?? this.last + 1, last: this.last };
   }
 

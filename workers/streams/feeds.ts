@@ -85,7 +85,9 @@ export class Feeds {
   private onSettled(localId: string, w: Watched): void {
     const lease = this.deps.leaseOf(localId);
     if (!lease || Date.now() - w.polledAt > WATCHED_FOR_MS) return;
-    this.deps.readScreen(localId, lease.epoch, w.team).catch((err: unknown) => this.logger.debug({ localId, err: (err as Error).message }, 'could not read the settled screen for the event stream'));
+    this.deps
+      .readScreen(localId, lease.epoch, w.team)
+      .catch((err: unknown) => this.logger.debug({ localId, err: (err as Error).message }, 'could not read the settled screen for the event stream'));
   }
 }
 

@@ -34,7 +34,26 @@ export interface Element {
 }
 
 /** Roles that are structure (regions, lists, layers), never a line of their own. */
-export const STRUCTURE = new Set(['form', 'list', 'scroll', 'navbar', 'tabbar', 'toolbar', 'dialog', 'alert', 'keyboard', 'webview', 'group', 'window', 'application', 'other', 'header', 'footer', 'navigation', 'canvas']);
+export const STRUCTURE = new Set([
+  'form',
+  'list',
+  'scroll',
+  'navbar',
+  'tabbar',
+  'toolbar',
+  'dialog',
+  'alert',
+  'keyboard',
+  'webview',
+  'group',
+  'window',
+  'application',
+  'other',
+  'header',
+  'footer',
+  'navigation',
+  'canvas',
+]);
 const TEXTUAL = new Set(['text', 'heading', 'status', 'progress', 'image', 'link']);
 /** Generic roles a platform gives things it has no word for: with words and no children, a line. */
 const LEAF_WITH_WORDS = new Set(['other', 'group']);

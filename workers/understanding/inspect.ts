@@ -59,12 +59,29 @@ export function inspectText(i: Inspected): string {
   const head = `== ${i.file} (${i.format}, ${i.platform}, ${i.reading.nodeCount} nodes)`;
   const notes = i.notes.map((n) => `note: ${n}`);
   const fp = i.reading.fingerprint;
-  return [head, ...notes, i.outline.trimEnd(), `identity ${fp.hash}${fp.title ? ` title ${JSON.stringify(fp.title)}` : ''}`, `tokens (${fp.tokens.length}): ${fp.tokens.join(' ')}`, ''].join('\n');
+  return [
+    head,
+    ...notes,
+    i.outline.trimEnd(),
+    `identity ${fp.hash}${fp.title ? ` title ${JSON.stringify(fp.title)}` : ''}`,
+    `tokens (${fp.tokens.length}): ${fp.tokens.join(' ')}`,
+    '',
+  ].join('\n');
 }
 
 export function inspectJson(i: Inspected) {
   const fp = i.reading.fingerprint;
-  return { file: i.file, format: i.format, platform: i.platform, notes: i.notes, identity: fp.hash, title: fp.title, tokens: fp.tokens, outline: i.outline, screen: outlineJson(i.reading, { device: `${i.platform} (${i.format})`, screenId: fp.hash, name: i.reading.title }) };
+  return {
+    file: i.file,
+    format: i.format,
+    platform: i.platform,
+    notes: i.notes,
+    identity: fp.hash,
+    title: fp.title,
+    tokens: fp.tokens,
+    outline: i.outline,
+    screen: outlineJson(i.reading, { device: `${i.platform} (${i.format})`, screenId: fp.hash, name: i.reading.title }),
+  };
 }
 
 export interface Pair {
@@ -89,7 +106,9 @@ export function comparePairs(files: Inspected[]): Pair[] {
 
 export function pairsText(pairs: Pair[]): string {
   if (!pairs.length) return ''; // fewer than two files could be read
-  return pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}${p.titleVeto ? ' (title veto)' : ''}  ${p.a}  ${p.b}`).join('\n') + '\n';
+  return (
+    pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}${p.titleVeto ? ' (title veto)' : ''}  ${p.a}  ${p.b}`).join('\n') + '\n'
+  );
 }
 
 function isSimfleetTree(text: string): boolean {
@@ -102,9 +121,22 @@ function simfleetTree(file: string, text: string): TreeSnapshot {
   try {
     v = JSON.parse(text) as Partial<TreeSnapshot>;
   } catch (err) {
-    throw new InspectError(file, `expected a tree simfleet saved (JSON with nodes and screen), found malformed JSON: ${(err as Error).message}`, 'the file may be cut short');
+    throw new InspectError(
+      file,
+      `expected a tree simfleet saved (JSON with nodes and screen), found malformed JSON: ${(err as Error).message}`,
+      'the file may be cut short',
+    );
   }
-  const ok = Array.isArray(v.nodes) && v.screen && typeof v.screen.widthPt === 'number' && v.nodes.every((n, i) => n && n.index === i && typeof n.role === 'string' && n.frame && typeof n.frame.x === 'number');
-  if (!ok) throw new InspectError(file, 'expected a tree simfleet saved: {nodes: [{index, parent, role, label, frame, …}], screen: {widthPt, heightPt}}', 'save one from a device with the worker, or pass an Android or iOS dump');
+  const ok =
+    Array.isArray(v.nodes) &&
+    v.screen &&
+    typeof v.screen.widthPt === 'number' &&
+    v.nodes.every((n, i) => n && n.index === i && typeof n.role === 'string' && n.frame && typeof n.frame.x === 'number');
+  if (!ok)
+    throw new InspectError(
+      file,
+      'expected a tree simfleet saved: {nodes: [{index, parent, role, label, frame, …}], screen: {widthPt, heightPt}}',
+      'save one from a device with the worker, or pass an Android or iOS dump',
+    );
   return { nodes: v.nodes!, skippedInvisible: v.skippedInvisible ?? 0, screen: v.screen!, durationMs: 0 };
 }

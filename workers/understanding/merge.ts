@@ -33,7 +33,12 @@ export function mergeSources(first: TreeSnapshot, second: TreeSnapshot): { tree:
     const holder = smallestHolder(nodes.slice(0, first.nodes.length), s.frame);
     if (holder) {
       const sameWords = (n: TreeNode) => words !== '' && normaliseLabel(n.label).toLowerCase() === words.toLowerCase();
-      if (!words || sameWords(holder) || nodes.some((n) => n.parent === holder.index && sameWords(n)) || (details.get(holder.index) ?? []).some((d) => normaliseLabel(d.label) === words)) {
+      if (
+        !words ||
+        sameWords(holder) ||
+        nodes.some((n) => n.parent === holder.index && sameWords(n)) ||
+        (details.get(holder.index) ?? []).some((d) => normaliseLabel(d.label) === words)
+      ) {
         report.repeated++;
       } else if (holder.value !== null && sameText(holder.value, words)) {
         report.repeated++; // a field's value, drawn in it
@@ -51,7 +56,10 @@ export function mergeSources(first: TreeSnapshot, second: TreeSnapshot): { tree:
         }
         report.named++;
       } else if (holder.interactive || holder.role === 'cell') {
-        details.set(holder.index, [...(details.get(holder.index) ?? []), { ...s, label: words, value: null, role: 'text', interactive: false, unnamed: false }]);
+        details.set(holder.index, [
+          ...(details.get(holder.index) ?? []),
+          { ...s, label: words, value: null, role: 'text', interactive: false, unnamed: false },
+        ]);
         report.detailed++;
       } else if ((holder.role === 'text' || holder.role === 'heading') && s.source === 'ocr' && holder.label && !sameText(holder.label, words)) {
         // The tree says one thing and the pixels another (a stale tree, a label drawn over): the
@@ -98,4 +106,3 @@ function smallestHolder(nodes: TreeNode[], r: Rect): TreeNode | undefined {
   }
   return best;
 }
-

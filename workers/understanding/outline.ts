@@ -29,7 +29,9 @@ const MAX_LABEL = 60;
 
 export function outlineText(r: ScreenReading, h: OutlineHeader): string {
   const lines: string[] = [];
-  const head = [`${h.device} · ${Math.round(r.screen.widthPt)}x${Math.round(r.screen.heightPt)}pt · screen ${h.screenId}${h.name ? ` ${quote(h.name)}` : ''}${h.known === undefined ? '' : h.known ? ` (known${h.exits ? `, ${h.exits} exit${h.exits === 1 ? '' : 's'}` : ''})` : ' (new)'}`];
+  const head = [
+    `${h.device} · ${Math.round(r.screen.widthPt)}x${Math.round(r.screen.heightPt)}pt · screen ${h.screenId}${h.name ? ` ${quote(h.name)}` : ''}${h.known === undefined ? '' : h.known ? ` (known${h.exits ? `, ${h.exits} exit${h.exits === 1 ? '' : 's'}` : ''})` : ' (new)'}`,
+  ];
   if (h.settle) head.push(h.settle);
   if (h.note) head.push(h.note);
   lines.push(head.join(' · '));
@@ -52,7 +54,9 @@ export function outlineText(r: ScreenReading, h: OutlineHeader): string {
     }
     lines.push(elementLine(e, ref, rowOf.get(i)));
   }
-  const rest = Object.entries(hidden).sort().map(([why, n]) => (why === 'covered' ? `${n} covered` : `${n} ${why} the screen`));
+  const rest = Object.entries(hidden)
+    .sort()
+    .map(([why, n]) => (why === 'covered' ? `${n} covered` : `${n} ${why} the screen`));
   if (rest.length) lines.push(`(not shown: ${rest.join(', ')})`);
   return lines.join('\n') + '\n';
 }
@@ -151,4 +155,9 @@ export function elementJson(r: ScreenReading, i: number, rowOf = rowIndex(r)) {
 
 export type OutlineJson = ReturnType<typeof outlineJson>;
 
-const roundRect = (r: { x: number; y: number; width: number; height: number }) => ({ x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) });
+const roundRect = (r: { x: number; y: number; width: number; height: number }) => ({
+  x: Math.round(r.x),
+  y: Math.round(r.y),
+  width: Math.round(r.width),
+  height: Math.round(r.height),
+});

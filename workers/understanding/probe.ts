@@ -57,7 +57,12 @@ function drawnIn(f: Rect, screen: ScreenSize, gray: Gray): boolean {
  * the time its read had to answer in. A round it stopped waiting for goes on in the platform,
  * unused; its probes are counted, since they were spent.
  */
-export async function probeContainer(container: TreeNode, hitTest: HitTest, firstIndex: number, deadline = Infinity): Promise<{ nodes: TreeNode[]; probes: number; cut: boolean }> {
+export async function probeContainer(
+  container: TreeNode,
+  hitTest: HitTest,
+  firstIndex: number,
+  deadline = Infinity,
+): Promise<{ nodes: TreeNode[]; probes: number; cut: boolean }> {
   const found: HitElement[] = [];
   let probes = 0;
   let cut = false;
@@ -113,7 +118,8 @@ function seeds(f: Rect): Rect[] {
   const cols = Math.max(1, Math.round(f.width / (MIN_CELL_PT * 4)));
   const rows = Math.max(1, Math.round(f.height / (MIN_CELL_PT * 4)));
   const out: Rect[] = [];
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out.push({ x: f.x + (c * f.width) / cols, y: f.y + (r * f.height) / rows, width: f.width / cols, height: f.height / rows });
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) out.push({ x: f.x + (c * f.width) / cols, y: f.y + (r * f.height) / rows, width: f.width / cols, height: f.height / rows });
   return out;
 }
 
@@ -123,10 +129,12 @@ function split(c: Rect): Rect[] {
   const h = c.height / 2 >= MIN_CELL_PT ? 2 : 1;
   if (w === 1 && h === 1) return [];
   const out: Rect[] = [];
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out.push({ x: c.x + (x * c.width) / w, y: c.y + (y * c.height) / h, width: c.width / w, height: c.height / h });
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) out.push({ x: c.x + (x * c.width) / w, y: c.y + (y * c.height) / h, width: c.width / w, height: c.height / h });
   return out;
 }
 
 const centre = (r: Rect): Point => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 });
 const inside = (p: Point, r: Rect) => p.x >= r.x && p.x <= r.x + r.width && p.y >= r.y && p.y <= r.y + r.height;
-const sameBox = (a: Rect, b: Rect) => Math.abs(a.x - b.x) < 1 && Math.abs(a.y - b.y) < 1 && Math.abs(a.width - b.width) < 1 && Math.abs(a.height - b.height) < 1;
+const sameBox = (a: Rect, b: Rect) =>
+  Math.abs(a.x - b.x) < 1 && Math.abs(a.y - b.y) < 1 && Math.abs(a.width - b.width) < 1 && Math.abs(a.height - b.height) < 1;

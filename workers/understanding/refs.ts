@@ -47,25 +47,51 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
     case 'ref': {
       if (!numbered) throw stale(`@${target.n} names an element of an outline, and this session has read none`, current);
       const was = numbered.reading.refs.indexOf(target.n);
-      if (was < 0) throw new DeviceError('NO_MATCH', `the outline of screen ${numbered.screen.id} has no @${target.n} (it numbered @1..@${Math.max(0, ...numbered.reading.refs.map((r) => r ?? 0))})`, 'use a ref from the last outline');
-      if (numbered.screen.id !== current.screen.id) throw stale(`@${target.n} was numbered on screen ${describe(numbered)}, and the screen is now ${describe(current)}`, current);
+      if (was < 0)
+        throw new DeviceError(
+          'NO_MATCH',
+          `the outline of screen ${numbered.screen.id} has no @${target.n} (it numbered @1..@${Math.max(0, ...numbered.reading.refs.map((r) => r ?? 0))})`,
+          'use a ref from the last outline',
+        );
+      if (numbered.screen.id !== current.screen.id)
+        throw stale(`@${target.n} was numbered on screen ${describe(numbered)}, and the screen is now ${describe(current)}`, current);
       const now = current.reading.refs.indexOf(target.n);
       if (now < 0 || !sameElement(numbered.reading.elements[was]!, els[now]!)) {
-        throw stale(`screen ${describe(current)} has changed since it was numbered: @${target.n} was ${say(numbered.reading.elements[was]!)}, and is now ${now < 0 ? 'gone' : say(els[now]!)}`, current);
+        throw stale(
+          `screen ${describe(current)} has changed since it was numbered: @${target.n} was ${say(numbered.reading.elements[was]!)}, and is now ${now < 0 ? 'gone' : say(els[now]!)}`,
+          current,
+        );
       }
       return { index: now, how: 'ref' };
     }
     case 'row': {
       const list = current.reading.lists.find((l) => l.rank === target.list);
       const name = `#${target.n}${target.list === 2 ? '@2' : ''}`;
-      if (!list) throw new DeviceError('NO_MATCH', `screen ${describe(current)} has no ${target.list === 1 ? 'list' : 'second list'}, so no row ${name}`, 'read the screen; rows are numbered only on screens with a list');
+      if (!list)
+        throw new DeviceError(
+          'NO_MATCH',
+          `screen ${describe(current)} has no ${target.list === 1 ? 'list' : 'second list'}, so no row ${name}`,
+          'read the screen; rows are numbered only on screens with a list',
+        );
       const index = list.rows[target.n - 1];
-      if (index === undefined) throw new DeviceError('NO_MATCH', `the list has ${list.rows.length} rows loaded, so no ${name}`, 'scroll to load more rows, then read the screen again', { rows: list.rows.length });
-      if (!shown(index)) throw new DeviceError('NO_MATCH', `row ${name} (${say(els[index]!)}) is not on the screen: it is ${where(els[index]!)}`, 'scroll it into view first');
+      if (index === undefined)
+        throw new DeviceError(
+          'NO_MATCH',
+          `the list has ${list.rows.length} rows loaded, so no ${name}`,
+          'scroll to load more rows, then read the screen again',
+          { rows: list.rows.length },
+        );
+      if (!shown(index))
+        throw new DeviceError('NO_MATCH', `row ${name} (${say(els[index]!)}) is not on the screen: it is ${where(els[index]!)}`, 'scroll it into view first');
       return { index, how: 'row' };
     }
     case 'id':
-      return one(els.map((_, i) => i).filter((i) => els[i]!.id === target.id), `#${target.id}`, current, 'id');
+      return one(
+        els.map((_, i) => i).filter((i) => els[i]!.id === target.id),
+        `#${target.id}`,
+        current,
+        'id',
+      );
     case 'label': {
       const want = normaliseLabel(target.label).toLowerCase();
       const what = JSON.stringify(target.label) + (target.role ? ` (${target.role})` : '');
@@ -78,7 +104,12 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
     case 'point': {
       const p = { x: target.x, y: target.y, width: 0, height: 0 };
       const under = els.map((_, i) => i).filter((i) => els[i]!.visible && inside(p, els[i]!.visible!, 0));
-      if (!under.length) throw new DeviceError('NO_MATCH', `no element lies at ${target.x},${target.y} on screen ${describe(current)}`, 'a tap by point needs no element; to name one, read the screen for its tap point');
+      if (!under.length)
+        throw new DeviceError(
+          'NO_MATCH',
+          `no element lies at ${target.x},${target.y} on screen ${describe(current)}`,
+          'a tap by point needs no element; to name one, read the screen for its tap point',
+        );
       // The smallest is the one drawn there (a switch inside its row).
       under.sort((a, b) => els[a]!.visible!.width * els[a]!.visible!.height - els[b]!.visible!.width * els[b]!.visible!.height);
       return { index: under[0]!, how: 'point' };
@@ -95,7 +126,13 @@ function pixelsSay(found: Found, els: Element[]): Found {
 function nth(matches: number[], index: number, what: string, current: Numbered): Found {
   const visible = matches.filter((i) => current.reading.refs[i] !== null);
   const at = visible[index];
-  if (at === undefined) throw new DeviceError('NO_MATCH', `${what} matches ${visible.length} element${visible.length === 1 ? '' : 's'} on screen ${describe(current)}, so there is none at index ${index}`, 'index counts from 0 in reading order', { matches: visible.length });
+  if (at === undefined)
+    throw new DeviceError(
+      'NO_MATCH',
+      `${what} matches ${visible.length} element${visible.length === 1 ? '' : 's'} on screen ${describe(current)}, so there is none at index ${index}`,
+      'index counts from 0 in reading order',
+      { matches: visible.length },
+    );
   return { index: at, how: 'label' };
 }
 
@@ -105,15 +142,33 @@ function one(matches: number[], what: string, current: Numbered, how: Found['how
   if (visible.length === 1) return { index: visible[0]!, how };
   if (visible.length > 1) {
     const candidates = visible.map((i) => ({ ref: current.reading.refs[i], role: els[i]!.role, label: els[i]!.label, tap: els[i]!.tap }));
-    throw new DeviceError('AMBIGUOUS', `${what} matches ${visible.length} elements on screen ${describe(current)}: ${visible.map((i) => `@${current.reading.refs[i]} ${say(els[i]!)}`).join(', ')}`, 'name one by its ref (@N), or add a role', { candidates });
+    throw new DeviceError(
+      'AMBIGUOUS',
+      `${what} matches ${visible.length} elements on screen ${describe(current)}: ${visible.map((i) => `@${current.reading.refs[i]} ${say(els[i]!)}`).join(', ')}`,
+      'name one by its ref (@N), or add a role',
+      { candidates },
+    );
   }
-  if (matches.length) throw new DeviceError('NO_MATCH', `${what} is on the page but not on the screen: it is ${where(els[matches[0]!]!)}`, 'scroll it into view first', { near: [] });
-  const near = nearLabels(what.replace(/^"|"(?: \(.*\))?$/g, ''), els.filter((_, i) => current.reading.refs[i] !== null));
-  throw new DeviceError('NO_MATCH', `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}`, 'read the screen for the labels it has', { near });
+  if (matches.length)
+    throw new DeviceError('NO_MATCH', `${what} is on the page but not on the screen: it is ${where(els[matches[0]!]!)}`, 'scroll it into view first', {
+      near: [],
+    });
+  const near = nearLabels(
+    what.replace(/^"|"(?: \(.*\))?$/g, ''),
+    els.filter((_, i) => current.reading.refs[i] !== null),
+  );
+  throw new DeviceError(
+    'NO_MATCH',
+    `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}`,
+    'read the screen for the labels it has',
+    { near },
+  );
 }
 
 function stale(message: string, current: Numbered): DeviceError {
-  return new DeviceError('STALE_REF', message, 'read the screen again (GET /v1/sessions/{id}/screen) and use a ref from that outline', { current: { id: current.screen.id, name: current.screen.name } });
+  return new DeviceError('STALE_REF', message, 'read the screen again (GET /v1/sessions/{id}/screen) and use a ref from that outline', {
+    current: { id: current.screen.id, name: current.screen.name },
+  });
 }
 
 function sameElement(a: Element, b: Element): boolean {
@@ -178,8 +233,19 @@ function fuzzy(want: string, what: string, current: Numbered, ofRole: (i: number
   if (!scored.length) return one([], what, current, 'fuzzy');
   const close = scored.filter((s) => scored[0]!.score - s.score < FUZZY_MARGIN);
   if (close.length > 1) {
-    const candidates = close.map((s) => ({ ref: current.reading.refs[s.i], role: els[s.i]!.role, label: els[s.i]!.label, tap: els[s.i]!.tap, score: Math.round(s.score * 100) / 100 }));
-    throw new DeviceError('AMBIGUOUS', `${what} is close to ${close.length} elements on screen ${describe(current)}: ${close.map((s) => `@${current.reading.refs[s.i]} ${say(els[s.i]!)}`).join(', ')}`, 'name one by its ref (@N) or its full label', { candidates });
+    const candidates = close.map((s) => ({
+      ref: current.reading.refs[s.i],
+      role: els[s.i]!.role,
+      label: els[s.i]!.label,
+      tap: els[s.i]!.tap,
+      score: Math.round(s.score * 100) / 100,
+    }));
+    throw new DeviceError(
+      'AMBIGUOUS',
+      `${what} is close to ${close.length} elements on screen ${describe(current)}: ${close.map((s) => `@${current.reading.refs[s.i]} ${say(els[s.i]!)}`).join(', ')}`,
+      'name one by its ref (@N) or its full label',
+      { candidates },
+    );
   }
   return { index: scored[0]!.i, how: 'fuzzy' };
 }
@@ -195,6 +261,14 @@ function closeness(want: string, label: string, id: string | null): number {
     if (d <= Math.max(1, Math.floor(label.length / 4))) best = Math.max(best, 1 - d / Math.max(label.length, want.length));
   }
   // An icon nobody labelled may still carry its name in its id.
-  if (id && want.length >= 3 && id.toLowerCase().split(/[-_.:]+/).includes(want)) best = Math.max(best, 0.8);
+  if (
+    id &&
+    want.length >= 3 &&
+    id
+      .toLowerCase()
+      .split(/[-_.:]+/)
+      .includes(want)
+  )
+    best = Math.max(best, 0.8);
   return best;
 }

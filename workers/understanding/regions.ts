@@ -52,7 +52,9 @@ export interface Row {
 
 /** Visible elements grouped into rows: an element joins a row its vertical span mostly overlaps. */
 export function rowsOf(elements: Element[]): Row[] {
-  const sorted = elements.filter((e) => e.visible).sort((a, b) => a.visible!.y + a.visible!.height / 2 - (b.visible!.y + b.visible!.height / 2) || a.visible!.x - b.visible!.x);
+  const sorted = elements
+    .filter((e) => e.visible)
+    .sort((a, b) => a.visible!.y + a.visible!.height / 2 - (b.visible!.y + b.visible!.height / 2) || a.visible!.x - b.visible!.x);
   const rows: Row[] = [];
   for (const e of sorted) {
     const v = e.visible!;
@@ -78,8 +80,17 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
   const atTop = (n: TreeNode) => wide(n.frame) && n.frame.y + n.frame.height / 2 < H / 2 && n.frame.y < H * MAX_BAR_SHARE;
   // Declared: a navigation bar or header; or, where the platform names no role, a short full-width
   // group at the top holding the screen's heading (the shape every navigation bar has).
-  const declaredTop = nodes.find((n) => TOP_ROLES.has(n.role) && atTop(n)) ?? nodes.find((n) => (n.role === 'group' || n.role === 'other') && atTop(n) && holdsHeading(n.index, nodes));
-  const declaredBottom = nodes.find((n) => BOTTOM_ROLES.has(n.role) && wide(n.frame) && n.frame.y + n.frame.height / 2 > H / 2 && bottom(n.frame) > H * (1 - MAX_BAR_SHARE) && (!keyboard || n.frame.y < keyboard.y));
+  const declaredTop =
+    nodes.find((n) => TOP_ROLES.has(n.role) && atTop(n)) ??
+    nodes.find((n) => (n.role === 'group' || n.role === 'other') && atTop(n) && holdsHeading(n.index, nodes));
+  const declaredBottom = nodes.find(
+    (n) =>
+      BOTTOM_ROLES.has(n.role) &&
+      wide(n.frame) &&
+      n.frame.y + n.frame.height / 2 > H / 2 &&
+      bottom(n.frame) > H * (1 - MAX_BAR_SHARE) &&
+      (!keyboard || n.frame.y < keyboard.y),
+  );
 
   // Rows of what shows beneath any modal layer and above any keyboard.
   const base = elements.filter((e) => e.visible && !e.underLayer && !(modal && inside(e.frame, modal.frame)) && !(keyboard && inside(e.frame, keyboard)));
@@ -132,7 +143,14 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
     const fixed = fixedRows(rows.map((_, i) => rows.length - 1 - i));
     const start = fixed.at(-1);
     const last = rows[rows.length - 1];
-    if (start !== undefined && start > 0 && last && limit - last.y1 <= EDGE_PT && last.y1 - rows[start]!.y0 <= MAX_BAR_SHARE * H && !(top && rows[start]!.y0 < top.y1)) {
+    if (
+      start !== undefined &&
+      start > 0 &&
+      last &&
+      limit - last.y1 <= EDGE_PT &&
+      last.y1 - rows[start]!.y0 <= MAX_BAR_SHARE * H &&
+      !(top && rows[start]!.y0 < top.y1)
+    ) {
       bot = { y0: rows[start]!.y0, y1: limit };
       botBy = 'fixed';
     }
@@ -152,7 +170,16 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
       }
     }
   }
-  return { top, bottom: bot, keyboard, modal, evidence: { top: topBy, bottom: botBy }, barNodes: { top: declaredTop?.index ?? null, bottom: declaredBottom?.index ?? null }, parents: nodes.map((n) => n.parent), scrolls };
+  return {
+    top,
+    bottom: bot,
+    keyboard,
+    modal,
+    evidence: { top: topBy, bottom: botBy },
+    barNodes: { top: declaredTop?.index ?? null, bottom: declaredBottom?.index ?? null },
+    parents: nodes.map((n) => n.parent),
+    scrolls,
+  };
 }
 
 /** The topmost dialog or alert that shows, or a named layer the platform drew over everything. */

@@ -58,7 +58,13 @@ function ordered(elements: Element[], regions: Regions, platform: Platform): num
   const rank = elements.map((e) => REGION_ORDER.indexOf(regionOf(e, regions)));
   return elements
     .map((_, i) => i)
-    .sort((a, b) => rank[a]! - rank[b]! || Math.round(key(elements[a]!)) - Math.round(key(elements[b]!)) || Math.round((elements[a]!.visible ?? elements[a]!.frame).x) - Math.round((elements[b]!.visible ?? elements[b]!.frame).x) || a - b);
+    .sort(
+      (a, b) =>
+        rank[a]! - rank[b]! ||
+        Math.round(key(elements[a]!)) - Math.round(key(elements[b]!)) ||
+        Math.round((elements[a]!.visible ?? elements[a]!.frame).x) - Math.round((elements[b]!.visible ?? elements[b]!.frame).x) ||
+        a - b,
+    );
 }
 
 /**
@@ -96,7 +102,7 @@ function titleOf(elements: Element[], region: RegionName[], regions: Regions, tr
   if (leading && leading.frame.x < W / 3 && leading.frame.x + leading.frame.width <= W * 0.75) return leading.label;
   // A large title: the first content row, one heading or text clearly bigger than the screen's text,
   // whether it shows or has scrolled away under the bar (the page still holds it).
-  const content = elements.filter((e, i) => region[i] === 'content' && !e.flags.includes('offscreen') || (region[i] === 'content' && e.frame.y < 0));
+  const content = elements.filter((e, i) => (region[i] === 'content' && !e.flags.includes('offscreen')) || (region[i] === 'content' && e.frame.y < 0));
   const rows = rowsOf(content.map((e) => ({ ...e, visible: e.frame })));
   const first = rows[0];
   if (first && first.members.length === 1) {

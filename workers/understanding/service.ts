@@ -126,14 +126,24 @@ export class Understanding {
 
   watch(devices: { localId: string; backend: DeviceBackend | undefined }[]): void {
     for (const { localId, backend } of devices) {
-      if (backend && !this.devices.has(localId)) this.devices.set(localId, { backend, last: undefined, reading: undefined, numbered: new Map(), treeReads: new Map() });
+      if (backend && !this.devices.has(localId))
+        this.devices.set(localId, { backend, last: undefined, reading: undefined, numbered: new Map(), treeReads: new Map() });
     }
   }
 
   /** `budgetMs`: how long the gateway waits for this answer (the call's budget), when it said. */
-  async call(localId: string, epoch: number, team: string, method: 'screen.read' | 'screen.locate', params: Record<string, unknown>, budgetMs?: number): Promise<Record<string, unknown>> {
+  async call(
+    localId: string,
+    epoch: number,
+    team: string,
+    method: 'screen.read' | 'screen.locate',
+    params: Record<string, unknown>,
+    budgetMs?: number,
+  ): Promise<Record<string, unknown>> {
     const giveUpMs = giveUpAfter(budgetMs, this.timing.giveUpMs ?? READ_GIVE_UP_MS);
-    const { read, cached } = await this.inTime(localId, giveUpMs, (signal) => this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4) }));
+    const { read, cached } = await this.inTime(localId, giveUpMs, (signal) =>
+      this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4) }),
+    );
     if (method === 'screen.read') {
       this.number(localId, epoch, read);
       return this.outline(localId, epoch, read, cached);
@@ -196,7 +206,20 @@ export class Understanding {
         this.counts.memoryReads++;
         const node = memory.book.node(match.node)!;
         memory.confirm(match.node, match.remembered.reading);
-        const read: Read = { seq, frameAt: newest.at, reading: match.remembered.reading, identified: { node, known: true, similarity: 1 }, memory, source: 'memory', at: Date.now(), treeMs: 0, buildMs: round(performance.now() - t0), nodes: match.remembered.reading.nodeCount, disagreement: null, newModal: false };
+        const read: Read = {
+          seq,
+          frameAt: newest.at,
+          reading: match.remembered.reading,
+          identified: { node, known: true, similarity: 1 },
+          memory,
+          source: 'memory',
+          at: Date.now(),
+          treeMs: 0,
+          buildMs: round(performance.now() - t0),
+          nodes: match.remembered.reading.nodeCount,
+          disagreement: null,
+          newModal: false,
+        };
         d.last = read;
         this.onRead?.(localId, epoch, read);
         return { read, cached: false };
@@ -217,7 +240,18 @@ export class Understanding {
     if (ms > slowMs) {
       this.counts.slowReads++;
       const phases = { idle: Math.round(idleMs), memory: Math.round(memoryMs), ...read.phases };
-      this.logger.info({ localId, ms: Math.round(ms), joined, phases, nodes: read.nodes, ocrAreas: read.ocr?.areas ?? 0, ...(opts.signal?.aborted ? { callerGaveUp: true } : {}) }, `a screen read took longer than ${slowMs / 1000} s`);
+      this.logger.info(
+        {
+          localId,
+          ms: Math.round(ms),
+          joined,
+          phases,
+          nodes: read.nodes,
+          ocrAreas: read.ocr?.areas ?? 0,
+          ...(opts.signal?.aborted ? { callerGaveUp: true } : {}),
+        },
+        `a screen read took longer than ${slowMs / 1000} s`,
+      );
     }
     return { read, cached: false };
   }
@@ -237,14 +271,27 @@ export class Understanding {
       const unread = read.ocr?.unread;
       if (!(err instanceof DeviceError) || err.code !== 'NO_MATCH' || !incomplete(read)) throw err;
       if (read.ocr?.moving || read.probe?.moving) {
-        throw new DeviceError('NO_MATCH', `${err.message} (the screen was still moving when it was read, so ${[read.ocr?.moving ? 'text drawn in pixels' : null, read.probe?.moving ? 'controls the tree hides' : null].filter(Boolean).join(' and ')} could not be looked for)`, 'wait for the screen to settle, then ask again', { ...err.details, moving: true, ...(unread ? { ocrUnread: unread } : {}) });
+        throw new DeviceError(
+          'NO_MATCH',
+          `${err.message} (the screen was still moving when it was read, so ${[read.ocr?.moving ? 'text drawn in pixels' : null, read.probe?.moving ? 'controls the tree hides' : null].filter(Boolean).join(' and ')} could not be looked for)`,
+          'wait for the screen to settle, then ask again',
+          { ...err.details, moving: true, ...(unread ? { ocrUnread: unread } : {}) },
+        );
       }
       const unprobed = read.probe?.unprobed;
       const short = [
-        unread ? `text recognition stopped at its time budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet` : null,
-        unprobed ? `hit-test probing stopped at the read's time with ${unprobed} of ${read.probe!.containers} container${read.probe!.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part: controls it hides there are not known yet` : null,
+        unread
+          ? `text recognition stopped at its time budget with ${unread} of ${read.ocr!.areas} area${read.ocr!.areas === 1 ? '' : 's'} unread: words drawn there are not known yet`
+          : null,
+        unprobed
+          ? `hit-test probing stopped at the read's time with ${unprobed} of ${read.probe!.containers} container${read.probe!.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part: controls it hides there are not known yet`
+          : null,
       ].filter(Boolean);
-      throw new DeviceError('NO_MATCH', `${err.message} (${short.join('; ')})`, unread ? 'ask again: each read goes on where the last stopped' : 'ask again', { ...err.details, ...(unread ? { ocrUnread: unread } : {}), ...(unprobed ? { unprobed } : {}) });
+      throw new DeviceError('NO_MATCH', `${err.message} (${short.join('; ')})`, unread ? 'ask again: each read goes on where the last stopped' : 'ask again', {
+        ...err.details,
+        ...(unread ? { ocrUnread: unread } : {}),
+        ...(unprobed ? { unprobed } : {}),
+      });
     }
   }
 
@@ -256,14 +303,21 @@ export class Understanding {
     return elementJson(read.reading, index);
   }
 
-
   private device(localId: string): Watched {
     const d = this.devices.get(localId);
     if (!d) throw new DeviceError('NOT_FOUND', `this host has no device ${localId}`);
     return d;
   }
 
-  private async readTree(d: Watched, epoch: number, seq: number | undefined, frameAt: number | undefined, memory: AppMemory, opts: CurrentOptions, deadline: number): Promise<Read> {
+  private async readTree(
+    d: Watched,
+    epoch: number,
+    seq: number | undefined,
+    frameAt: number | undefined,
+    memory: AppMemory,
+    opts: CurrentOptions,
+    deadline: number,
+  ): Promise<Read> {
     const t0 = performance.now();
     const eyes = this.eyesOf(d.backend.localId);
     let tree = await this.treeOf(d, epoch);
@@ -279,13 +333,21 @@ export class Understanding {
     const pixels = await this.pixelTier(d, tree, deadline);
     tree = pixels.tree;
     const t1 = performance.now();
-    const phases = { tree: Math.round(tTree - t0), probe: Math.round(tProbe - tTree), pixels: Math.round(t1 - tProbe), ...(pixels.captureMs === undefined ? {} : { capture: pixels.captureMs }) };
+    const phases = {
+      tree: Math.round(tTree - t0),
+      probe: Math.round(tProbe - tTree),
+      pixels: Math.round(t1 - tProbe),
+      ...(pixels.captureMs === undefined ? {} : { capture: pixels.captureMs }),
+    };
     const reading = readScreen(tree, d.backend.platform);
     const identified = memory.book.identify(reading.fingerprint, reading.title);
     const t2 = performance.now();
     // Memory expected this screen and the tree agrees, but the pixels did not: say so (two screens
     // sharing a fingerprint is the usual cause; new content is the benign one).
-    const disagreement = opts.expect?.includes(identified.node.id) && memory.recall(identified.node.id) ? `screen ${identified.node.id} does not look as remembered; read from the tree` : null;
+    const disagreement =
+      opts.expect?.includes(identified.node.id) && memory.recall(identified.node.id)
+        ? `screen ${identified.node.id} does not look as remembered; read from the tree`
+        : null;
     const newModal = !memory.familiarModal(reading);
     memory.noteModal(reading);
     // Memory learns from settled screens only: a screen half drawn would teach it a face it never has.
@@ -297,7 +359,23 @@ export class Understanding {
     const sameScreen = newest !== undefined && (newest.seq === seq || (frameAt !== undefined && (lastMotion === undefined || lastMotion <= frameAt)));
     // Nor from a read whose pixel tiers were cut short or skipped: memory would serve its missing
     // words and controls as the screen's, to every later session.
-    const read: Read = { seq, frameAt, reading, identified, memory, source: 'tree', at: Date.now(), treeMs: round(t1 - t0), buildMs: round(t2 - t1), nodes: tree.nodes.length, disagreement, newModal, ocr: pixels.ocr, probe: probed.probe, phases };
+    const read: Read = {
+      seq,
+      frameAt,
+      reading,
+      identified,
+      memory,
+      source: 'tree',
+      at: Date.now(),
+      treeMs: round(t1 - t0),
+      buildMs: round(t2 - t1),
+      nodes: tree.nodes.length,
+      disagreement,
+      newModal,
+      ocr: pixels.ocr,
+      probe: probed.probe,
+      phases,
+    };
     // Once per read, whichever tier ran out of time (both may have, and each logs why).
     if ((read.ocr?.unread && !read.ocr.moving) || read.probe?.unprobed) this.counts.cutShort++;
     if (newest && sameScreen && eyes.activity.isSettled() && !incomplete(read)) memory.remember(identified.node.id, reading, newest);
@@ -312,7 +390,11 @@ export class Understanding {
       tree = await d.backend.tree();
     } catch (err) {
       if (err instanceof DeviceError) throw err;
-      throw new DeviceError('DEVICE_FAILED', `the accessibility tree could not be read: ${(err as Error).message}`, 'retry; if it keeps failing the device may be broken');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the accessibility tree could not be read: ${(err as Error).message}`,
+        'retry; if it keeps failing the device may be broken',
+      );
     }
     d.treeReads.set(epoch, (d.treeReads.get(epoch) ?? 0) + 1);
     this.counts.treeReads++;
@@ -350,7 +432,11 @@ export class Understanding {
     }
     const found = nodes.length - tree.nodes.length;
     const unprobed = silent.length - done;
-    if (unprobed) this.logger.info({ localId: d.backend.localId, containers: silent.length, unprobed, probes, found }, "hit-test probing stopped at the read's time; the read answers with what it found");
+    if (unprobed)
+      this.logger.info(
+        { localId: d.backend.localId, containers: silent.length, unprobed, probes, found },
+        "hit-test probing stopped at the read's time; the read answers with what it found",
+      );
     else this.logger.debug({ containers: silent.length, probes, found }, 'probed containers the tree reported empty');
     return { tree: { ...tree, nodes }, probe: { containers: silent.length, probes, found, ...(unprobed ? { unprobed } : {}) } };
   }
@@ -376,7 +462,10 @@ export class Understanding {
     // What the read has left of its time, at most the tier's own budget; the capture counts in it.
     const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - performance.now());
     if (budgetMs < MIN_PIXEL_MS) {
-      this.logger.info({ localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) }, 'no time left for text recognition; the read answers with the tree');
+      this.logger.info(
+        { localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) },
+        'no time left for text recognition; the read answers with the tree',
+      );
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why } };
     }
     try {
@@ -384,9 +473,23 @@ export class Understanding {
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
       if (pixels.unread) {
-        this.logger.info({ localId: d.backend.localId, areas: areas.length, unread: pixels.unread, ms: pixels.ms, budgetMs: Math.round(budgetMs), captureMs: pixels.captureMs }, pixels.captureLate ? 'the screen was not captured within the read\'s time; the read answers with the tree' : 'text recognition stopped at its budget');
+        this.logger.info(
+          {
+            localId: d.backend.localId,
+            areas: areas.length,
+            unread: pixels.unread,
+            ms: pixels.ms,
+            budgetMs: Math.round(budgetMs),
+            captureMs: pixels.captureMs,
+          },
+          pixels.captureLate ? "the screen was not captured within the read's time; the read answers with the tree" : 'text recognition stopped at its budget',
+        );
       }
-      return { tree: merged, captureMs: pixels.captureMs, ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) } };
+      return {
+        tree: merged,
+        captureMs: pixels.captureMs,
+        ocr: { areas: areas.length, lines: pixels.nodes.length, ms: pixels.ms, why: areas[0]!.why, ...(pixels.unread ? { unread: pixels.unread } : {}) },
+      };
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'text recognition failed; the tree is read alone');
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: (err as Error).message } };
@@ -408,8 +511,12 @@ export class Understanding {
       read.ocr?.moving || read.probe?.moving
         ? `the screen was still moving: ${[read.ocr?.moving ? `${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read from pixels` : null, read.probe?.moving ? `${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed` : null].filter(Boolean).join(', ')}; read again once it settles`
         : null,
-      read.probe?.unprobed ? `hit-test probing stopped at the read's time (a read answers within ${READ_ANSWER_MS / 1000} s): ${read.probe.unprobed} of ${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part; read again` : null,
-      read.ocr?.unread && !read.ocr.moving ? `text recognition stopped at its time budget (${PIXEL_BUDGET_MS / 1000} s, less when the tree was slow; a read answers within ${READ_ANSWER_MS / 1000} s): ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on` : null,
+      read.probe?.unprobed
+        ? `hit-test probing stopped at the read's time (a read answers within ${READ_ANSWER_MS / 1000} s): ${read.probe.unprobed} of ${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed, or only in part; read again`
+        : null,
+      read.ocr?.unread && !read.ocr.moving
+        ? `text recognition stopped at its time budget (${PIXEL_BUDGET_MS / 1000} s, less when the tree was slow; a read answers within ${READ_ANSWER_MS / 1000} s): ${read.ocr.unread} of ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read; read again to go on`
+        : null,
       read.source === 'memory' ? 'from memory (pixels agree)' : null,
       read.disagreement,
     ].filter((n): n is string => !!n);

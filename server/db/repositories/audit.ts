@@ -11,10 +11,14 @@ export interface AuditEntry {
 }
 
 export async function recordAudit(q: Queryable, e: AuditEntry): Promise<void> {
-  await q.query(
-    'INSERT INTO audit_log (actor, actor_role, team, action, subject, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
-    [e.actor, e.actorRole, e.team, e.action, e.subject, JSON.stringify(e.detail ?? {})],
-  );
+  await q.query('INSERT INTO audit_log (actor, actor_role, team, action, subject, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
+    e.actor,
+    e.actorRole,
+    e.team,
+    e.action,
+    e.subject,
+    JSON.stringify(e.detail ?? {}),
+  ]);
 }
 
 export interface AuditRow {

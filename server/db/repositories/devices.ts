@@ -44,7 +44,22 @@ export async function upsertDevice(q: Queryable, d: DeviceWrite): Promise<void> 
        name = excluded.name, labels = excluded.labels, health = excluded.health, reported = excluded.reported,
        state = excluded.state, state_reason = excluded.state_reason, needs_reset = excluded.needs_reset, updated_at = now(),
        session_id = CASE WHEN excluded.state IN ('leased', 'preparing') THEN devices.session_id ELSE NULL END`,
-    [d.id, d.host_id, d.local_id, d.platform, d.backend, d.model, d.os, d.name, JSON.stringify(d.labels), d.health, d.reported, d.state, d.state_reason, d.needs_reset],
+    [
+      d.id,
+      d.host_id,
+      d.local_id,
+      d.platform,
+      d.backend,
+      d.model,
+      d.os,
+      d.name,
+      JSON.stringify(d.labels),
+      d.health,
+      d.reported,
+      d.state,
+      d.state_reason,
+      d.needs_reset,
+    ],
   );
 }
 
@@ -108,7 +123,10 @@ export async function leaseDevice(q: Queryable, id: string, sessionId: string): 
 }
 
 export async function setDeviceLeased(q: Queryable, id: string, epoch: number): Promise<boolean> {
-  const { rowCount } = await q.query(`UPDATE devices SET state = 'leased', updated_at = now() WHERE id = $1 AND epoch = $2 AND state = 'preparing'`, [id, epoch]);
+  const { rowCount } = await q.query(`UPDATE devices SET state = 'leased', updated_at = now() WHERE id = $1 AND epoch = $2 AND state = 'preparing'`, [
+    id,
+    epoch,
+  ]);
   return rowCount > 0;
 }
 
@@ -200,7 +218,11 @@ export async function devicesByIds(q: Queryable, ids: readonly string[]): Promis
  * Devices a lost reply or a dead gateway left behind on a connected host: offline but needing a
  * reset, or stuck resetting past `stuckMs`. Each is claimed here (reclaiming, a fresh epoch).
  */
-export async function claimDevicesToRecover(q: Queryable, stuckMs: number, pause?: PauseAllowance): Promise<{ id: string; host_id: string; local_id: string; epoch: number }[]> {
+export async function claimDevicesToRecover(
+  q: Queryable,
+  stuckMs: number,
+  pause?: PauseAllowance,
+): Promise<{ id: string; host_id: string; local_id: string; epoch: number }[]> {
   const { rows } = await q.query<{ id: string; host_id: string; local_id: string; epoch: number }>(
     `UPDATE devices d SET state = 'reclaiming', needs_reset = true, session_id = NULL, epoch = d.epoch + 1,
        state_reason = 'resetting (recovered)', updated_at = now()

@@ -11,7 +11,10 @@ export interface FarmEventRow {
 }
 
 export async function farmEventsAfter(q: Queryable, after: number, limit: number): Promise<FarmEventRow[]> {
-  const { rows } = await q.query<FarmEventRow & { seq: string }>(`SELECT seq, at, kind, subject, team FROM farm_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
+  const { rows } = await q.query<FarmEventRow & { seq: string }>(`SELECT seq, at, kind, subject, team FROM farm_events WHERE seq > $1 ORDER BY seq LIMIT $2`, [
+    after,
+    limit,
+  ]);
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));
 }
 

@@ -38,8 +38,14 @@ export interface FlowRow {
 }
 
 /** Starts a recording; false when the session is recording already. */
-export async function startRecording(q: Queryable, r: { sessionId: string; team: string; name: string; platform: string; createdBy: string }): Promise<boolean> {
-  const { rowCount } = await q.query(`INSERT INTO recordings (session_id, team, name, platform, created_by) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_id) DO NOTHING`, [r.sessionId, r.team, r.name, r.platform, r.createdBy]);
+export async function startRecording(
+  q: Queryable,
+  r: { sessionId: string; team: string; name: string; platform: string; createdBy: string },
+): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `INSERT INTO recordings (session_id, team, name, platform, created_by) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_id) DO NOTHING`,
+    [r.sessionId, r.team, r.name, r.platform, r.createdBy],
+  );
   return rowCount === 1;
 }
 
@@ -54,7 +60,11 @@ export async function getRecording(q: Queryable, sessionId: string): Promise<Rec
 }
 
 /** Appends steps in order; the sequence continues from the last one kept. */
-export async function appendRecordedSteps(q: Queryable, sessionId: string, steps: { app: string | null; model: string; step: Schemas['Step']; verified: boolean }[]): Promise<void> {
+export async function appendRecordedSteps(
+  q: Queryable,
+  sessionId: string,
+  steps: { app: string | null; model: string; step: Schemas['Step']; verified: boolean }[],
+): Promise<void> {
   for (const s of steps) {
     await q.query(
       `INSERT INTO recording_steps (session_id, seq, app, model, step, verified)
@@ -67,7 +77,9 @@ export async function appendRecordedSteps(q: Queryable, sessionId: string, steps
 }
 
 export async function recordedSteps(q: Queryable, sessionId: string): Promise<RecordedStepRow[]> {
-  const { rows } = await q.query<RecordedStepRow>(`SELECT seq, app, model, step, verified FROM recording_steps WHERE session_id = $1 ORDER BY seq`, [sessionId]);
+  const { rows } = await q.query<RecordedStepRow>(`SELECT seq, app, model, step, verified FROM recording_steps WHERE session_id = $1 ORDER BY seq`, [
+    sessionId,
+  ]);
   return rows;
 }
 

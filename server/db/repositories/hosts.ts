@@ -67,10 +67,11 @@ export async function recordHeartbeat(q: Queryable, hostId: string, connectionId
 }
 
 export async function updateHostBackends(q: Queryable, hostId: string, connectionId: string, backends: Schemas['BackendStatus'][]): Promise<boolean> {
-  const { rowCount } = await q.query(
-    `UPDATE hosts SET backends = $3::jsonb, last_seen_at = now() WHERE id = $1 AND connection_id = $2 AND state = 'online'`,
-    [hostId, connectionId, JSON.stringify(backends)],
-  );
+  const { rowCount } = await q.query(`UPDATE hosts SET backends = $3::jsonb, last_seen_at = now() WHERE id = $1 AND connection_id = $2 AND state = 'online'`, [
+    hostId,
+    connectionId,
+    JSON.stringify(backends),
+  ]);
   return rowCount > 0;
 }
 

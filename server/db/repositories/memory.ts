@@ -33,7 +33,17 @@ export async function applyMemoryWrite(db: Database, hostId: string | null, w: S
                readings = GREATEST(memory_screens.readings, EXCLUDED.readings),
                vocabulary = ${NEWER_VOCABULARY('$8', 'EXCLUDED.confirmed_at')},
                confirmed_at = GREATEST(memory_screens.confirmed_at, EXCLUDED.confirmed_at)`,
-        [k.team, k.platform, k.app, s.id, s.name, JSON.stringify(s.fingerprints), s.readings, s.vocabulary ? JSON.stringify(s.vocabulary) : null, s.confirmedAt ?? null],
+        [
+          k.team,
+          k.platform,
+          k.app,
+          s.id,
+          s.name,
+          JSON.stringify(s.fingerprints),
+          s.readings,
+          s.vocabulary ? JSON.stringify(s.vocabulary) : null,
+          s.confirmedAt ?? null,
+        ],
       );
     }
     // A screen recognised again: only its time and vocabulary move; a screen not held is skipped.
@@ -64,7 +74,12 @@ export async function applyMemoryWrite(db: Database, hostId: string | null, w: S
 }
 
 /** Stores one escalation; its id. `hostId` null: raised by a gateway, not a worker. */
-export async function insertEscalation(q: Queryable, k: Key, hostId: string | null, x: { screen: string; reason: string; evidence: unknown; costMs: number; at: string }): Promise<string> {
+export async function insertEscalation(
+  q: Queryable,
+  k: Key,
+  hostId: string | null,
+  x: { screen: string; reason: string; evidence: unknown; costMs: number; at: string },
+): Promise<string> {
   const { rows } = await q.query<{ id: string }>(
     `INSERT INTO escalations (team, platform, app, host_id, screen, reason, evidence, cost_ms, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
     [k.team, k.platform, k.app, hostId, x.screen, x.reason, JSON.stringify(x.evidence), x.costMs, x.at],
@@ -77,13 +92,36 @@ export async function insertEscalation(q: Queryable, k: Key, hostId: string | nu
  * does not use it (it answers from the faces it read itself), and 500 screens' worth would not fit
  * in one message on the worker link.
  */
-export async function loadMemory(q: Queryable, k: Key, opts: { vocabulary?: boolean } = {}): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
-  const { rows: gen } = await q.query<{ generation: number }>(`SELECT generation FROM memory_apps WHERE team = $1 AND platform = $2 AND app = $3`, [k.team, k.platform, k.app]);
-  const screens = await q.query<{ node_id: string; name: string | null; fingerprints: Schemas['MemoryScreen']['fingerprints']; readings: number; vocabulary: Schemas['MemoryWord'][] | null; confirmed_at: Date }>(
+export async function loadMemory(
+  q: Queryable,
+  k: Key,
+  opts: { vocabulary?: boolean } = {},
+): Promise<{ screens: Schemas['MemoryScreen'][]; edges: Schemas['MemoryEdge'][]; generation: number }> {
+  const { rows: gen } = await q.query<{ generation: number }>(`SELECT generation FROM memory_apps WHERE team = $1 AND platform = $2 AND app = $3`, [
+    k.team,
+    k.platform,
+    k.app,
+  ]);
+  const screens = await q.query<{
+    node_id: string;
+    name: string | null;
+    fingerprints: Schemas['MemoryScreen']['fingerprints'];
+    readings: number;
+    vocabulary: Schemas['MemoryWord'][] | null;
+    confirmed_at: Date;
+  }>(
     `SELECT node_id, name, fingerprints, readings, ${opts.vocabulary ? 'vocabulary' : 'NULL AS vocabulary'}, confirmed_at FROM memory_screens WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY confirmed_at DESC LIMIT 500`,
     [k.team, k.platform, k.app],
   );
-  const edges = await q.query<{ from_node: string; action: string; to_node: string; count: number; verified: number; durations: number[]; kinds: Record<string, number> }>(
+  const edges = await q.query<{
+    from_node: string;
+    action: string;
+    to_node: string;
+    count: number;
+    verified: number;
+    durations: number[];
+    kinds: Record<string, number>;
+  }>(
     `SELECT from_node, action, to_node, count, verified, durations, kinds FROM memory_edges WHERE team = $1 AND platform = $2 AND app = $3 ORDER BY count DESC LIMIT 2000`,
     [k.team, k.platform, k.app],
   );
@@ -96,7 +134,15 @@ export async function loadMemory(q: Queryable, k: Key, opts: { vocabulary?: bool
       ...(r.vocabulary ? { vocabulary: r.vocabulary } : {}),
       confirmedAt: new Date(r.confirmed_at).toISOString(),
     })),
-    edges: edges.rows.map((r) => ({ from: r.from_node, action: r.action, to: r.to_node, count: r.count, verified: r.verified, durations: r.durations, kinds: r.kinds })),
+    edges: edges.rows.map((r) => ({
+      from: r.from_node,
+      action: r.action,
+      to: r.to_node,
+      count: r.count,
+      verified: r.verified,
+      durations: r.durations,
+      kinds: r.kinds,
+    })),
     generation: gen[0]?.generation ?? 0,
   };
 }
@@ -114,7 +160,10 @@ export interface EscalationRow {
   at: Date;
 }
 
-export async function listEscalations(q: Queryable, f: { team?: string; reason?: string; app?: string; since?: string; limit: number }): Promise<EscalationRow[]> {
+export async function listEscalations(
+  q: Queryable,
+  f: { team?: string; reason?: string; app?: string; since?: string; limit: number },
+): Promise<EscalationRow[]> {
   const where: string[] = [];
   const args: unknown[] = [];
   const add = (sql: string, v: unknown) => {
@@ -126,7 +175,10 @@ export async function listEscalations(q: Queryable, f: { team?: string; reason?:
   if (f.app) add('app = ?', f.app);
   if (f.since) add('at >= ?', f.since);
   args.push(f.limit);
-  const { rows } = await q.query<EscalationRow>(`SELECT * FROM escalations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT $${args.length}`, args);
+  const { rows } = await q.query<EscalationRow>(
+    `SELECT * FROM escalations ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT $${args.length}`,
+    args,
+  );
   return rows;
 }
 
@@ -156,7 +208,10 @@ export async function forgetApp(db: Database, k: Key): Promise<boolean> {
     const edges = await tx.query(`DELETE FROM memory_edges WHERE team = $1 AND platform = $2 AND app = $3`, args);
     await tx.query(`DELETE FROM escalations WHERE team = $1 AND platform = $2 AND app = $3`, args);
     // Writes from workers that loaded it before now are dropped; they start afresh.
-    await tx.query(`INSERT INTO memory_apps (team, platform, app, generation) VALUES ($1, $2, $3, 1) ON CONFLICT (team, platform, app) DO UPDATE SET generation = memory_apps.generation + 1`, args);
+    await tx.query(
+      `INSERT INTO memory_apps (team, platform, app, generation) VALUES ($1, $2, $3, 1) ON CONFLICT (team, platform, app) DO UPDATE SET generation = memory_apps.generation + 1`,
+      args,
+    );
     return (rowCount ?? 0) + (edges.rowCount ?? 0) > 0;
   });
 }

@@ -11,7 +11,10 @@ export interface StoredRequest {
 
 /** Claims the key; false when another request holds it already. */
 export async function claimRequest(q: Queryable, team: string, key: string, route: string, requestHash: string): Promise<boolean> {
-  const { rowCount } = await q.query(`INSERT INTO request_results (team, key, route, request_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (team, key) DO NOTHING`, [team, key, route, requestHash]);
+  const { rowCount } = await q.query(
+    `INSERT INTO request_results (team, key, route, request_hash) VALUES ($1, $2, $3, $4) ON CONFLICT (team, key) DO NOTHING`,
+    [team, key, route, requestHash],
+  );
   return rowCount === 1;
 }
 

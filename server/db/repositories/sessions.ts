@@ -59,8 +59,20 @@ export async function insertSession(q: Queryable, s: NewSession): Promise<Sessio
                            idempotency_key, request_hash, queue_deadline)
      VALUES ($1, $2, $3, 'queued', $4, $5::jsonb, $6::jsonb, $7, $8, $9, $10, $11, now() + ($12::double precision * interval '1 second'))
      RETURNING *`,
-    [s.id, s.team, s.tokenId, s.platform, JSON.stringify(s.requirements), s.app ? JSON.stringify(s.app) : null, s.priority,
-      s.ttlSeconds, s.idleTimeoutSeconds, s.idempotencyKey, s.requestHash, s.waitSeconds],
+    [
+      s.id,
+      s.team,
+      s.tokenId,
+      s.platform,
+      JSON.stringify(s.requirements),
+      s.app ? JSON.stringify(s.app) : null,
+      s.priority,
+      s.ttlSeconds,
+      s.idleTimeoutSeconds,
+      s.idempotencyKey,
+      s.requestHash,
+      s.waitSeconds,
+    ],
   );
   return rows[0]!;
 }
@@ -95,7 +107,9 @@ export async function hostServesTeam(q: Queryable, hostId: string, team: string,
 
 /** Sessions not yet ended, of one team (or every team with null), oldest first. */
 export async function activeSessions(q: Queryable, team: string | null): Promise<SessionRow[]> {
-  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state <> 'ended' AND ($1::text IS NULL OR team = $1) ORDER BY created_at, id`, [team]);
+  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE state <> 'ended' AND ($1::text IS NULL OR team = $1) ORDER BY created_at, id`, [
+    team,
+  ]);
   return rows;
 }
 
@@ -193,19 +207,17 @@ export async function touch(q: Queryable, sessionId: string): Promise<void> {
 /** Active sessions held on any of these devices (locked for ending). */
 export async function lockActiveOnDevices(q: Queryable, deviceIds: readonly string[]): Promise<SessionRow[]> {
   if (deviceIds.length === 0) return [];
-  const { rows } = await q.query<SessionRow>(
-    `SELECT * FROM sessions WHERE device_id = ANY($1::text[]) AND state IN ('preparing', 'ready') FOR UPDATE`,
-    [deviceIds],
-  );
+  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE device_id = ANY($1::text[]) AND state IN ('preparing', 'ready') FOR UPDATE`, [
+    deviceIds,
+  ]);
   return rows;
 }
 
 export async function lockActiveOnHosts(q: Queryable, hostIds: readonly string[]): Promise<SessionRow[]> {
   if (hostIds.length === 0) return [];
-  const { rows } = await q.query<SessionRow>(
-    `SELECT * FROM sessions WHERE host_id = ANY($1::text[]) AND state IN ('preparing', 'ready') FOR UPDATE`,
-    [hostIds],
-  );
+  const { rows } = await q.query<SessionRow>(`SELECT * FROM sessions WHERE host_id = ANY($1::text[]) AND state IN ('preparing', 'ready') FOR UPDATE`, [
+    hostIds,
+  ]);
   return rows;
 }
 
@@ -307,7 +319,10 @@ export async function recentPlacementInterval(q: Queryable, platform: string): P
   return r.span / (r.n - 1);
 }
 
-export async function notifySessionEvent(q: Queryable, payload: { id: string; seq: number; kind: 'session' | 'expiring'; reason?: string; deadline?: string }): Promise<void> {
+export async function notifySessionEvent(
+  q: Queryable,
+  payload: { id: string; seq: number; kind: 'session' | 'expiring'; reason?: string; deadline?: string },
+): Promise<void> {
   await q.query(`SELECT pg_notify('sf_session', $1)`, [JSON.stringify(payload)]);
 }
 

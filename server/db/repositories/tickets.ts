@@ -3,7 +3,10 @@ import type { Queryable } from '../database.js';
 import type { TokenRow } from './tokens.js';
 
 export async function insertTicket(q: Queryable, hash: string, tokenId: string, ttlMs: number): Promise<Date> {
-  const { rows } = await q.query<{ expires_at: Date }>(`INSERT INTO tickets (hash, token_id, expires_at) VALUES ($1, $2, now() + ($3 || ' milliseconds')::interval) RETURNING expires_at`, [hash, tokenId, String(ttlMs)]);
+  const { rows } = await q.query<{ expires_at: Date }>(
+    `INSERT INTO tickets (hash, token_id, expires_at) VALUES ($1, $2, now() + ($3 || ' milliseconds')::interval) RETURNING expires_at`,
+    [hash, tokenId, String(ttlMs)],
+  );
   return rows[0]!.expires_at;
 }
 

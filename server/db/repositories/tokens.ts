@@ -37,28 +37,19 @@ export async function getToken(q: Queryable, id: string): Promise<TokenRow | und
 }
 
 export async function listTokens(q: Queryable, includeRevoked: boolean): Promise<TokenRow[]> {
-  const { rows } = await q.query<TokenRow>(
-    `SELECT ${COLUMNS} FROM tokens WHERE $1 OR revoked_at IS NULL ORDER BY created_at DESC, id`,
-    [includeRevoked],
-  );
+  const { rows } = await q.query<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE $1 OR revoked_at IS NULL ORDER BY created_at DESC, id`, [includeRevoked]);
   return rows;
 }
 
 /** Revoking twice keeps the first revocation time. */
 export async function revokeToken(q: Queryable, id: string): Promise<TokenRow | undefined> {
-  const { rows } = await q.query<TokenRow>(
-    `UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id],
-  );
+  const { rows } = await q.query<TokenRow>(`UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
   return rows[0];
 }
 
 /** At most one write a minute per token, so authentication does not turn every read into a write. */
 export async function touchToken(q: Queryable, id: string): Promise<void> {
-  await q.query(
-    `UPDATE tokens SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [id],
-  );
+  await q.query(`UPDATE tokens SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id]);
 }
 
 export async function countActiveAdmins(q: Queryable): Promise<number> {

@@ -40,7 +40,11 @@ export class Acting {
 
   async replay(principal: Principal, sessionId: string, body: Schemas['ReplayRequest']): Promise<Schemas['DoResult']> {
     const flow = await this.flows.get(principal, body.flow, body.app, body.version);
-    const req: Schemas['DoRequest'] = { steps: flow.steps, ...(body.from !== undefined ? { from: body.from } : {}), ...(body.planDigest ? { planDigest: body.planDigest } : {}) };
+    const req: Schemas['DoRequest'] = {
+      steps: flow.steps,
+      ...(body.from !== undefined ? { from: body.from } : {}),
+      ...(body.planDigest ? { planDigest: body.planDigest } : {}),
+    };
     const result = await this.perception.steps(principal, sessionId, req);
     await this.flows.recordRun(sessionId, await this.deviceOf(principal, sessionId), req, result);
     return { ...result, flow: { name: flow.summary.name, version: flow.summary.version, app: flow.summary.app } };
@@ -51,13 +55,23 @@ export class Acting {
     const main = body.path ?? 'flow.yaml';
     const files = new Map(Object.entries(body.files ?? {}));
     files.set(main, body.flow);
-    const plan = parseMaestro(main, (path) => {
-      const text = files.get(path);
-      if (text === undefined) throw new Error(`not sent: add it to files under "${path}"`);
-      return text;
-    }, { env: body.env ?? {} });
+    const plan = parseMaestro(
+      main,
+      (path) => {
+        const text = files.get(path);
+        if (text === undefined) throw new Error(`not sent: add it to files under "${path}"`);
+        return text;
+      },
+      { env: body.env ?? {} },
+    );
     if (plan.problems.length) {
-      throw new ApiError('MAESTRO_UNSUPPORTED', { message: `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'} in ${main}: ${plan.problems.slice(0, 3).map((p) => `${p.file}:${p.line} ${p.command} ${p.message}`).join('; ')}${plan.problems.length > 3 ? '; …' : ''}`, details: { problems: plan.problems } });
+      throw new ApiError('MAESTRO_UNSUPPORTED', {
+        message: `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'} in ${main}: ${plan.problems
+          .slice(0, 3)
+          .map((p) => `${p.file}:${p.line} ${p.command} ${p.message}`)
+          .join('; ')}${plan.problems.length > 3 ? '; …' : ''}`,
+        details: { problems: plan.problems },
+      });
     }
     return this.run(principal, sessionId, { steps: plan.steps }, undefined);
   }

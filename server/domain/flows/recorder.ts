@@ -15,9 +15,18 @@ export function recordedStep(step: Step, result: Schemas['ActionResult'] | undef
   if (!result) return rest;
   const out: Step = { ...rest };
   const b = result.binding;
-  const expect: NonNullable<Step['expect']> = { from: result.evidence.before.id, to: result.screen.id, fromName: result.evidence.before.name, toName: result.screen.name };
+  const expect: NonNullable<Step['expect']> = {
+    from: result.evidence.before.id,
+    to: result.screen.id,
+    fromName: result.evidence.before.name,
+    toName: result.screen.name,
+  };
   if (b) {
-    const durable = b.id ? { target: `#${b.id}` } : b.label ? { target: b.label, role: b.role, ...(b.viewportOrder > 0 ? { index: b.viewportOrder } : {}) } : null;
+    const durable = b.id
+      ? { target: `#${b.id}` }
+      : b.label
+        ? { target: b.label, role: b.role, ...(b.viewportOrder > 0 ? { index: b.viewportOrder } : {}) }
+        : null;
     if (step.action === 'scroll') {
       // The evidence is of the element scrolled to: it becomes `to`; finding it is the check.
       if (durable) out.to = durable.target;
@@ -33,6 +42,11 @@ export function recordedStep(step: Step, result: Schemas['ActionResult'] | undef
 }
 
 /** Steps of a /do run worth keeping: those that ran to their end, each with what it saw. */
-export function recordedRun(req: Schemas['DoRequest'], res: Schemas['DoResult']): { step: Step; result: Schemas['ActionResult'] | undefined; verified: boolean }[] {
-  return res.steps.filter((r) => r.status === 'done').map((r) => ({ step: recordedStep(req.steps[r.index]!, r.result), result: r.result, verified: r.verdict === 'ok' }));
+export function recordedRun(
+  req: Schemas['DoRequest'],
+  res: Schemas['DoResult'],
+): { step: Step; result: Schemas['ActionResult'] | undefined; verified: boolean }[] {
+  return res.steps
+    .filter((r) => r.status === 'done')
+    .map((r) => ({ step: recordedStep(req.steps[r.index]!, r.result), result: r.result, verified: r.verdict === 'ok' }));
 }

@@ -25,7 +25,10 @@ export class FlowService {
     if (row.state === 'ended') throw ended(row);
     if (!(await repo.startRecording(this.db, { sessionId, team: row.team, name, platform: row.platform, createdBy: principal.name }))) {
       const existing = await repo.getRecording(this.db, sessionId);
-      throw new ApiError('RECORDING_ACTIVE', { message: `session ${sessionId} is already recording flow ${existing?.name ?? '?'}`, details: { name: existing?.name ?? null } });
+      throw new ApiError('RECORDING_ACTIVE', {
+        message: `session ${sessionId} is already recording flow ${existing?.name ?? '?'}`,
+        details: { name: existing?.name ?? null },
+      });
     }
     this.logger.info({ sessionId, name }, 'recording started');
     return this.recording(principal, sessionId);
@@ -34,7 +37,8 @@ export class FlowService {
   async recording(principal: Principal, sessionId: string): Promise<Schemas['Recording']> {
     await this.sessions.get(principal, sessionId);
     const r = await repo.getRecording(this.db, sessionId);
-    if (!r) throw new ApiError('NOT_FOUND', { message: `session ${sessionId} is not recording`, hint: 'POST /v1/sessions/{id}/recording {"name": ...} starts one' });
+    if (!r)
+      throw new ApiError('NOT_FOUND', { message: `session ${sessionId} is not recording`, hint: 'POST /v1/sessions/{id}/recording {"name": ...} starts one' });
     return { sessionId, name: r.name, app: r.app, steps: r.steps, startedAt: r.started_at.toISOString() };
   }
 
@@ -47,7 +51,11 @@ export class FlowService {
     await this.sessions.get(principal, sessionId);
     return this.db.transaction(async (tx) => {
       const r = await repo.getRecording(tx, sessionId);
-      if (!r) throw new ApiError('NOT_FOUND', { message: `session ${sessionId} is not recording`, hint: 'POST /v1/sessions/{id}/recording {"name": ...} starts one' });
+      if (!r)
+        throw new ApiError('NOT_FOUND', {
+          message: `session ${sessionId} is not recording`,
+          hint: 'POST /v1/sessions/{id}/recording {"name": ...} starts one',
+        });
       const rows = await repo.recordedSteps(tx, sessionId);
       if (!rows.length) throw new ApiError('EMPTY_RECORDING', { message: `flow ${r.name}: no step ran while session ${sessionId} was recording` });
       const steps = rows.map((s) => s.step);
@@ -82,7 +90,11 @@ export class FlowService {
   private async append(sessionId: string, deviceId: string | null, app: string | null, steps: { step: Schemas['Step']; verified: boolean }[]): Promise<void> {
     if (!steps.length || !(await repo.getRecording(this.db, sessionId))) return;
     const model = deviceId ? ((await getDevice(this.db, deviceId))?.model ?? 'unknown device') : 'unknown device';
-    await repo.appendRecordedSteps(this.db, sessionId, steps.map((s) => ({ ...s, app, model })));
+    await repo.appendRecordedSteps(
+      this.db,
+      sessionId,
+      steps.map((s) => ({ ...s, app, model })),
+    );
   }
 
   async list(principal: Principal, app: string | undefined): Promise<Schemas['FlowSummary'][]> {
@@ -93,7 +105,11 @@ export class FlowService {
   async get(principal: Principal, name: string, app: string | undefined, version: number | undefined): Promise<Schemas['Flow']> {
     const chosen = await this.appOf(principal.team, name, app);
     const row = await repo.getFlow(this.db, principal.team, chosen, name, version);
-    if (!row) throw new ApiError('NOT_FOUND', { message: `flow ${name} of ${chosen} has no version ${version}`, hint: 'GET /v1/flows lists the newest version of each flow' });
+    if (!row)
+      throw new ApiError('NOT_FOUND', {
+        message: `flow ${name} of ${chosen} has no version ${version}`,
+        hint: 'GET /v1/flows lists the newest version of each flow',
+      });
     return present(row);
   }
 
@@ -107,17 +123,29 @@ export class FlowService {
   private async appOf(team: string, name: string, app: string | undefined): Promise<string> {
     const apps = await repo.appsWithFlow(this.db, team, name);
     if (app) {
-      if (!apps.includes(app)) throw new ApiError('NOT_FOUND', { message: `no flow ${name} for app ${app}`, hint: 'GET /v1/flows lists the flows and their apps' });
+      if (!apps.includes(app))
+        throw new ApiError('NOT_FOUND', { message: `no flow ${name} for app ${app}`, hint: 'GET /v1/flows lists the flows and their apps' });
       return app;
     }
-    if (!apps.length) throw new ApiError('NOT_FOUND', { message: `no flow ${name}`, hint: 'GET /v1/flows lists your team\'s flows' });
-    if (apps.length > 1) throw new ApiError('AMBIGUOUS', { message: `flows named ${name} exist for ${apps.length} apps`, hint: 'say which with app', details: { apps } });
+    if (!apps.length) throw new ApiError('NOT_FOUND', { message: `no flow ${name}`, hint: "GET /v1/flows lists your team's flows" });
+    if (apps.length > 1)
+      throw new ApiError('AMBIGUOUS', { message: `flows named ${name} exist for ${apps.length} apps`, hint: 'say which with app', details: { apps } });
     return apps[0]!;
   }
 }
 
 function summary(r: repo.FlowRow): Schemas['FlowSummary'] {
-  return { name: r.name, app: r.app, version: r.version, steps: r.step_count, verifiedSteps: r.verified_steps, planDigest: r.plan_digest, createdAt: r.created_at.toISOString(), createdBy: r.created_by, recordedOn: r.recorded_on };
+  return {
+    name: r.name,
+    app: r.app,
+    version: r.version,
+    steps: r.step_count,
+    verifiedSteps: r.verified_steps,
+    planDigest: r.plan_digest,
+    createdAt: r.created_at.toISOString(),
+    createdBy: r.created_by,
+    recordedOn: r.recorded_on,
+  };
 }
 
 function present(r: repo.FlowRow): Schemas['Flow'] {

@@ -96,7 +96,11 @@ export class DeviceLifecycle {
   private async doPrepare(job: PrepareJob): Promise<void> {
     const log = this.logger.child({ sessionId: job.sessionId, deviceId: job.deviceId, hostId: job.hostId });
     try {
-      await this.commands.prepare(job.hostId, { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app, origins: this.opts.origins }, this.opts.prepareTimeoutMs);
+      await this.commands.prepare(
+        job.hostId,
+        { localId: job.localId, epoch: job.epoch, sessionId: job.sessionId, app: job.app, origins: this.opts.origins },
+        this.opts.prepareTimeoutMs,
+      );
     } catch (err) {
       return this.prepareFailed(job, err as Error & { code?: string });
     }
@@ -122,7 +126,9 @@ export class DeviceLifecycle {
   private async prepareFailed(job: PrepareJob, err: Error & { code?: string }): Promise<void> {
     if (REQUEST_FAULT_CODES.has(err.code ?? '')) return this.requestRefused(job, err);
     const unreachable = unreachableFailure(err);
-    const reason = isOutage(err) ? `prepare not confirmed: the database was unavailable (${err.message})` : `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
+    const reason = isOutage(err)
+      ? `prepare not confirmed: the database was unavailable (${err.message})`
+      : `prepare failed: ${err.code ?? 'ERROR'}: ${err.message}`;
     this.logger.warn({ sessionId: job.sessionId, deviceId: job.deviceId, code: err.code, err: err.message }, 'device prepare failed');
     await this.record('a failed prepare', async (tx) => {
       const session = await sessions.getSession(tx, job.sessionId, true);

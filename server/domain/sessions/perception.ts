@@ -66,7 +66,9 @@ export class SessionPerception {
 
   async changes(principal: Principal, sessionId: string, since: string | undefined): Promise<Schemas['Changes']> {
     const params = since ? { since } : {};
-    return this.ask(principal, sessionId, 'perception.changes', params, CALL_TIMEOUT_MS, (v) => (v as Schemas['Changes']).changed) as Promise<Schemas['Changes']>;
+    return this.ask(principal, sessionId, 'perception.changes', params, CALL_TIMEOUT_MS, (v) => (v as Schemas['Changes']).changed) as Promise<
+      Schemas['Changes']
+    >;
   }
 
   async wait(principal: Principal, sessionId: string, body: Schemas['WaitRequest']): Promise<Schemas['WaitResult']> {
@@ -75,7 +77,9 @@ export class SessionPerception {
   }
 
   async screen(principal: Principal, sessionId: string): Promise<Schemas['ScreenOutline']> {
-    return this.ask(principal, sessionId, 'screen.read', {}, CALL_TIMEOUT_MS, (v) => ((v as Schemas['ScreenOutline']).screen.known ? 'known' : 'new')) as Promise<Schemas['ScreenOutline']>;
+    return this.ask(principal, sessionId, 'screen.read', {}, CALL_TIMEOUT_MS, (v) =>
+      (v as Schemas['ScreenOutline']).screen.known ? 'known' : 'new',
+    ) as Promise<Schemas['ScreenOutline']>;
   }
 
   async locate(principal: Principal, sessionId: string, body: Schemas['LocateRequest']): Promise<Schemas['Located']> {
@@ -83,7 +87,9 @@ export class SessionPerception {
   }
 
   async act(principal: Principal, sessionId: string, body: Schemas['ActionRequest']): Promise<Schemas['ActionResult']> {
-    return this.ask(principal, sessionId, 'action.run', body, stepBudgetMs(body), (v) => (v as Schemas['ActionResult']).verdict) as Promise<Schemas['ActionResult']>;
+    return this.ask(principal, sessionId, 'action.run', body, stepBudgetMs(body), (v) => (v as Schemas['ActionResult']).verdict) as Promise<
+      Schemas['ActionResult']
+    >;
   }
 
   async look(principal: Principal, sessionId: string, req: Schemas['LookRequest']): Promise<Schemas['LookImage']> {
@@ -92,13 +98,17 @@ export class SessionPerception {
 
   async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {
     const timeoutMs = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
-    return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<Schemas['DoResult']>;
+    return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<
+      Schemas['DoResult']
+    >;
   }
 
   /** A permission of the session's app set on its device; a change of the device, so viewers may not. */
   async permission(principal: Principal, sessionId: string, body: Schemas['PermissionRequest']): Promise<Schemas['PermissionResult']> {
     // Android takes one adb call per platform permission behind the name (up to fourteen for "all").
-    return this.ask(principal, sessionId, 'device.permission', body, 4 * CALL_TIMEOUT_MS, (v) => `${(v as Schemas['PermissionResult']).action}`) as Promise<Schemas['PermissionResult']>;
+    return this.ask(principal, sessionId, 'device.permission', body, 4 * CALL_TIMEOUT_MS, (v) => `${(v as Schemas['PermissionResult']).action}`) as Promise<
+      Schemas['PermissionResult']
+    >;
   }
 
   /**

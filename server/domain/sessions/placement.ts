@@ -68,7 +68,13 @@ export function matches(req: Pick<QueuedRequest, 'platform' | 'requirements'>, d
   return (r.labels ?? []).every((l) => dev.labels.includes(l));
 }
 
-export function plan(requests: readonly QueuedRequest[], devices: readonly FreeDevice[], teams: ReadonlyMap<string, TeamUsage>, nowMs: number, agingMs: number): Assignment[] {
+export function plan(
+  requests: readonly QueuedRequest[],
+  devices: readonly FreeDevice[],
+  teams: ReadonlyMap<string, TeamUsage>,
+  nowMs: number,
+  agingMs: number,
+): Assignment[] {
   const free = [...devices];
   const busy = new Map<string, number>();
   for (const d of devices) if (d.host) busy.set(d.host.id, d.host.busy);

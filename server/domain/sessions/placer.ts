@@ -95,8 +95,22 @@ export class Placer {
       const byId = new Map(queued.map((s) => [s.id, s]));
       const deviceById = new Map(free.map((d) => [d.id, d]));
       const assignments = plan(
-        queued.map((s) => ({ id: s.id, team: s.team, priority: s.priority, createdAtMs: new Date(s.created_at).getTime(), platform: s.platform, requirements: s.requirements })),
-        free.map((d) => ({ id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels, host: { id: d.host_id, strained: d.host_strained, busy: d.host_busy } })),
+        queued.map((s) => ({
+          id: s.id,
+          team: s.team,
+          priority: s.priority,
+          createdAtMs: new Date(s.created_at).getTime(),
+          platform: s.platform,
+          requirements: s.requirements,
+        })),
+        free.map((d) => ({
+          id: d.id,
+          platform: d.platform,
+          model: d.model,
+          os: d.os,
+          labels: d.labels,
+          host: { id: d.host_id, strained: d.host_strained, busy: d.host_busy },
+        })),
         usage,
         now,
         this.opts.agingMs,

@@ -114,7 +114,8 @@ export class Reaper {
       const timedOut = await sessions.lockQueueTimedOut(tx, queued.allowance);
       queued.confirm();
       for (const s of timedOut) {
-        if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended) this.hooks.onEnded('queue-timeout');
+        if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended)
+          this.hooks.onEnded('queue-timeout');
       }
     });
     const active = this.judge();
@@ -138,7 +139,13 @@ export class Reaper {
     await pruneFarmEvents(this.db, FARM_EVENT_KEEP_MS);
     await this.db.transaction(async (tx) => {
       for (const w of await sessions.takeExpiryWarnings(tx, this.opts.warnMaxMs)) {
-        await sessions.notifySessionEvent(tx, { id: w.row.id, seq: Number(w.row.event_seq), kind: 'expiring', reason: w.reason, deadline: new Date(w.deadline).toISOString() });
+        await sessions.notifySessionEvent(tx, {
+          id: w.row.id,
+          seq: Number(w.row.event_seq),
+          kind: 'expiring',
+          reason: w.reason,
+          deadline: new Date(w.deadline).toISOString(),
+        });
       }
     });
   }

@@ -77,7 +77,14 @@ export class SessionService {
           idempotencyKey: idempotencyKey ?? null,
           requestHash,
         });
-        await recordAudit(tx, { actor: principal.tokenId, actorRole: principal.role, team: principal.team, action: 'session.create', subject: inserted.id, detail: { platform: body.platform, priority: inserted.priority, requirements: body.device ?? {} } });
+        await recordAudit(tx, {
+          actor: principal.tokenId,
+          actorRole: principal.role,
+          team: principal.team,
+          action: 'session.create',
+          subject: inserted.id,
+          detail: { platform: body.platform, priority: inserted.priority, requirements: body.device ?? {} },
+        });
         await sessions.notifyPlacement(tx);
         return inserted;
       });
@@ -126,14 +133,25 @@ export class SessionService {
   async renew(principal: Principal, id: string, ttlSeconds: number | undefined): Promise<SessionRow> {
     const row = await this.get(principal, id);
     if (row.state === 'ended') throw ended(row);
-    if (row.state === 'queued') throw new ApiError('VALIDATION_FAILED', { message: 'a queued session has no lease to renew yet', hint: 'renew once it is ready (GET /v1/sessions/{id}?wait=60)' });
+    if (row.state === 'queued')
+      throw new ApiError('VALIDATION_FAILED', {
+        message: 'a queued session has no lease to renew yet',
+        hint: 'renew once it is ready (GET /v1/sessions/{id}?wait=60)',
+      });
     const ttl = ttlSeconds ?? row.ttl_seconds;
     this.checkTtl(ttl);
     const renewed = await this.db.transaction(async (tx) => {
       const r = await sessions.renew(tx, id, ttl);
       if (!r) return undefined;
       await sessions.notifySessionEvent(tx, { id, seq: Number(r.event_seq), kind: 'session' });
-      await recordAudit(tx, { actor: principal.tokenId, actorRole: principal.role, team: row.team, action: 'session.renew', subject: id, detail: { ttlSeconds: ttl } });
+      await recordAudit(tx, {
+        actor: principal.tokenId,
+        actorRole: principal.role,
+        team: row.team,
+        action: 'session.renew',
+        subject: id,
+        detail: { ttlSeconds: ttl },
+      });
       return r;
     });
     if (!renewed) throw ended((await sessions.getSession(this.db, id))!);
@@ -149,7 +167,8 @@ export class SessionService {
 
   async cancelQueued(admin: Principal, id: string): Promise<SessionRow> {
     const row = await this.get(admin, id);
-    if (row.state !== 'queued') throw new ApiError('SESSION_ENDED', { message: `session ${id} is ${row.state}, not queued`, details: { state: row.state, endReason: row.end_reason } });
+    if (row.state !== 'queued')
+      throw new ApiError('SESSION_ENDED', { message: `session ${id} is ${row.state}, not queued`, details: { state: row.state, endReason: row.end_reason } });
     const out = await this.endNow(row, 'cancelled', 'cancelled by an admin', admin);
     if (!out) throw new ApiError('SESSION_ENDED', { message: `session ${id} left the queue meanwhile` });
     return out;
@@ -182,7 +201,13 @@ export class SessionService {
   }
 
   async teams(): Promise<Schemas['Team'][]> {
-    return (await teams.teamUsage(this.db, 0)).map((t) => ({ name: t.name, weight: t.weight, maxConcurrentSessions: t.max_sessions, activeSessions: t.active, queuedSessions: t.queued }));
+    return (await teams.teamUsage(this.db, 0)).map((t) => ({
+      name: t.name,
+      weight: t.weight,
+      maxConcurrentSessions: t.max_sessions,
+      activeSessions: t.active,
+      queuedSessions: t.queued,
+    }));
   }
 
   async putTeam(admin: Principal, name: string, settings: Schemas['TeamSettings']): Promise<Schemas['Team']> {
@@ -198,10 +223,22 @@ export class SessionService {
     const device = await devices.getDevice(this.db, deviceId);
     if (!device) throw new ApiError('NOT_FOUND', { message: `no device ${deviceId}` });
     if (device.state === 'leased' || device.state === 'preparing' || device.state === 'offline') {
-      throw new ApiError('DEVICE_BUSY', { message: `device ${deviceId} is ${device.state}; only an idle device can be reset`, hint: device.state === 'offline' ? 'its host must be online' : 'release its session first' });
+      throw new ApiError('DEVICE_BUSY', {
+        message: `device ${deviceId} is ${device.state}; only an idle device can be reset`,
+        hint: device.state === 'offline' ? 'its host must be online' : 'release its session first',
+      });
     }
-    await recordAudit(this.db, { actor: admin.tokenId, actorRole: admin.role, team: null, action: 'device.reset', subject: deviceId, detail: { previousState: device.state, reason: device.state_reason } });
-    void this.lifecycle.startReclaim(deviceId, 'reset by an admin').catch((err: unknown) => this.logger.error({ err, deviceId }, 'admin reset could not be recorded'));
+    await recordAudit(this.db, {
+      actor: admin.tokenId,
+      actorRole: admin.role,
+      team: null,
+      action: 'device.reset',
+      subject: deviceId,
+      detail: { previousState: device.state, reason: device.state_reason },
+    });
+    void this.lifecycle
+      .startReclaim(deviceId, 'reset by an admin')
+      .catch((err: unknown) => this.logger.error({ err, deviceId }, 'admin reset could not be recorded'));
   }
 
   private async endNow(row: SessionRow, reason: sessions.EndReason, detail: string | null, actor: Principal | null): Promise<SessionRow | undefined> {
@@ -271,7 +308,9 @@ export class SessionService {
     const seen = [...new Set(candidates.map((d) => `${d.model} / ${d.os}${d.labels.length ? ` [${d.labels.join(', ')}]` : ''}`))].slice(0, 10);
     throw new ApiError('NO_MATCHING_DEVICE', {
       message: `no ${platform} device in the farm matches ${JSON.stringify(requirements)}`,
-      hint: seen.length ? `the farm's ${platform} devices: ${seen.join('; ')}` : `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`,
+      hint: seen.length
+        ? `the farm's ${platform} devices: ${seen.join('; ')}`
+        : `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`,
       details: { platform, requirements },
     });
   }
@@ -283,14 +322,20 @@ function validation(field: string, reason: string): ApiError {
 
 /** SESSION_ENDED for an ended session, with why and when. */
 export function ended(row: SessionRow): ApiError {
-  return new ApiError('SESSION_ENDED', { message: `session ${row.id} has ended (${row.end_reason})`, details: { endReason: row.end_reason, endDetail: row.end_detail, endedAt: row.ended_at } });
+  return new ApiError('SESSION_ENDED', {
+    message: `session ${row.id} has ended (${row.end_reason})`,
+    details: { endReason: row.end_reason, endDetail: row.end_detail, endedAt: row.ended_at },
+  });
 }
 
 /** JSON with sorted keys, so one body always hashes the same. */
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

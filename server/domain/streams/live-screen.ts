@@ -28,7 +28,12 @@ export interface LiveScreenDeps {
   logger: Logger;
 }
 
-export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket: LiveSocket, opts: { fps: number; quality: number; scale: number }): () => void {
+export function runLiveScreen(
+  deps: LiveScreenDeps,
+  initial: SessionRow,
+  socket: LiveSocket,
+  opts: { fps: number; quality: number; scale: number },
+): () => void {
   let stopped = false;
   const minGapMs = 1000 / opts.fps;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -55,7 +60,8 @@ export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket:
           return;
         }
         row = fresh;
-        if (!(err instanceof ApiError) || err.code !== 'SESSION_NOT_READY') deps.logger.debug({ sessionId: row.id, err: (err as Error).message }, 'live screen frame failed; retrying');
+        if (!(err instanceof ApiError) || err.code !== 'SESSION_NOT_READY')
+          deps.logger.debug({ sessionId: row.id, err: (err as Error).message }, 'live screen frame failed; retrying');
         await sleep(RETRY_MS);
         continue;
       }
@@ -69,7 +75,15 @@ export function runLiveScreen(deps: LiveScreenDeps, initial: SessionRow, socket:
 
 function send(socket: LiveSocket, frame: Schemas['LiveImage']): void {
   const jpeg = Buffer.from(frame.image, 'base64');
-  const header: Schemas['LiveFrame'] = { type: 'frame', seq: frame.seq, at: frame.at, width: frame.width, height: frame.height, scale: frame.scale, bytes: jpeg.length };
+  const header: Schemas['LiveFrame'] = {
+    type: 'frame',
+    seq: frame.seq,
+    at: frame.at,
+    width: frame.width,
+    height: frame.height,
+    scale: frame.scale,
+    bytes: jpeg.length,
+  };
   socket.send(JSON.stringify(header), { binary: false });
   socket.send(jpeg, { binary: true });
 }

@@ -75,7 +75,13 @@ export class SessionStream {
   private async onNotice(notice: SessionNotice | undefined): Promise<void> {
     if (notice?.kind === 'expiring' && notice.seq > this.cursor.s) {
       this.cursor.s = notice.seq;
-      this.push({ type: 'expiring', seq: encodeCursor(this.cursor), at: new Date().toISOString(), reason: notice.reason ?? 'idle', deadline: notice.deadline ?? new Date().toISOString() });
+      this.push({
+        type: 'expiring',
+        seq: encodeCursor(this.cursor),
+        at: new Date().toISOString(),
+        reason: notice.reason ?? 'idle',
+        deadline: notice.deadline ?? new Date().toISOString(),
+      });
       return;
     }
     await this.sendState();
@@ -107,7 +113,13 @@ export class SessionStream {
       const b = await this.tap.backlog(this.cursor.d);
       if (b.missed > 0) {
         this.cursor.d = b.oldest - 1;
-        this.push({ type: 'gap', seq: encodeCursor({ s: Math.max(0, this.cursor.s), d: this.cursor.d }), at: new Date().toISOString(), missed: b.missed, oldest: encodeCursor({ s: Math.max(0, this.cursor.s), d: b.oldest }) });
+        this.push({
+          type: 'gap',
+          seq: encodeCursor({ s: Math.max(0, this.cursor.s), d: this.cursor.d }),
+          at: new Date().toISOString(),
+          missed: b.missed,
+          oldest: encodeCursor({ s: Math.max(0, this.cursor.s), d: b.oldest }),
+        });
       }
       this.deliver(b.events);
     }

@@ -50,7 +50,10 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
 function wantsJson(accept: string | undefined): boolean {
   if (!accept) return false;
   const q = (type: string) => {
-    const part = accept.split(',').map((p) => p.trim()).find((p) => p.split(';')[0]!.trim() === type);
+    const part = accept
+      .split(',')
+      .map((p) => p.trim())
+      .find((p) => p.split(';')[0]!.trim() === type);
     if (!part) return 0;
     const m = part.match(/;\s*q=([\d.]+)/);
     return m ? Number(m[1]) : 1;

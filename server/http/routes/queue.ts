@@ -7,8 +7,13 @@ import { presentSessions } from './sessions.js';
 export function queueRoutes(app: FastifyInstance, s: GatewayServices): void {
   contractRoute(app, 'listQueue', async () => {
     const entries = await s.sessions.queue();
-    const presented = await presentSessions(s, entries.map((e) => e.row));
-    return { entries: entries.map((e, i) => ({ session: presented[i]!, effectivePriority: e.effective, waitedSeconds: Math.round(e.waitedSeconds * 10) / 10 })) };
+    const presented = await presentSessions(
+      s,
+      entries.map((e) => e.row),
+    );
+    return {
+      entries: entries.map((e, i) => ({ session: presented[i]!, effectivePriority: e.effective, waitedSeconds: Math.round(e.waitedSeconds * 10) / 10 })),
+    };
   });
 
   contractRoute(app, 'cancelQueued', async (req) => (await presentSessions(s, [await s.sessions.cancelQueued(principalOf(req), req.params.sessionId)]))[0]!);

@@ -20,7 +20,9 @@ declare module 'fastify' {
 }
 
 export async function presentSessions(s: GatewayServices, rows: SessionRow[]): Promise<Schemas['Session'][]> {
-  const devices = new Map((await devicesByIds(s.db, [...new Set(rows.map((r) => r.device_id).filter((id): id is string => id !== null))])).map((d) => [d.id, d]));
+  const devices = new Map(
+    (await devicesByIds(s.db, [...new Set(rows.map((r) => r.device_id).filter((id): id is string => id !== null))])).map((d) => [d.id, d]),
+  );
   return Promise.all(rows.map(async (r) => presentSession(r, r.device_id ? devices.get(r.device_id) : undefined, await s.sessions.queuePlace(r))));
 }
 
@@ -55,7 +57,11 @@ export function sessionRoutes(app: FastifyInstance, s: GatewayServices): void {
       req.watched = await s.sessions.get(principalOf(req), req.params.sessionId);
       const since = req.query.since;
       if (since !== undefined && decodeCursor(since).s > Number(req.watched.event_seq)) {
-        throw new ApiError('VALIDATION_FAILED', { message: `since=${since} is ahead of this session's stream`, hint: 'pass the seq of the last event you received from this session', details: { field: 'since' } });
+        throw new ApiError('VALIDATION_FAILED', {
+          message: `since=${since} is ahead of this session's stream`,
+          hint: 'pass the seq of the last event you received from this session',
+          details: { field: 'since' },
+        });
       }
     },
   );
@@ -67,7 +73,14 @@ function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow, isAct
   gauge.inc();
   const out = new Outbox(socket, OUTBOX_LIMITS, () => s.metrics.streamCutOffs.inc({ stream: 'session', reason: 'backlog' }));
   const stream = new SessionStream(
-    { db: s.db, events: s.events, taps: s.taps, present: (row) => presentOne(s, row), logger: s.logger, onEvent: () => s.metrics.streamEvents.inc({ stream: 'session' }) },
+    {
+      db: s.db,
+      events: s.events,
+      taps: s.taps,
+      present: (row) => presentOne(s, row),
+      logger: s.logger,
+      onEvent: () => s.metrics.streamEvents.inc({ stream: 'session' }),
+    },
     initial.id,
     out,
     since,

@@ -40,8 +40,17 @@ export function streamRoutes(app: FastifyInstance, s: GatewayServices): void {
     (socket, req) => {
       const gauge = s.metrics.streamSubscribers.labels('screen');
       gauge.inc();
-      const stopPings = keepAlive(socket, PING_MS, () => undefined, () => s.metrics.streamCutOffs.inc({ stream: 'screen', reason: 'unanswered' }));
-      const stop = runLiveScreen({ perception: s.perception, db: s.db, logger: s.logger }, req.liveSession!, socket, { fps: req.query.fps ?? 15, quality: req.query.quality ?? 75, scale: req.query.scale ?? 0.5 });
+      const stopPings = keepAlive(
+        socket,
+        PING_MS,
+        () => undefined,
+        () => s.metrics.streamCutOffs.inc({ stream: 'screen', reason: 'unanswered' }),
+      );
+      const stop = runLiveScreen({ perception: s.perception, db: s.db, logger: s.logger }, req.liveSession!, socket, {
+        fps: req.query.fps ?? 15,
+        quality: req.query.quality ?? 75,
+        scale: req.query.scale ?? 0.5,
+      });
       socket.on('close', () => {
         gauge.dec();
         stopPings();
@@ -67,7 +76,12 @@ function watchFarm(s: GatewayServices, feed: FarmFeed, socket: WebSocket, princi
     },
     out,
   );
-  const stopPings = keepAlive(socket, PING_MS, () => undefined, () => s.metrics.streamCutOffs.inc({ stream: 'farm', reason: 'unanswered' }));
+  const stopPings = keepAlive(
+    socket,
+    PING_MS,
+    () => undefined,
+    () => s.metrics.streamCutOffs.inc({ stream: 'farm', reason: 'unanswered' }),
+  );
   socket.on('close', () => {
     gauge.dec();
     stopPings();
@@ -105,7 +119,9 @@ async function presentFarmEvent(s: GatewayServices, row: FarmEventRow): Promise<
     case 'quarantine': {
       const d = await devices.getDevice(s.db, row.subject);
       if (!d) return undefined;
-      return row.kind === 'device' ? { type: 'device', ...base, device: presentDevice(d) } : { type: 'quarantine', ...base, device: presentDevice(d), quarantined: d.quarantined };
+      return row.kind === 'device'
+        ? { type: 'device', ...base, device: presentDevice(d) }
+        : { type: 'quarantine', ...base, device: presentDevice(d), quarantined: d.quarantined };
     }
     case 'session': {
       const r = await getSession(s.db, row.subject);

@@ -27,7 +27,12 @@ export const gatewaySuite: Suite = {
     const provider = new FakeProvider(1, { operationMs: 1, platform: 'web' });
     const workerToken = (await farm.admin.call('createToken', { body: { name: 'bench worker', role: 'worker', team: 'default' } })).body.secret as string;
     const worker = await startWorker(
-      loadWorkerConfig({ SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-benchw-')), SIMFLEET_GATEWAY_URL: farm.gateway.url, SIMFLEET_WORKER_TOKEN: workerToken, SIMFLEET_HOST_ID: 'bench-host' }),
+      loadWorkerConfig({
+        SIMFLEET_DATA_DIR: await mkdtemp(join(tmpdir(), 'sf-benchw-')),
+        SIMFLEET_GATEWAY_URL: farm.gateway.url,
+        SIMFLEET_WORKER_TOKEN: workerToken,
+        SIMFLEET_HOST_ID: 'bench-host',
+      }),
       { version: 'bench', logger: pino({ level: 'silent' }), providers: [provider] },
     );
     const figures: Figure[] = [];
@@ -35,10 +40,14 @@ export const gatewaySuite: Suite = {
       await worker.registered();
       const agent = await farm.token('agent', 'default');
       const session = (await agent.call('createSession', { body: { platform: 'web', ttlSeconds: 900 } })).body;
-      const ready = await waitFor('session ready', async () => {
-        const s = (await agent.call('getSession', { params: { sessionId: session.id } })).body;
-        return s.state === 'ready' ? s : undefined;
-      }, 20_000);
+      const ready = await waitFor(
+        'session ready',
+        async () => {
+          const s = (await agent.call('getSession', { params: { sessionId: session.id } })).body;
+          return s.state === 'ready' ? s : undefined;
+        },
+        20_000,
+      );
       const localId = provider.device('fake-1')!.localId;
       const mark = (await agent.call('createMark', { params: { sessionId: ready.id } })).body.mark as string;
       provider.device('fake-1')!.showScreen('settings');
@@ -64,9 +73,16 @@ export const gatewaySuite: Suite = {
         added.push(c - b - (b - a));
       }
       figures.push(summarise(S, 'changed since mark, asked of the worker directly (its handler, no network)', 'ms', direct));
-      figures.push(summarise(S, 'changed since mark through the gateway (GET /changes: HTTP, token, session, WebSocket to the worker and back)', 'ms', through));
+      figures.push(
+        summarise(S, 'changed since mark through the gateway (GET /changes: HTTP, token, session, WebSocket to the worker and back)', 'ms', through),
+      );
       figures.push(summarise(S, '  beside it: GET /v1/sessions/{id}, answered by the gateway and Postgres alone (HTTP, token, one read)', 'ms', alone));
-      figures.push(summarise(S, 'added latency of a command through the gateway, per pair', 'ms', added, { goal: 'p50 ≤ 2 ms', note: 'client, gateway and worker share one process here; the load figures below use a separate client' }));
+      figures.push(
+        summarise(S, 'added latency of a command through the gateway, per pair', 'ms', added, {
+          goal: 'p50 ≤ 2 ms',
+          note: 'client, gateway and worker share one process here; the load figures below use a separate client',
+        }),
+      );
 
       // Requests per second: a read the gateway answers alone, and one it forwards to the worker.
       const base = farm.gateway.url;
@@ -77,8 +93,23 @@ export const gatewaySuite: Suite = {
         const runs = [];
         for (let r = 0; r < 3; r++) runs.push(await load(`${base}${path}`, agent.token!, 32, 4000));
         const failed = runs.reduce((n, x) => n + x.failed, 0);
-        figures.push(summarise(S, `requests per second, ${name}, 32 connections`, 'req/s', runs.map((x) => x.perSecond), { ...(failed ? { note: `${failed} non-200 answers` } : {}) }));
-        figures.push(summarise(S, `  latency under that load, ${name}`, 'ms', runs.flatMap((x) => x.latencies)));
+        figures.push(
+          summarise(
+            S,
+            `requests per second, ${name}, 32 connections`,
+            'req/s',
+            runs.map((x) => x.perSecond),
+            { ...(failed ? { note: `${failed} non-200 answers` } : {}) },
+          ),
+        );
+        figures.push(
+          summarise(
+            S,
+            `  latency under that load, ${name}`,
+            'ms',
+            runs.flatMap((x) => x.latencies),
+          ),
+        );
       }
     } finally {
       await worker.stop();

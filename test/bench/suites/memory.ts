@@ -10,7 +10,18 @@ import { startFarm } from '../../helpers/farm.js';
 import { sleep, waitFor } from '../../helpers/wait.js';
 import { summarise, type Figure, type Suite } from '../harness.js';
 
-const FLOW: [string, string?][] = [['Settings', 'tab'], ['Notifications'], ['#switch-badges'], ['Back to Settings'], ['Privacy'], ['Back to Settings'], ['Search', 'tab'], ['Inbox', 'tab'], ['#message-2'], ['Back to Inbox']];
+const FLOW: [string, string?][] = [
+  ['Settings', 'tab'],
+  ['Notifications'],
+  ['#switch-badges'],
+  ['Back to Settings'],
+  ['Privacy'],
+  ['Back to Settings'],
+  ['Search', 'tab'],
+  ['Inbox', 'tab'],
+  ['#message-2'],
+  ['Back to Inbox'],
+];
 const RUNS = 4;
 
 export const memorySuite: Suite = {
@@ -34,10 +45,14 @@ export const memorySuite: Suite = {
       const verdict: number[] = [];
       for (let run = 0; run < RUNS; run++) {
         const created = (await agent.call('createSession', { body: { platform: 'web', waitSeconds: 60 } })).body;
-        const s = await waitFor('session ready', async () => {
-          const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-          return got.state === 'ready' ? got : undefined;
-        }, 30_000);
+        const s = await waitFor(
+          'session ready',
+          async () => {
+            const got = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+            return got.state === 'ready' ? got : undefined;
+          },
+          30_000,
+        );
         const at = { params: { sessionId: s.id } };
         await agent.call('waitForScreen', { ...at, body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
         const reads: number[] = [];
@@ -78,7 +93,9 @@ export const memorySuite: Suite = {
       figures.push(summarise(S, 'tree reads per step, first run of the 10-step flow (cold)', 'reads/step', [perStep(perRun[0]!)]));
       figures.push(summarise(S, `tree reads per step, later runs (warm, ${RUNS - 1} runs)`, 'reads/step', perRun.slice(1).map(perStep), { goal: '0' }));
       figures.push(summarise(S, 'warm screen read on the worker (pixel check against remembered faces, no tree read)', 'ms', memoryReadWorker));
-      figures.push(summarise(S, 'warm screen read end to end, as text (GET /screen answered from memory; the default)', 'ms', memoryReadText, { goal: '≤ 5 ms' }));
+      figures.push(
+        summarise(S, 'warm screen read end to end, as text (GET /screen answered from memory; the default)', 'ms', memoryReadText, { goal: '≤ 5 ms' }),
+      );
       figures.push(summarise(S, 'warm screen read end to end, as JSON (every field, contract-checked)', 'ms', memoryReadHttp, { goal: '≤ 5 ms' }));
       if (treeReadHttp.length) figures.push(summarise(S, 'cold screen read end to end, for comparison (GET /screen, tree read)', 'ms', treeReadHttp));
       figures.push(summarise(S, 'after settle: number the read, from memory', 'ms', afterSettle.memory));

@@ -29,7 +29,21 @@ const PEERS_DIR = fileURLToPath(new URL('../../../bench/.peers/', import.meta.ur
 const CLI = fileURLToPath(new URL('../../../dist/server/cli/main.js', import.meta.url));
 const PROFILE = PROFILES['iphone-15']!;
 
-const SCREENS = ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/privacy', 'settings/form', 'settings/wizard', 'settings/icons', 'settings/canvas', 'settings/arcade', 'settings/photo', 'settings/loading'];
+const SCREENS = [
+  'inbox',
+  'inbox/3',
+  'search',
+  'settings',
+  'settings/notifications',
+  'settings/privacy',
+  'settings/form',
+  'settings/wizard',
+  'settings/icons',
+  'settings/canvas',
+  'settings/arcade',
+  'settings/photo',
+  'settings/loading',
+];
 
 /**
  * The 10-step task of the acting suite, written for each tool as its user would: simfleet takes a
@@ -37,7 +51,12 @@ const SCREENS = ['inbox', 'inbox/3', 'search', 'settings', 'settings/notificatio
  * as a model reading it would), or, without looking, clicks a Playwright selector.
  */
 const TASK: { simfleet: { target: string; role?: string }; line: RegExp; selector: string; lands: string }[] = [
-  { simfleet: { target: '#message-2' }, line: /button "[^"]*Barbara Liskov Payment received Message 2:/, selector: '[data-testid="message-2"]', lands: '#/inbox/2' },
+  {
+    simfleet: { target: '#message-2' },
+    line: /button "[^"]*Barbara Liskov Payment received Message 2:/,
+    selector: '[data-testid="message-2"]',
+    lands: '#/inbox/2',
+  },
   { simfleet: { target: 'Back to Inbox' }, line: /button "Back to Inbox"/, selector: 'role=button[name="Back to Inbox"]', lands: '#/inbox' },
   { simfleet: { target: 'Search', role: 'tab' }, line: /tab "Search"/, selector: 'role=tab[name="Search"]', lands: '#/search' },
   { simfleet: { target: 'Settings', role: 'tab' }, line: /tab "Settings"/, selector: 'role=tab[name="Settings"]', lands: '#/settings' },
@@ -81,7 +100,14 @@ export const peersSuite: Suite = {
       const sample = provider.sampleUrl!;
       const agent = await farm.token('agent', 'bench-peers');
       const ours = new Client({ name: 'simfleet-bench', version: '0' });
-      await ours.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! }, stderr: 'ignore' }));
+      await ours.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [CLI, 'mcp'],
+          env: { SIMFLEET_URL: farm.gateway.url, SIMFLEET_TOKEN: agent.token! },
+          stderr: 'ignore',
+        }),
+      );
       clients.push(ours);
       const started = await call(ours, 'session_start', { platform: 'web' });
       if (started.isError) throw new Error(`simfleet session_start: ${started.text.slice(0, 300)}`);
@@ -166,7 +192,14 @@ export const peersSuite: Suite = {
       figures.push(summarise(S, 'simfleet: wall time per step (one `do`, each step settled and verified)', 'ms', oursDo.perStep));
       figures.push(summarise(S, 'simfleet: steps done and verified in one `do` (of 10)', 'steps', oursDo.ok));
       figures.push(summarise(S, 'simfleet: steps with the verdict ok, step by step (of 10)', 'steps', oursAct.ok));
-      figures.push(summarise(S, 'simfleet: characters returned for the 10-step task step by step (10 × act, each with its verdict and settled outline)', 'chars', oursAct.chars));
+      figures.push(
+        summarise(
+          S,
+          'simfleet: characters returned for the 10-step task step by step (10 × act, each with its verdict and settled outline)',
+          'chars',
+          oursAct.chars,
+        ),
+      );
       figures.push(summarise(S, 'simfleet: wall time per step, step by step (act)', 'ms', oursAct.perStep));
 
       if (peer instanceof Client) {
@@ -206,11 +239,23 @@ export const peersSuite: Suite = {
           await runTask(blind, async (step, count) => count(await call(peer, 'browser_click', { element: step.simfleet.target, target: step.selector })));
         }
         const note = 'the snapshot after a click goes to a file on the server, not into the response';
-        figures.push(summarise(S, `${PEER}: calls for the 10-step task, looking before each step (browser_snapshot + browser_click by ref)`, 'calls', seeing.calls, { note }));
+        figures.push(
+          summarise(S, `${PEER}: calls for the 10-step task, looking before each step (browser_snapshot + browser_click by ref)`, 'calls', seeing.calls, {
+            note,
+          }),
+        );
         figures.push(summarise(S, `${PEER}: characters returned for the 10-step task, looking before each step`, 'chars', seeing.chars));
-        figures.push(summarise(S, `${PEER}: wall time per step, looking before each step`, 'ms', seeing.perStep, { note: 'its default 500 ms settle wait after each action included' }));
+        figures.push(
+          summarise(S, `${PEER}: wall time per step, looking before each step`, 'ms', seeing.perStep, {
+            note: 'its default 500 ms settle wait after each action included',
+          }),
+        );
         figures.push(summarise(S, `${PEER}: steps that landed on the expected page, looking (of 10)`, 'steps', seeing.landed));
-        figures.push(summarise(S, `${PEER}: calls for the 10-step task, blind (browser_click by selector, no snapshot)`, 'calls', blind.calls, { note: 'nothing read back: no verdict, no page text' }));
+        figures.push(
+          summarise(S, `${PEER}: calls for the 10-step task, blind (browser_click by selector, no snapshot)`, 'calls', blind.calls, {
+            note: 'nothing read back: no verdict, no page text',
+          }),
+        );
         figures.push(summarise(S, `${PEER}: characters returned for the 10-step task, blind`, 'chars', blind.chars));
         figures.push(summarise(S, `${PEER}: wall time per step, blind`, 'ms', blind.perStep));
         const r = (a: number[], b: number[]) => Math.round((medianOf(a) / medianOf(b)) * 100) / 100;
@@ -219,7 +264,8 @@ export const peersSuite: Suite = {
         figures.push(summarise(S, `ratio: ${PEER} (looking) / simfleet (one do): wall time per step`, '×', [r(seeing.perStep, oursDo.perStep)]));
         figures.push(summarise(S, `ratio: ${PEER} (blind) / simfleet (one do): wall time per step`, '×', [r(blind.perStep, oursDo.perStep)]));
       } else {
-        for (const f of ['characters per observation', 'calls, characters and time per step for the 10-step task', 'ratios']) figures.push(unmeasured(S, `${PEER}: ${f}`, '', peerWhy!));
+        for (const f of ['characters per observation', 'calls, characters and time per step for the 10-step task', 'ratios'])
+          figures.push(unmeasured(S, `${PEER}: ${f}`, '', peerWhy!));
       }
       await call(ours, 'session_end');
     } finally {
@@ -237,7 +283,10 @@ async function installPeer(): Promise<string> {
   const pkg = `${PEERS_DIR}node_modules/${PEER}/package.json`;
   if (existsSync(pkg) && (JSON.parse(await readFile(pkg, 'utf8')) as { version: string }).version === PEER_VERSION) return cli;
   await mkdir(PEERS_DIR, { recursive: true });
-  await writeFile(`${PEERS_DIR}package.json`, `${JSON.stringify({ private: true, description: 'peers installed by npm run bench -- peers; not part of simfleet' }, null, 2)}\n`);
+  await writeFile(
+    `${PEERS_DIR}package.json`,
+    `${JSON.stringify({ private: true, description: 'peers installed by npm run bench -- peers; not part of simfleet' }, null, 2)}\n`,
+  );
   console.error(`   installing ${PEER}@${PEER_VERSION} into bench/.peers (browsers are not downloaded: it is pointed at the system Chromium)`);
   try {
     await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', PEERS_DIR, `${PEER}@${PEER_VERSION}`], {
@@ -247,7 +296,10 @@ async function installPeer(): Promise<string> {
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     // npm's first error lines say what went wrong (the code, the host); its last ones say where its log is.
-    const lines = (e.stderr || e.message).trim().split('\n').filter((l) => /error/i.test(l) && !/complete log|proxy/.test(l));
+    const lines = (e.stderr || e.message)
+      .trim()
+      .split('\n')
+      .filter((l) => /error/i.test(l) && !/complete log|proxy/.test(l));
     throw new Error(`could not install ${PEER}@${PEER_VERSION}: ${lines.slice(0, 3).join(' ') || e.message}`);
   }
   if (!existsSync(cli)) throw new Error(`${PEER}@${PEER_VERSION} installed without ${cli}`);
@@ -265,14 +317,22 @@ async function startPeer(chromium: string): Promise<Client> {
         browserName: 'chromium',
         isolated: true,
         launchOptions: { headless: true, executablePath: chromium, chromiumSandbox: false },
-        contextOptions: { viewport: PROFILE.viewport, deviceScaleFactor: PROFILE.deviceScaleFactor, isMobile: true, hasTouch: true, userAgent: PROFILE.userAgent },
+        contextOptions: {
+          viewport: PROFILE.viewport,
+          deviceScaleFactor: PROFILE.deviceScaleFactor,
+          isMobile: true,
+          hasTouch: true,
+          userAgent: PROFILE.userAgent,
+        },
       },
       outputDir: `${PEERS_DIR}output`,
     }),
   );
   const client = new Client({ name: 'simfleet-bench', version: '0' });
   try {
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cli, '--config', config, '--image-responses', 'omit'], cwd: PEERS_DIR, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cli, '--config', config, '--image-responses', 'omit'], cwd: PEERS_DIR, stderr: 'ignore' }),
+    );
   } catch (err) {
     throw new Error(`${PEER} did not start: ${(err as Error).message}`);
   }

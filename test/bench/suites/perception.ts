@@ -50,10 +50,24 @@ export const perceptionSuite: Suite = {
       const stats = eyes.store.stats();
       const t = eyes.timings;
       figures.push(summarise('perception', 'phase: queued before decode', 'ms', t.queuedMs));
-      figures.push(summarise('perception', 'phase: decode to a 48 × 104 gray grid (sharp)', 'ms', t.decodeMs, { note: 'on libvips threads, not the event loop' }));
+      figures.push(
+        summarise('perception', 'phase: decode to a 48 × 104 gray grid (sharp)', 'ms', t.decodeMs, { note: 'on libvips threads, not the event loop' }),
+      );
       figures.push(summarise('perception', 'phase: analysis per frame (cells, hash, diff, settle tracking)', 'ms', t.analysisMs, { goal: '≤ 2 ms' }));
-      figures.push(summarise('perception', `frames analysed per second during the spinner (${frames} in ${ANIMATION_MS / 1000} s)`, 'frames/s', [frames / (ANIMATION_MS / 1000)]));
-      figures.push(summarise('perception', `frame store after ${ANIMATION_MS / 1000} s of the spinner (${stats.frames} frames kept, ${Math.round(stats.spanMs / 1000)} s)`, 'MB', [stats.bytes / 1e6], { goal: '≤ 64 MB per device (the default budget)' }));
+      figures.push(
+        summarise('perception', `frames analysed per second during the spinner (${frames} in ${ANIMATION_MS / 1000} s)`, 'frames/s', [
+          frames / (ANIMATION_MS / 1000),
+        ]),
+      );
+      figures.push(
+        summarise(
+          'perception',
+          `frame store after ${ANIMATION_MS / 1000} s of the spinner (${stats.frames} frames kept, ${Math.round(stats.spanMs / 1000)} s)`,
+          'MB',
+          [stats.bytes / 1e6],
+          { goal: '≤ 64 MB per device (the default budget)' },
+        ),
+      );
 
       // Capture: a change made in the page (its wall clock) to its frame arriving (the worker's,
       // the same system clock): compositing, JPEG encoding and the DevTools hop.
@@ -72,7 +86,11 @@ export const perceptionSuite: Suite = {
         off();
         if (arrived) capture.push(arrived - changedAt);
       }
-      figures.push(summarise('perception', 'phase: capture (a change in the page → its frame at the worker)', 'ms', capture, { note: 'Chromium screencast, JPEG at 1 px/pt; 1 ms clock' }));
+      figures.push(
+        summarise('perception', 'phase: capture (a change in the page → its frame at the worker)', 'ms', capture, {
+          note: 'Chromium screencast, JPEG at 1 px/pt; 1 ms clock',
+        }),
+      );
 
       // changed since mark, after a push: the eyes' answer, the worker's call path, and REST.
       await show('inbox');
@@ -85,14 +103,18 @@ export const perceptionSuite: Suite = {
         eyes.changes(mark);
         direct.push(performance.now() - s);
       }
-      figures.push(summarise('perception', 'changed since mark: the eyes\' answer', 'ms', direct, { goal: '≤ 2 ms' }));
+      figures.push(summarise('perception', "changed since mark: the eyes' answer", 'ms', direct, { goal: '≤ 2 ms' }));
 
       const agent = await farm.token('agent', 'bench');
       const created = (await agent.call('createSession', { body: { platform: 'web' } })).body;
-      const session = await waitFor('session ready', async () => {
-        const s = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-        return s.state === 'ready' ? s : undefined;
-      }, 20_000);
+      const session = await waitFor(
+        'session ready',
+        async () => {
+          const s = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+          return s.state === 'ready' ? s : undefined;
+        },
+        20_000,
+      );
       await sleep(800);
       const m = (await agent.call('createMark', { params: { sessionId: session.id } })).body.mark as string;
       await device.open(`${provider.sampleUrl}?bench=${++loads}#/settings`); // a change after the mark, to be found
@@ -103,7 +125,7 @@ export const perceptionSuite: Suite = {
         await worker.perception.call('web-1', session.epoch, 'perception.changes', { since: m });
         call.push(performance.now() - s);
       }
-      figures.push(summarise('perception', 'changed since mark: the worker\'s call (answer shaped for the wire)', 'ms', call));
+      figures.push(summarise('perception', "changed since mark: the worker's call (answer shaped for the wire)", 'ms', call));
       const rest: number[] = [];
       for (let i = 0; i < 300; i++) {
         const s = performance.now();
@@ -152,12 +174,38 @@ export const perceptionSuite: Suite = {
         await tapNode((n) => n.role === 'tab' && n.label === tab);
         await settled(mk, tabSwitchLag);
       }
-      figures.push(summarise('perception', 'settled answer after the last motion, beyond the 250 ms quiet window (probe, classification; push, pop, scroll, tab switch)', 'ms', settleLag, { goal: '≤ 100 ms' }));
-      figures.push(summarise('perception', 'settled answer after a tab switch\'s last change, beyond the 250 ms quiet window', 'ms', tabSwitchLag, { goal: '≤ 100 ms' }));
+      figures.push(
+        summarise(
+          'perception',
+          'settled answer after the last motion, beyond the 250 ms quiet window (probe, classification; push, pop, scroll, tab switch)',
+          'ms',
+          settleLag,
+          { goal: '≤ 100 ms' },
+        ),
+      );
+      figures.push(
+        summarise('perception', "settled answer after a tab switch's last change, beyond the 250 ms quiet window", 'ms', tabSwitchLag, { goal: '≤ 100 ms' }),
+      );
       loop.disable();
-      figures.push(summarise('perception', 'motion classification per settled transition (push, pop, scroll, tab switch), to the answer', 'ms', [...eyes.activity.classifyMs], { note: 'sliced: yields every 2 ms' }));
+      figures.push(
+        summarise(
+          'perception',
+          'motion classification per settled transition (push, pop, scroll, tab switch), to the answer',
+          'ms',
+          [...eyes.activity.classifyMs],
+          { note: 'sliced: yields every 2 ms' },
+        ),
+      );
       const ms = (ns: number) => Math.round(ns / 1e4) / 100;
-      figures.push({ suite: 'perception', figure: 'event-loop delay while transitions ran and were classified', unit: 'ms', median: ms(loop.percentile(50)), p95: ms(loop.percentile(95)), runs: loop.count, note: `max ${ms(loop.max)} ms (1 ms timer resolution)` });
+      figures.push({
+        suite: 'perception',
+        figure: 'event-loop delay while transitions ran and were classified',
+        unit: 'ms',
+        median: ms(loop.percentile(50)),
+        p95: ms(loop.percentile(95)),
+        runs: loop.count,
+        note: `max ${ms(loop.max)} ms (1 ms timer resolution)`,
+      });
     } finally {
       await farm.stop();
     }

@@ -67,7 +67,11 @@ async function freeToReadyRun(iterations: number): Promise<{ freeToPlaced: numbe
       const next = waiting[i]!;
       marks.length = 0;
       await agent.call('releaseSession', { params: { sessionId: held.shift()! } });
-      await until('next ready', async () => (await farm.db.query<{ state: string }>(`SELECT state FROM sessions WHERE id = $1`, [next]))[0]!.state === 'ready', 10_000);
+      await until(
+        'next ready',
+        async () => (await farm.db.query<{ state: string }>(`SELECT state FROM sessions WHERE id = $1`, [next]))[0]!.state === 'ready',
+        10_000,
+      );
       await sleep(20); // let the last NOTIFY land
       const nextMarks = marks.filter((m) => m.channel === 'session' && m.payload.includes(next));
       const placedAt = nextMarks[0]!.at;
@@ -95,10 +99,27 @@ export const placementSuite: Suite = {
     for (let i = 0; i < RUNS; i++) runs.push(await placementRun());
     const latency = await freeToReadyRun(30);
     return [
-      summarise('placement', 'placements per second, 1,000 queued × 200 devices freed at once', 'placements/s', runs.map((r) => r.perSecond)),
-      summarise('placement', 'phase: device report → 200 devices available', 'ms', runs.map((r) => r.availableMs)),
-      summarise('placement', 'phase: 200 available → 200 placed', 'ms', runs.map((r) => r.placeMs)),
-      summarise('placement', 'device free → next session ready (0 ms backend)', 'ms', latency.freeToReady, { note: 'free = the reset commit; ready = the ready commit' }),
+      summarise(
+        'placement',
+        'placements per second, 1,000 queued × 200 devices freed at once',
+        'placements/s',
+        runs.map((r) => r.perSecond),
+      ),
+      summarise(
+        'placement',
+        'phase: device report → 200 devices available',
+        'ms',
+        runs.map((r) => r.availableMs),
+      ),
+      summarise(
+        'placement',
+        'phase: 200 available → 200 placed',
+        'ms',
+        runs.map((r) => r.placeMs),
+      ),
+      summarise('placement', 'device free → next session ready (0 ms backend)', 'ms', latency.freeToReady, {
+        note: 'free = the reset commit; ready = the ready commit',
+      }),
       summarise('placement', 'phase: free → placed', 'ms', latency.freeToPlaced),
       summarise('placement', 'phase: placed → ready (prepare round trip)', 'ms', latency.placedToReady),
     ];

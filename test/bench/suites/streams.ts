@@ -39,7 +39,15 @@ export const streamsSuite: Suite = {
       const latencies = (await ask<number[][]>({ report: true }, 'latencies')).flatMap((l) => l.slice(0, CHANGES));
       await ask({ close: true }, 'closed');
       stalled.terminate();
-      return [summarise('streams', `frame-change fan-out to ${SUBSCRIBERS} subscribers of one session, worker event → subscriber (p95 column: read the p99 in the note)`, 'ms', latencies, { goal: 'p99 ≤ 50 ms', note: `p99 ${p99(latencies)} ms over ${latencies.length} deliveries; one subscriber never read throughout` })];
+      return [
+        summarise(
+          'streams',
+          `frame-change fan-out to ${SUBSCRIBERS} subscribers of one session, worker event → subscriber (p95 column: read the p99 in the note)`,
+          'ms',
+          latencies,
+          { goal: 'p99 ≤ 50 ms', note: `p99 ${p99(latencies)} ms over ${latencies.length} deliveries; one subscriber never read throughout` },
+        ),
+      ];
     } finally {
       crowd.kill();
       await farm.stop();

@@ -16,7 +16,21 @@ import { startFarm } from '../../helpers/farm.js';
 import { sleep, waitFor } from '../../helpers/wait.js';
 import { summarise, type Figure, type Suite } from '../harness.js';
 
-const ROUTES = ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/form', 'settings/wizard', 'settings/icons', 'settings/canvas', 'settings/arcade', 'settings/photo', 'settings/loading', 'hidden-tabs:settings/privacy'];
+const ROUTES = [
+  'inbox',
+  'inbox/3',
+  'search',
+  'settings',
+  'settings/notifications',
+  'settings/form',
+  'settings/wizard',
+  'settings/icons',
+  'settings/canvas',
+  'settings/arcade',
+  'settings/photo',
+  'settings/loading',
+  'hidden-tabs:settings/privacy',
+];
 
 export const understandingSuite: Suite = {
   name: 'understanding',
@@ -61,7 +75,11 @@ export const understandingSuite: Suite = {
         outlineText(r, { device: 'web', screenId: r.fingerprint.hash, name: r.title });
         build.push(performance.now() - s);
       }
-      figures.push(summarise(S, `outline build from a ${t300.nodes.length}-node tree (elements, regions, lists, fingerprint, text)`, 'ms', build.slice(20), { goal: '≤ 5 ms' }));
+      figures.push(
+        summarise(S, `outline build from a ${t300.nodes.length}-node tree (elements, regions, lists, fingerprint, text)`, 'ms', build.slice(20), {
+          goal: '≤ 5 ms',
+        }),
+      );
 
       // Reads through the API: a changed screen read from the tree (cold), and an unchanged one. A
       // screen seen before is answered from memory (the memory suite measures that), so each round
@@ -79,10 +97,14 @@ export const understandingSuite: Suite = {
       for (let round = 0; round < 3; round++) {
         const agent = await farm.token('agent', `bench-${round}`);
         const created = (await agent.call('createSession', { body: { platform: 'web' } })).body;
-        const session = await waitFor('session ready', async () => {
-          const s = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
-          return s.state === 'ready' ? s : undefined;
-        }, 20_000);
+        const session = await waitFor(
+          'session ready',
+          async () => {
+            const s = (await agent.call('getSession', { params: { sessionId: created.id } })).body;
+            return s.state === 'ready' ? s : undefined;
+          },
+          20_000,
+        );
         const at = { params: { sessionId: session.id }, headers: { accept: 'application/json' } };
         for (const route of ROUTES) {
           await show(route);
@@ -116,8 +138,14 @@ export const understandingSuite: Suite = {
       figures.push(summarise(S, '  of which: the outline build on the worker', 'ms', buildMs));
       figures.push(summarise(S, 'unchanged screen read end to end (answered from the last read, zero tree reads)', 'ms', warm));
       const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
-      const bottleneck = ocrMs.length ? `on a cold canvas screen the bottleneck is ${med(ocrMs) > med(ocrTreeMs) ? `text recognition (${Math.round(med(ocrMs))} ms against ${Math.round(med(ocrTreeMs))} ms for the tree and probes)` : `the tree (${Math.round(med(ocrTreeMs))} ms against ${Math.round(med(ocrMs))} ms for recognition)`}` : 'text recognition did not run (no recogniser installed?)';
-      figures.push(summarise(S, 'text recognition per read where the tree leaves pixels unexplained (capture + Tesseract, canvas screens)', 'ms', ocrMs, { note: bottleneck }));
+      const bottleneck = ocrMs.length
+        ? `on a cold canvas screen the bottleneck is ${med(ocrMs) > med(ocrTreeMs) ? `text recognition (${Math.round(med(ocrMs))} ms against ${Math.round(med(ocrTreeMs))} ms for the tree and probes)` : `the tree (${Math.round(med(ocrTreeMs))} ms against ${Math.round(med(ocrMs))} ms for recognition)`}`
+        : 'text recognition did not run (no recogniser installed?)';
+      figures.push(
+        summarise(S, 'text recognition per read where the tree leaves pixels unexplained (capture + Tesseract, canvas screens)', 'ms', ocrMs, {
+          note: bottleneck,
+        }),
+      );
       figures.push(summarise(S, '  beside it: the rest of the same read (tree, probing)', 'ms', ocrTreeMs));
       figures.push(summarise(S, 'hit-test probes per screen with a silent container (tab bar hidden from the tree)', 'probes', probes));
 
@@ -134,7 +162,15 @@ export const understandingSuite: Suite = {
           ratios.push(raw.length / chars);
         }
       }
-      figures.push(summarise(S, `outline size, ${sizes.length} screens (${sizes.length - ratios.length} sample app, ${ratios.length} real dumps)`, 'chars', sizes.map((s) => s.chars), { goal: 'median ≤ 1,500' }));
+      figures.push(
+        summarise(
+          S,
+          `outline size, ${sizes.length} screens (${sizes.length - ratios.length} sample app, ${ratios.length} real dumps)`,
+          'chars',
+          sizes.map((s) => s.chars),
+          { goal: 'median ≤ 1,500' },
+        ),
+      );
       figures.push(summarise(S, 'raw dump size / outline size, real corpus', 'ratio', ratios, { goal: 'median ≥ 15' }));
     } finally {
       await farm.stop();

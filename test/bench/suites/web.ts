@@ -7,7 +7,20 @@ import { PROFILES } from '../../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../../workers/devices/web/provider.js';
 import { summarise, type Figure, type Suite } from '../harness.js';
 
-const SCREENS = ['inbox', 'inbox/3', 'search', 'settings', 'settings/notifications', 'settings/privacy', 'settings/form', 'settings/wizard', 'settings/icons', 'settings/canvas', 'settings/photo', 'settings/loading'];
+const SCREENS = [
+  'inbox',
+  'inbox/3',
+  'search',
+  'settings',
+  'settings/notifications',
+  'settings/privacy',
+  'settings/form',
+  'settings/wizard',
+  'settings/icons',
+  'settings/canvas',
+  'settings/photo',
+  'settings/loading',
+];
 
 export const webSuite: Suite = {
   name: 'web',

@@ -6,13 +6,48 @@
 // With a file `input-detached` in the state folder, input commands succeed and change nothing.
 import { readFileSync } from 'node:fs';
 import { existsSync } from 'node:fs';
-import { APPS, FIXTURES, LAUNCHER, decodeInputText, dumpOf, goHome, inputDetached, isInstalled, linkAt, log, nextScreen, pixelSize, readState, recordTouch, screenPng, showApp, updateState } from './screen.mjs';
+import {
+  APPS,
+  FIXTURES,
+  LAUNCHER,
+  decodeInputText,
+  dumpOf,
+  goHome,
+  inputDetached,
+  isInstalled,
+  linkAt,
+  log,
+  nextScreen,
+  pixelSize,
+  readState,
+  recordTouch,
+  screenPng,
+  showApp,
+  updateState,
+} from './screen.mjs';
 
 /**
  * The runtime permissions this pretend device knows (a release's platform manifest): a name outside
  * it is an unknown permission, as POST_NOTIFICATIONS is before API 33.
  */
-const RUNTIME = new Set(['ACCESS_FINE_LOCATION', 'ACCESS_COARSE_LOCATION', 'ACCESS_BACKGROUND_LOCATION', 'CAMERA', 'RECORD_AUDIO', 'READ_CONTACTS', 'WRITE_CONTACTS', 'READ_MEDIA_IMAGES', 'READ_MEDIA_VIDEO', 'READ_EXTERNAL_STORAGE', 'READ_CALENDAR', 'WRITE_CALENDAR', 'ACTIVITY_RECOGNITION', 'POST_NOTIFICATIONS'].map((n) => `android.permission.${n}`));
+const RUNTIME = new Set(
+  [
+    'ACCESS_FINE_LOCATION',
+    'ACCESS_COARSE_LOCATION',
+    'ACCESS_BACKGROUND_LOCATION',
+    'CAMERA',
+    'RECORD_AUDIO',
+    'READ_CONTACTS',
+    'WRITE_CONTACTS',
+    'READ_MEDIA_IMAGES',
+    'READ_MEDIA_VIDEO',
+    'READ_EXTERNAL_STORAGE',
+    'READ_CALENDAR',
+    'WRITE_CALENDAR',
+    'ACTIVITY_RECOGNITION',
+    'POST_NOTIFICATIONS',
+  ].map((n) => `android.permission.${n}`),
+);
 
 const dir = process.env.FAKE_ADB_STATE;
 if (!dir) fail('fake adb: FAKE_ADB_STATE is not set', 2);
@@ -62,7 +97,9 @@ function pick() {
   if (!device) fail(serial ? `adb: device '${serial}' not found` : devices.length ? 'adb: more than one device/emulator' : 'adb: no devices/emulators found');
   if (device.state === 'offline') fail('adb: device offline');
   if (device.state === 'unauthorized') {
-    fail("adb: device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.");
+    fail(
+      "adb: device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.",
+    );
   }
   return device;
 }
@@ -162,14 +199,14 @@ function input([kind, ...a]) {
     recordTouch(dir, { via: 'adb', action: 'tap', x: n[0], y: n[1] });
     // A tap on a row that leads somewhere goes there, as the app would.
     updateState(dir, (st) => void (st.screen = linkAt(st.screen, n[0], n[1]) ?? st.screen));
-  }
-  else if (kind === 'swipe') recordTouch(dir, { via: 'adb', action: 'swipe', x: n[0], y: n[1], x2: n[2], y2: n[3], ms: n[4] });
+  } else if (kind === 'swipe') recordTouch(dir, { via: 'adb', action: 'swipe', x: n[0], y: n[1], x2: n[2], y2: n[3], ms: n[4] });
   else if (kind === 'motionevent') recordTouch(dir, { via: 'adb', action: a[0].toLowerCase(), x: n[1], y: n[2] });
   else if (kind === 'text') log(dir, `typed ${JSON.stringify(decodeInputText(a[0] ?? ''))}`);
   else if (kind === 'keyevent') {
     log(dir, `key ${a[0]}`);
     if (a[0] === 'KEYCODE_HOME') updateState(dir, goHome);
-    if (a[0] === 'KEYCODE_BACK') updateState(dir, (s) => (APPS[s.foreground]?.screens.indexOf(s.screen) > 0 ? (s.screen = APPS[s.foreground].screens[0]) : goHome(s)));
+    if (a[0] === 'KEYCODE_BACK')
+      updateState(dir, (s) => (APPS[s.foreground]?.screens.indexOf(s.screen) > 0 ? (s.screen = APPS[s.foreground].screens[0]) : goHome(s)));
   } else {
     process.stderr.write(`Error: Unknown command: ${kind}\n`);
     return 1;
@@ -251,7 +288,9 @@ function permission(verb, pkg, perm) {
   if (!isInstalled(now, pkg)) return pmRefuses(verb, `java.lang.IllegalArgumentException: Unknown package: ${pkg}`);
   if (!RUNTIME.has(perm)) return pmRefuses(verb, `java.lang.IllegalArgumentException: Unknown permission: ${perm}`);
   if (!(APPS[pkg].requested ?? []).includes(perm)) {
-    process.stderr.write(fixture('pm-grant-not-requested.txt').replaceAll('com.example.app', pkg).replaceAll('android.permission.CAMERA', perm).replaceAll("'grant'", `'${verb}'`));
+    process.stderr.write(
+      fixture('pm-grant-not-requested.txt').replaceAll('com.example.app', pkg).replaceAll('android.permission.CAMERA', perm).replaceAll("'grant'", `'${verb}'`),
+    );
     return 255;
   }
   updateState(dir, (s) => void (((s.permissions ??= {})[pkg] ??= {})[perm] = { granted: verb === 'grant', userSet: true }));

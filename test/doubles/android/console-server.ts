@@ -18,7 +18,14 @@ export interface ConsoleDoubleOptions {
 
 const AXIS_MAX = 0x7fff;
 const TYPES: Record<string, number> = { EV_SYN: 0, EV_KEY: 1, EV_ABS: 3 };
-const CODES: Record<string, number> = { SYN_REPORT: 0, ABS_MT_SLOT: 47, ABS_MT_POSITION_X: 53, ABS_MT_POSITION_Y: 54, ABS_MT_TRACKING_ID: 57, ABS_MT_PRESSURE: 58 };
+const CODES: Record<string, number> = {
+  SYN_REPORT: 0,
+  ABS_MT_SLOT: 47,
+  ABS_MT_POSITION_X: 53,
+  ABS_MT_POSITION_Y: 54,
+  ABS_MT_TRACKING_ID: 57,
+  ABS_MT_PRESSURE: 58,
+};
 
 export class ConsoleDouble {
   /** Every line the double received, with when (performance-free: Date.now, like touches.log). */
@@ -30,7 +37,10 @@ export class ConsoleDouble {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
 
-  private constructor(private readonly opts: ConsoleDoubleOptions, public port: number) {
+  private constructor(
+    private readonly opts: ConsoleDoubleOptions,
+    public port: number,
+  ) {
     this.token = opts.token;
   }
 
@@ -70,10 +80,18 @@ export class ConsoleDouble {
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => undefined);
     socket.setEncoding('utf8');
-    const session = { authed: this.token === '', mouseDown: false, slot: 0, slots: new Map<number, { id: number; x: number; y: number; moved: boolean; fresh: boolean }>() };
+    const session = {
+      authed: this.token === '',
+      mouseDown: false,
+      slot: 0,
+      slots: new Map<number, { id: number; x: number; y: number; moved: boolean; fresh: boolean }>(),
+    };
     const say = (text: string) => socket.write(text.replace(/\n/g, '\r\n'));
     if (session.authed) say("Android Console: type 'help' for a list of commands\nOK\n");
-    else say(`Android Console: Authentication required\nAndroid Console: type 'auth <auth_token>' to authenticate\nAndroid Console: you can find your <auth_token> in \n'${join(this.opts.stateDir, 'emulator_console_auth_token')}'\nOK\n`);
+    else
+      say(
+        `Android Console: Authentication required\nAndroid Console: type 'auth <auth_token>' to authenticate\nAndroid Console: you can find your <auth_token> in \n'${join(this.opts.stateDir, 'emulator_console_auth_token')}'\nOK\n`,
+      );
     let buffer = '';
     socket.on('data', (chunk: string) => {
       buffer += chunk;
@@ -94,7 +112,10 @@ export class ConsoleDouble {
     });
   }
 
-  private answer(line: string, session: { authed: boolean; mouseDown: boolean; slot: number; slots: Map<number, { id: number; x: number; y: number; moved: boolean; fresh: boolean }> }): string {
+  private answer(
+    line: string,
+    session: { authed: boolean; mouseDown: boolean; slot: number; slots: Map<number, { id: number; x: number; y: number; moved: boolean; fresh: boolean }> },
+  ): string {
     const [cmd = '', ...args] = line.split(/\s+/);
     const rest = args.join(' ');
     if (cmd === 'help' || cmd === 'h' || cmd === '?') return 'Android console command help:\n    help|h|?         print a list of commands\nOK\n';

@@ -70,7 +70,9 @@ export async function androidRig(opts: { console: boolean; reset?: ResetPolicy; 
     state: () => readState(dir),
     update: (change) => updateState(dir, change),
     lastDownPx: () => {
-      const down = readTouches(dir).filter((t) => ['down', 'tap', 'swipe'].includes(t.action)).at(-1);
+      const down = readTouches(dir)
+        .filter((t) => ['down', 'tap', 'swipe'].includes(t.action))
+        .at(-1);
       return down ? { x: down.x, y: down.y } : null;
     },
     commands: () => {

@@ -23,7 +23,17 @@ export const SCREENS = {
 /** The apps installed on the pretend emulator: their screens in the order changeScreen() walks them. */
 export const APPS = {
   // `requested`: the runtime permissions its manifest asks for (pm grant refuses any other).
-  'com.android.settings': { versionName: '14', activity: '.Settings', screens: ['settings', 'network', 'connected', 'security'], requested: ['android.permission.ACCESS_FINE_LOCATION', 'android.permission.ACCESS_COARSE_LOCATION', 'android.permission.POST_NOTIFICATIONS', 'android.permission.READ_CONTACTS'] },
+  'com.android.settings': {
+    versionName: '14',
+    activity: '.Settings',
+    screens: ['settings', 'network', 'connected', 'security'],
+    requested: [
+      'android.permission.ACCESS_FINE_LOCATION',
+      'android.permission.ACCESS_COARSE_LOCATION',
+      'android.permission.POST_NOTIFICATIONS',
+      'android.permission.READ_CONTACTS',
+    ],
+  },
   'com.google.android.deskclock': { versionName: '7.7.1', activity: 'com.android.deskclock.DeskClock', screens: ['alarm'] },
   // Installed, with no launcher activity: monkey finds nothing to start.
   'com.android.providers.contacts': { versionName: '14', activity: null, screens: [] },
@@ -105,7 +115,10 @@ export function recordTouch(dir, entry) {
 export function readTouches(dir) {
   const file = join(dir, 'touches.log');
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** A detached input service: inputs are accepted and reach nothing. */
@@ -170,7 +183,11 @@ export function screenPng(dir, screen, { width, height }) {
   const { boxes, screen: recorded } = xmlBoxes(dumpOf(screen));
   const sx = width / (recorded?.width || width);
   const sy = height / (recorded?.height || height);
-  const png = layoutPng(width, height, boxes.map((b) => ({ ...b, x: b.x * sx, y: b.y * sy, width: b.width * sx, height: b.height * sy })));
+  const png = layoutPng(
+    width,
+    height,
+    boxes.map((b) => ({ ...b, x: b.x * sx, y: b.y * sy, width: b.width * sx, height: b.height * sy })),
+  );
   writeFileSync(file, png);
   return png;
 }

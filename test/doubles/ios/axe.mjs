@@ -51,7 +51,14 @@ switch (command) {
   }
   case 'touch': {
     if (!args.includes('--down') && !args.includes('--up')) fail('At least one of --down or --up must be specified.');
-    deliver({ kind: 'press', x: number('-x'), y: number('-y'), down: args.includes('--down'), up: args.includes('--up'), holdS: Number(option('--delay') ?? 0.1) });
+    deliver({
+      kind: 'press',
+      x: number('-x'),
+      y: number('-y'),
+      down: args.includes('--down'),
+      up: args.includes('--up'),
+      holdS: Number(option('--delay') ?? 0.1),
+    });
     break;
   }
   case 'swipe': {

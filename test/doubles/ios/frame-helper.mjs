@@ -34,7 +34,11 @@ const frame = (reason, id) => {
   const w = SCREEN.widthPt;
   const h = SCREEN.heightPt;
   if (reason !== 'snapshot') sent++;
-  send('frame', { seq: ++seq, format: 'png', width: w, height: h, bytes: png.length, damage: [[0, 0, w, h]], reason, ...(id === undefined ? {} : { id }), encodeMs: 1.5 }, png);
+  send(
+    'frame',
+    { seq: ++seq, format: 'png', width: w, height: h, bytes: png.length, damage: [[0, 0, w, h]], reason, ...(id === undefined ? {} : { id }), encodeMs: 1.5 },
+    png,
+  );
 };
 
 const lines = createInterface({ input: process.stdin });

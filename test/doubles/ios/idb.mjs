@@ -30,7 +30,8 @@ const command = args[1];
 if (args.includes('--help')) {
   const help = {
     tap: 'usage: idb ui tap [-h] [--duration DURATION] [--udid UDID] [--log {DEBUG,INFO,WARNING,ERROR,CRITICAL}] [--json] x y\n\nTap On the Screen\n\npositional arguments:\n  x                     The x-coordinate\n  y                     The y-coordinate\n\noptions:\n  -h, --help            show this help message and exit\n  --duration DURATION   Press duration\n  --udid UDID           Udid of target, can also be set with the IDB_UDID env var\n  --json                Create json structured output\n',
-    'describe-all': 'usage: idb ui describe-all [-h] [--udid UDID] [--log {DEBUG,INFO,WARNING,ERROR,CRITICAL}] [--json] [--nested]\n\nDescribes Accessibility Information for the entire screen\n\noptions:\n  -h, --help            show this help message and exit\n  --udid UDID           Udid of target, can also be set with the IDB_UDID env var\n  --json                Create json structured output\n  --nested              Will report data in the newer nested format, rather than the flat one\n',
+    'describe-all':
+      'usage: idb ui describe-all [-h] [--udid UDID] [--log {DEBUG,INFO,WARNING,ERROR,CRITICAL}] [--json] [--nested]\n\nDescribes Accessibility Information for the entire screen\n\noptions:\n  -h, --help            show this help message and exit\n  --udid UDID           Udid of target, can also be set with the IDB_UDID env var\n  --json                Create json structured output\n  --nested              Will report data in the newer nested format, rather than the flat one\n',
   }[command];
   if (!help) usageError(`argument command: invalid choice: '${command}'`);
   process.stdout.write(help);

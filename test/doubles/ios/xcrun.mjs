@@ -10,7 +10,21 @@ import { join } from 'node:path';
 import { FIXTURES, SCREEN, currentScreen, dataDir, erase, flag, install, record, save, screenPng, uninstall, world } from './lib/world.mjs';
 
 const ERR = JSON.parse(readFileSync(join(FIXTURES, 'simctl-errors.json'), 'utf8'));
-const PRIVACY_SERVICES = ['all', 'calendar', 'contacts-limited', 'contacts', 'location', 'location-always', 'photos-add', 'photos', 'media-library', 'microphone', 'motion', 'reminders', 'siri'];
+const PRIVACY_SERVICES = [
+  'all',
+  'calendar',
+  'contacts-limited',
+  'contacts',
+  'location',
+  'location-always',
+  'photos-add',
+  'photos',
+  'media-library',
+  'microphone',
+  'motion',
+  'reminders',
+  'siri',
+];
 const LIST = join(FIXTURES, process.env.FAKE_XCRUN_LIST ?? 'simctl-list-devices.xcode15.json');
 
 const args = process.argv.slice(2);
@@ -73,7 +87,11 @@ switch (sub) {
   case 'erase': {
     const udid = device(rest[0]);
     // Composed in simctl's form: erasing needs a shut-down device.
-    if (stateOf(udid) === 'Booted') fail('An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to erase contents and settings in current state: Booted\n', 149);
+    if (stateOf(udid) === 'Booted')
+      fail(
+        'An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405):\nUnable to erase contents and settings in current state: Booted\n',
+        149,
+      );
     erase(w);
     save(w);
     break;
@@ -161,7 +179,11 @@ switch (sub) {
     booted(rest[0]);
     // Composed: an unknown variable makes the real command fail; the exact words are not known here.
     if (flag('fail-getenv')) fail(`Unable to find ${rest[1]} in the simulator's environment\n`, 1);
-    const values = { SIMULATOR_MAINSCREEN_WIDTH: String(SCREEN.widthPt * SCREEN.scale), SIMULATOR_MAINSCREEN_HEIGHT: String(SCREEN.heightPt * SCREEN.scale), SIMULATOR_MAINSCREEN_SCALE: SCREEN.scale.toFixed(6) };
+    const values = {
+      SIMULATOR_MAINSCREEN_WIDTH: String(SCREEN.widthPt * SCREEN.scale),
+      SIMULATOR_MAINSCREEN_HEIGHT: String(SCREEN.heightPt * SCREEN.scale),
+      SIMULATOR_MAINSCREEN_SCALE: SCREEN.scale.toFixed(6),
+    };
     if (!(rest[1] in values)) fail(`Unable to find ${rest[1]} in the simulator's environment\n`, 1);
     process.stdout.write(`${values[rest[1]]}\n`);
     break;

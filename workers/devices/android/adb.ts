@@ -43,7 +43,9 @@ export class Adb {
 
   /** Waits up to `withinMs` for the calls still running to end, then kills what is left. */
   async drain(withinMs: number): Promise<void> {
-    const exits = [...this.running].map((child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined)));
+    const exits = [...this.running].map((child) =>
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined),
+    );
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), withinMs)));
     const outcome = await Promise.race([Promise.all(exits), deadline]);
@@ -100,18 +102,32 @@ export class Adb {
   }
 
   /** The DeviceError for a failed call, or null when the caller asked to see a device command's failure. */
-  private explain(err: NodeJS.ErrnoException & { killed?: boolean; code?: unknown }, args: string[], call: AdbCall, stderr: string, timeout: number): DeviceError | null {
+  private explain(
+    err: NodeJS.ErrnoException & { killed?: boolean; code?: unknown },
+    args: string[],
+    call: AdbCall,
+    stderr: string,
+    timeout: number,
+  ): DeviceError | null {
     const what = `adb ${args.join(' ').slice(0, 120)}`;
     const on = call.serial ? ` on ${call.serial}` : '';
     if (err.code === 'ENOENT') return new AdbMissing(`adb was not found at ${this.path}`);
     if (err.code === 'EACCES') return new AdbMissing(`adb at ${this.path} cannot be run (permission denied)`);
     if (err.code === 'ABORT_ERR' || err.name === 'AbortError') return new DeviceError('DEVICE_FAILED', `${what}${on} was cancelled`);
     if (err.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-      return new DeviceError('DEVICE_FAILED', `${what}${on} printed more than ${call.maxBytes ?? DEFAULT_MAX_BYTES} bytes`, 'the device answered far more than expected; check it by hand with the same command');
+      return new DeviceError(
+        'DEVICE_FAILED',
+        `${what}${on} printed more than ${call.maxBytes ?? DEFAULT_MAX_BYTES} bytes`,
+        'the device answered far more than expected; check it by hand with the same command',
+      );
     }
     if (err.killed && this.stopping) return new DeviceError('DEVICE_FAILED', `${what}${on} was stopped: the Android backend is closing`);
     if (err.killed) {
-      return new DeviceError('DEVICE_FAILED', `${what}${on} took longer than ${timeout} ms`, `the device may be hung: try \`adb -s ${call.serial ?? 'SERIAL'} reconnect\`, or restart the emulator`);
+      return new DeviceError(
+        'DEVICE_FAILED',
+        `${what}${on} took longer than ${timeout} ms`,
+        `the device may be hung: try \`adb -s ${call.serial ?? 'SERIAL'} reconnect\`, or restart the emulator`,
+      );
     }
     const transport = transportFailure(stderr, call.serial);
     if (transport) return transport;
@@ -125,19 +141,39 @@ export class Adb {
 export function transportFailure(stderr: string, serial: string | undefined): DeviceError | null {
   const who = serial ?? 'the device';
   if (/device offline/i.test(stderr)) {
-    return new DeviceError('DEVICE_FAILED', `${who} is offline`, `it is still booting or its adb connection is stuck: wait, or run \`adb -s ${who} reconnect\`; a stuck emulator needs a restart`);
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `${who} is offline`,
+      `it is still booting or its adb connection is stuck: wait, or run \`adb -s ${who} reconnect\`; a stuck emulator needs a restart`,
+    );
   }
   if (/unauthorized/i.test(stderr)) {
-    return new DeviceError('DEVICE_FAILED', `${who} has not authorized this computer's adb key`, 'accept the USB debugging prompt on the device; for an emulator, restart the adb server (`adb kill-server`) so it offers its key again');
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `${who} has not authorized this computer's adb key`,
+      'accept the USB debugging prompt on the device; for an emulator, restart the adb server (`adb kill-server`) so it offers its key again',
+    );
   }
   if (/device '.*' not found|no devices\/emulators found|device not found/i.test(stderr)) {
-    return new DeviceError('DEVICE_FAILED', `${who} is gone: adb no longer lists it`, 'the emulator exited or was restarted under another serial: see `adb devices -l`');
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `${who} is gone: adb no longer lists it`,
+      'the emulator exited or was restarted under another serial: see `adb devices -l`',
+    );
   }
   if (/insufficient permissions|no permissions/i.test(stderr)) {
-    return new DeviceError('DEVICE_FAILED', `adb has no permission to talk to ${who}`, 'install the udev rules for Android devices (Debian: apt-get install android-sdk-platform-tools-common) and replug');
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `adb has no permission to talk to ${who}`,
+      'install the udev rules for Android devices (Debian: apt-get install android-sdk-platform-tools-common) and replug',
+    );
   }
   if (/^error: closed|protocol fault|connection reset/im.test(stderr)) {
-    return new DeviceError('DEVICE_FAILED', `adb lost its connection to ${who}: ${firstLine(stderr)}`, 'the emulator may be restarting; it is retried on the next call');
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `adb lost its connection to ${who}: ${firstLine(stderr)}`,
+      'the emulator may be restarting; it is retried on the next call',
+    );
   }
   return null;
 }
@@ -151,5 +187,10 @@ export function shellQuote(value: string): string {
 }
 
 export function firstLine(text: string): string {
-  return text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return (
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? ''
+  );
 }

@@ -39,7 +39,8 @@ export class AppControl {
    * app, the home screen. One shell round trip under the 'clear' policy: each costs an adb call.
    */
   async forSession(pkg: string | null, signal: AbortSignal): Promise<void> {
-    if (pkg && !PACKAGE.test(pkg)) throw new DeviceError('APP_UNREACHABLE', `${JSON.stringify(pkg)} is not an Android package name`, 'name the app by its package, as in com.example.app');
+    if (pkg && !PACKAGE.test(pkg))
+      throw new DeviceError('APP_UNREACHABLE', `${JSON.stringify(pkg)} is not an Android package name`, 'name the app by its package, as in com.example.app');
     if (this.snapshot) {
       await this.loadSnapshot(signal);
       if (!pkg) return this.home();
@@ -68,7 +69,13 @@ export class AppControl {
     if (!existsSync(apk)) return false;
     const r = await this.adb.run(['install', '-r', apk], { serial: this.serial, signal, timeoutMs: 180_000, allowExit: true });
     const failure = installFailure(`${r.stdout.toString('utf8')}\n${r.stderr}`);
-    if (failure) throw new DeviceError('APP_UNREACHABLE', `could not install ${pkg} on ${this.serial} from ${apk}: ${failure}`, `try it by hand: adb -s ${this.serial} install -r ${apk}`, { apk, reason: failure });
+    if (failure)
+      throw new DeviceError(
+        'APP_UNREACHABLE',
+        `could not install ${pkg} on ${this.serial} from ${apk}: ${failure}`,
+        `try it by hand: adb -s ${this.serial} install -r ${apk}`,
+        { apk, reason: failure },
+      );
     return true;
   }
 
@@ -84,16 +91,28 @@ export class AppControl {
   /** The app opened afresh from its launcher activity (or the home screen when there is none). */
   async launch(pkg: string | null): Promise<void> {
     if (!pkg) return this.home();
-    const { out } = await this.adb.shellResult(this.serial, `monkey -p ${shellQuote(pkg)} -c android.intent.category.LAUNCHER --pct-syskeys 0 1`, { timeoutMs: 30_000 });
+    const { out } = await this.adb.shellResult(this.serial, `monkey -p ${shellQuote(pkg)} -c android.intent.category.LAUNCHER --pct-syskeys 0 1`, {
+      timeoutMs: 30_000,
+    });
     const failure = monkeyFailure(out);
-    if (failure) throw new DeviceError('APP_UNREACHABLE', `could not launch ${pkg} on ${this.serial}: ${failure}`, `is ${pkg} installed with a launcher activity? adb -s ${this.serial} shell pm path ${pkg}`);
+    if (failure)
+      throw new DeviceError(
+        'APP_UNREACHABLE',
+        `could not launch ${pkg} on ${this.serial}: ${failure}`,
+        `is ${pkg} installed with a launcher activity? adb -s ${this.serial} shell pm path ${pkg}`,
+      );
   }
 
   /** A link handed to whatever handles it on the device (a browser for web pages, an app for its deep links). */
   async open(url: string): Promise<void> {
     const { out } = await this.adb.shellResult(this.serial, `am start -a android.intent.action.VIEW -d ${shellQuote(url)}`, { timeoutMs: 30_000 });
     const failure = amStartFailure(out);
-    if (failure) throw new DeviceError('APP_UNREACHABLE', `nothing on ${this.serial} opened ${url}: ${failure}`, 'install an app that handles the link (a browser for web pages, the app for its own scheme)');
+    if (failure)
+      throw new DeviceError(
+        'APP_UNREACHABLE',
+        `nothing on ${this.serial} opened ${url}: ${failure}`,
+        'install an app that handles the link (a browser for web pages, the app for its own scheme)',
+      );
   }
 
   async home(): Promise<void> {
@@ -108,7 +127,11 @@ export class AppControl {
     const name = this.snapshot!;
     const access = this.consoleAccess();
     if (!access.console) {
-      throw new DeviceError('DEVICE_FAILED', `the reset policy loads snapshot "${name}" through the emulator console, which is not available: ${access.why}`, 'make the console reachable (consoleTokenFile), or use the reset policy "clear"');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the reset policy loads snapshot "${name}" through the emulator console, which is not available: ${access.why}`,
+        'make the console reachable (consoleTokenFile), or use the reset policy "clear"',
+      );
     }
     await access.console.snapshotLoad(name);
     // The guest's adb daemon restarts with the snapshot; wait until it answers again.
@@ -118,8 +141,14 @@ export class AppControl {
 
   private checkInstalled(pkg: string, out: string): void {
     if (!installedIn(out)) {
-      const where = this.apkDir ? `put ${pkg}.apk in this host's APK folder (${this.apkDir})` : "give the worker an APK folder holding it (SIMFLEET_ANDROID_APK_DIR)";
-      throw new DeviceError('APP_UNREACHABLE', `${pkg} is not installed on ${this.serial}`, `${where}, install it by hand (adb -s ${this.serial} install app.apk), or bake it into the emulator image or snapshot`);
+      const where = this.apkDir
+        ? `put ${pkg}.apk in this host's APK folder (${this.apkDir})`
+        : 'give the worker an APK folder holding it (SIMFLEET_ANDROID_APK_DIR)';
+      throw new DeviceError(
+        'APP_UNREACHABLE',
+        `${pkg} is not installed on ${this.serial}`,
+        `${where}, install it by hand (adb -s ${this.serial} install app.apk), or bake it into the emulator image or snapshot`,
+      );
     }
   }
 
@@ -128,7 +157,11 @@ export class AppControl {
     const cleared = out.match(/^Success/gm)?.length ?? 0;
     if (cleared < packages.length) {
       const said = firstLine(out.replace(/^(package:.*|Success)$/gm, ''));
-      throw new DeviceError('DEVICE_FAILED', `could not clear the data of ${packages.join(', ')} on ${this.serial}: ${said || '(no answer)'}`, `check by hand: adb -s ${this.serial} shell pm clear ${packages[0]}`);
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `could not clear the data of ${packages.join(', ')} on ${this.serial}: ${said || '(no answer)'}`,
+        `check by hand: adb -s ${this.serial} shell pm clear ${packages[0]}`,
+      );
     }
   }
 }

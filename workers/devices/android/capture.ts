@@ -32,7 +32,12 @@ export class ConsoleShots {
       await this.emulator.screenshot(dir);
       // The emulator names the file itself; the folder holds only this one.
       const file = (await readdir(dir)).find((f) => f.toLowerCase().endsWith('.png'));
-      if (!file) throw new DeviceError('DEVICE_FAILED', `the emulator on port ${this.emulator.port} said OK to a screenshot but wrote no PNG into ${dir}`, 'the emulator must run on this host (the console writes into a host folder); check its log');
+      if (!file)
+        throw new DeviceError(
+          'DEVICE_FAILED',
+          `the emulator on port ${this.emulator.port} said OK to a screenshot but wrote no PNG into ${dir}`,
+          'the emulator must run on this host (the console writes into a host folder); check its log',
+        );
       return checked(await readFile(join(dir, file)), `the emulator's screenshot in ${dir}`);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -94,7 +99,11 @@ function checked(data: Buffer, what: string): Png {
   const size = pngSize(data);
   if (!size) {
     const said = data.subarray(0, 120).toString('utf8').replace(/\s+/g, ' ').trim();
-    throw new DeviceError('DEVICE_FAILED', `${what} is not a PNG${said ? `: ${said}` : ' (empty)'}`, 'the display may be off or secure (FLAG_SECURE windows capture black or fail); wake the device');
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `${what} is not a PNG${said ? `: ${said}` : ' (empty)'}`,
+      'the display may be off or secure (FLAG_SECURE windows capture black or fail); wake the device',
+    );
   }
   return { data, size };
 }

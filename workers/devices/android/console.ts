@@ -82,7 +82,12 @@ export class EmulatorConsole {
 
   /** The emulator writes a PNG of its display into `dir` on this host. */
   async screenshot(dir: string): Promise<void> {
-    if (/\s/.test(dir)) throw new DeviceError('DEVICE_FAILED', `the console splits arguments at spaces; the screenshot folder ${dir} has one`, 'set TMPDIR to a path without spaces');
+    if (/\s/.test(dir))
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the console splits arguments at spaces; the screenshot folder ${dir} has one`,
+        'set TMPDIR to a path without spaces',
+      );
     await this.command(`screenrecord screenshot ${dir}`, 15_000);
   }
 
@@ -108,7 +113,13 @@ export class EmulatorConsole {
     return new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => {
         // What the emulator is doing is unknown now: start the next command on a fresh connection.
-        this.drop(new DeviceError('DEVICE_FAILED', `the emulator console on port ${this.port} did not answer "${shown}" within ${timeoutMs} ms`, 'the emulator may be hung or busy (a snapshot load can take a while); the next command reconnects'));
+        this.drop(
+          new DeviceError(
+            'DEVICE_FAILED',
+            `the emulator console on port ${this.port} did not answer "${shown}" within ${timeoutMs} ms`,
+            'the emulator may be hung or busy (a snapshot load can take a while); the next command reconnects',
+          ),
+        );
       }, timeoutMs);
       this.pending = {
         lines: [],
@@ -125,7 +136,8 @@ export class EmulatorConsole {
       this.pump();
     }).catch((err: Error) => {
       if (line === null || !(err instanceof DeviceError)) throw err;
-      if (err instanceof ConsoleRefused) throw new ConsoleRefused(`the emulator console on port ${this.port} refused "${shown}": ${err.reply}`, err.reply, err.hint);
+      if (err instanceof ConsoleRefused)
+        throw new ConsoleRefused(`the emulator console on port ${this.port} refused "${shown}": ${err.reply}`, err.reply, err.hint);
       throw new DeviceError(err.code, err.message.replace('during the command', `during "${shown}"`), err.hint);
     });
   }
@@ -137,8 +149,16 @@ export class EmulatorConsole {
         s.destroy();
         reject(
           err.code === 'ECONNREFUSED'
-            ? new DeviceError('DEVICE_FAILED', `the emulator console at 127.0.0.1:${this.port} refused the connection`, `is the emulator running? its console port is the number in its serial (emulator-${this.port})`)
-            : new DeviceError('DEVICE_FAILED', `could not reach the emulator console at 127.0.0.1:${this.port}: ${err.message}`, 'the emulator may have exited'),
+            ? new DeviceError(
+                'DEVICE_FAILED',
+                `the emulator console at 127.0.0.1:${this.port} refused the connection`,
+                `is the emulator running? its console port is the number in its serial (emulator-${this.port})`,
+              )
+            : new DeviceError(
+                'DEVICE_FAILED',
+                `could not reach the emulator console at 127.0.0.1:${this.port}: ${err.message}`,
+                'the emulator may have exited',
+              ),
         );
       };
       s.once('error', fail);
@@ -159,7 +179,13 @@ export class EmulatorConsole {
     });
     const lost = (why: string) => () => {
       if (this.socket !== socket) return;
-      this.drop(new DeviceError('DEVICE_FAILED', `the emulator console on port ${this.port} dropped the connection during the command (${why})`, 'the emulator may have exited or restarted; the next command reconnects'));
+      this.drop(
+        new DeviceError(
+          'DEVICE_FAILED',
+          `the emulator console on port ${this.port} dropped the connection during the command (${why})`,
+          'the emulator may have exited or restarted; the next command reconnects',
+        ),
+      );
     };
     socket.on('error', (err) => lost(err.message)());
     socket.on('close', lost('closed by the emulator'));
@@ -178,13 +204,21 @@ export class EmulatorConsole {
     try {
       token = (await readFile(this.tokenFile, 'utf8')).trim();
     } catch (err) {
-      throw new DeviceError('DEVICE_FAILED', `the emulator console on port ${this.port} wants an auth token, and ${this.tokenFile} could not be read: ${(err as Error).message}`, `point consoleTokenFile at the token file of the user running the emulator (its ~/.emulator_console_auth_token)`);
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the emulator console on port ${this.port} wants an auth token, and ${this.tokenFile} could not be read: ${(err as Error).message}`,
+        `point consoleTokenFile at the token file of the user running the emulator (its ~/.emulator_console_auth_token)`,
+      );
     }
     try {
       await this.exchange(socket, `auth ${token}`, 5000);
     } catch (err) {
       if (!(err instanceof ConsoleRefused)) throw err;
-      throw new DeviceError('DEVICE_FAILED', `the emulator console on port ${this.port} refused the token from ${this.tokenFile}: ${err.reply}`, `the token in ${this.tokenFile} must match the emulator's (the ~/.emulator_console_auth_token of the user running it); set consoleTokenFile`);
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the emulator console on port ${this.port} refused the token from ${this.tokenFile}: ${err.reply}`,
+        `the token in ${this.tokenFile} must match the emulator's (the ~/.emulator_console_auth_token of the user running it); set consoleTokenFile`,
+      );
     }
     // The emulator follows a good auth with the help banner's OK as well as the command's own (field
     // report 000: a client counting one OK per command then reads every later reply one command
@@ -192,7 +226,12 @@ export class EmulatorConsole {
     // before its "I am alive!" still belongs to the auth.
     let lines = await this.exchange(socket, 'ping', 5000);
     for (let i = 0; i < 3 && !lines.some((l) => l.includes('I am alive')); i++) lines = await this.exchange(socket, null, 5000);
-    if (!lines.some((l) => l.includes('I am alive'))) throw new DeviceError('DEVICE_FAILED', `the emulator console on port ${this.port} did not answer a ping after auth`, 'the console is out of step; the next command reconnects');
+    if (!lines.some((l) => l.includes('I am alive')))
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the emulator console on port ${this.port} did not answer a ping after auth`,
+        'the console is out of step; the next command reconnects',
+      );
   }
 
   /** Hands complete lines to the command in flight; "OK" or "KO: …" ends its reply. */

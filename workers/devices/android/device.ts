@@ -7,7 +7,17 @@
 // There is no inputsReceived(): Android cannot count the inputs an app received without
 // instrumentation inside the app, so an action that changes nothing "may not have been delivered".
 import type { Logger } from 'pino';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import {
+  DeviceError,
+  type AppTarget,
+  type DeviceBackend,
+  type Frame,
+  type PrepareOptions,
+  type ScreenSize,
+  type Screenshot,
+  type TouchFrame,
+  type TreeSnapshot,
+} from '../backend.js';
 import { PolledFrames } from '../polled-frames.js';
 import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import { type Adb, firstLine } from './adb.js';
@@ -61,7 +71,14 @@ export class AndroidDevice implements DeviceBackend {
   constructor(private readonly opts: AndroidDeviceOptions) {
     this.source = new ScreenSource(opts.adb, opts.serial, opts.console, { why: () => this.consoleWhy, lost: (why) => (this.consoleWhy = why) }, opts.logger);
     this.foregroundWatch = new ForegroundWatch(opts.adb, opts.serial, opts.logger);
-    this.apps = new AppControl(opts.adb, opts.serial, opts.reset, () => this.consoleAccess(), () => this.readScreen(), opts.apkDir ?? null);
+    this.apps = new AppControl(
+      opts.adb,
+      opts.serial,
+      opts.reset,
+      () => this.consoleAccess(),
+      () => this.readScreen(),
+      opts.apkDir ?? null,
+    );
     this.frames = new PolledFrames({
       capture: async () => this.asCapture(await this.source.take()),
       fastMs: opts.pollMs,
@@ -129,7 +146,11 @@ export class AndroidDevice implements DeviceBackend {
 
   async prepare(app: AppTarget | null, { signal, origins }: PrepareOptions): Promise<void> {
     if (app && !app.package) {
-      throw new DeviceError('VALIDATION_FAILED', `an Android device opens apps by package, and this session names ${app.url ? 'a url' : 'a bundleId'}`, 'give app.package (e.g. "com.android.settings"); to open a web page, start without an app and open the URL');
+      throw new DeviceError(
+        'VALIDATION_FAILED',
+        `an Android device opens apps by package, and this session names ${app.url ? 'a url' : 'a bundleId'}`,
+        'give app.package (e.g. "com.android.settings"); to open a web page, start without an app and open the URL',
+      );
     }
     this.policy.use(origins);
     const pkg = app?.package ?? null;
@@ -222,7 +243,8 @@ export class AndroidDevice implements DeviceBackend {
     // Web pages pass the farm's origin rules; an app's own link scheme is the app's business, but
     // nothing may point the device's browser at its files or at script.
     if (scheme === 'http:' || scheme === 'https:') await this.policy.check(url);
-    else if (['file:', 'javascript:', 'content:', 'data:'].includes(scheme)) throw new DeviceError('ORIGIN_NOT_ALLOWED', `${scheme} links are not opened on devices`);
+    else if (['file:', 'javascript:', 'content:', 'data:'].includes(scheme))
+      throw new DeviceError('ORIGIN_NOT_ALLOWED', `${scheme} links are not opened on devices`);
     await this.apps.open(url);
     this.afterInput();
   }
@@ -263,7 +285,13 @@ export class AndroidDevice implements DeviceBackend {
   }
 
   private asCapture(png: Png) {
-    return { data: png.data, format: 'png' as const, width: png.size.width, height: png.size.height, pixelsPerPoint: png.size.width / (this.px.width / this.density || png.size.width) };
+    return {
+      data: png.data,
+      format: 'png' as const,
+      width: png.size.width,
+      height: png.size.height,
+      pixelsPerPoint: png.size.width / (this.px.width / this.density || png.size.width),
+    };
   }
 
   private afterInput(): void {

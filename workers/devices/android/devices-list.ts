@@ -20,7 +20,21 @@ export interface ListedDevice {
   emulatorPort: number | null;
 }
 
-const STATES = ['device', 'offline', 'unauthorized', 'authorizing', 'connecting', 'bootloader', 'recovery', 'rescue', 'sideload', 'host', 'detached', 'unknown', 'no permissions'];
+const STATES = [
+  'device',
+  'offline',
+  'unauthorized',
+  'authorizing',
+  'connecting',
+  'bootloader',
+  'recovery',
+  'rescue',
+  'sideload',
+  'host',
+  'detached',
+  'unknown',
+  'no permissions',
+];
 const LINE = new RegExp(`^(\\S.*?)\\s+(${STATES.join('|')})(?=\\s|$)(.*)$`);
 const ATTRIBUTE = /^(usb|product|model|device):(\S*)$/;
 
@@ -71,7 +85,10 @@ export function stateHealth(d: Pick<ListedDevice, 'serial' | 'state' | 'stateDet
     case 'offline':
       return { ready: false, reason: `adb lists ${d.serial} as offline: still booting, or its adb connection is stuck (\`adb -s ${d.serial} reconnect\`)` };
     case 'unauthorized':
-      return { ready: false, reason: `adb lists ${d.serial} as unauthorized: this computer's adb key was not accepted (restart the adb server or accept the prompt)` };
+      return {
+        ready: false,
+        reason: `adb lists ${d.serial} as unauthorized: this computer's adb key was not accepted (restart the adb server or accept the prompt)`,
+      };
     case 'authorizing':
     case 'connecting':
       return { ready: false, reason: `adb is still ${d.state} to ${d.serial}` };

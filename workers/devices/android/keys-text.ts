@@ -37,7 +37,11 @@ export function textCommands(text: string): string[] {
   const bad = [...text].find((c) => !/[\x20-\x7e\n\t]/.test(c));
   if (bad !== undefined) {
     const shown = bad.codePointAt(0)! < 0x20 ? `U+${bad.codePointAt(0)!.toString(16).padStart(4, '0')}` : bad;
-    throw new DeviceError('VALIDATION_FAILED', `Android's \`input text\` types printable ASCII only; "${shown}" cannot be typed this way`, 'type ASCII text, or enter other characters through the app (paste, an IME the app offers)');
+    throw new DeviceError(
+      'VALIDATION_FAILED',
+      `Android's \`input text\` types printable ASCII only; "${shown}" cannot be typed this way`,
+      'type ASCII text, or enter other characters through the app (paste, an IME the app offers)',
+    );
   }
   const out: string[] = [];
   for (const part of text.split(/([\n\t])/)) {

@@ -8,7 +8,12 @@ import { androidPermissions, unsupported, type PermissionOutcome, type Permissio
 import { type Adb, shellQuote } from './adb.js';
 import { pmPermissionRefusal } from './shell-output.js';
 
-export async function setAndroidPermission(adb: Adb, serial: string, pkg: string | null, { action, permission }: PermissionRequest): Promise<PermissionOutcome> {
+export async function setAndroidPermission(
+  adb: Adb,
+  serial: string,
+  pkg: string | null,
+  { action, permission }: PermissionRequest,
+): Promise<PermissionOutcome> {
   const names = androidPermissions(permission, action);
   if (names.length === 0) throw unsupported('android', permission, 'Android has no runtime permission for it');
   if (!pkg) throw unsupported('android', permission, 'the session has no app to set it for (start it with app.package)');
@@ -20,10 +25,19 @@ export async function setAndroidPermission(adb: Adb, serial: string, pkg: string
     const r = await adb.shellResult(serial, `pm ${verb} ${shellQuote(pkg)} ${name}`, { timeoutMs: 15_000 });
     const refusal = pmPermissionRefusal(r.out, r.code);
     if (refusal?.kind === 'unknown-package') {
-      throw new DeviceError('DEVICE_FAILED', `${pkg} is not installed on ${serial}: ${refusal.said}`, 'the session\'s app is gone from the device; end the session and start another');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `${pkg} is not installed on ${serial}: ${refusal.said}`,
+        "the session's app is gone from the device; end the session and start another",
+      );
     }
     if (refusal?.kind === 'other') {
-      throw new DeviceError('DEVICE_FAILED', `pm ${verb} ${name} for ${pkg} failed on ${serial}: ${refusal.said}`, `try it by hand: adb -s ${serial} shell pm ${verb} ${pkg} ${name}`, { applied });
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `pm ${verb} ${name} for ${pkg} failed on ${serial}: ${refusal.said}`,
+        `try it by hand: adb -s ${serial} shell pm ${verb} ${pkg} ${name}`,
+        { applied },
+      );
     }
     // Not requested by this app, not a permission on this Android release, or granted at install.
     if (refusal) {
@@ -41,7 +55,9 @@ export async function setAndroidPermission(adb: Adb, serial: string, pkg: string
   }
   const notes = [
     ...(action !== 'grant' ? ['Android stops the app when a permission it held is revoked'] : []),
-    ...(flagsKept !== null ? [`the user's earlier choice could not be cleared on this Android release (${flagsKept || 'no answer'}): the app may not prompt again`] : []),
+    ...(flagsKept !== null
+      ? [`the user's earlier choice could not be cleared on this Android release (${flagsKept || 'no answer'}): the app may not prompt again`]
+      : []),
   ];
   return { app: pkg, applied, ...(skipped.length ? { skipped } : {}), ...(notes.length ? { note: notes.join('; ') } : {}) };
 }

@@ -142,7 +142,15 @@ export class AndroidProvider implements BackendProvider {
     let device = this.devices.get(entry.serial);
     if (!device) {
       const console = new EmulatorConsole({ port: entry.emulatorPort!, ...(this.opts.consoleTokenFile ? { tokenFile: this.opts.consoleTokenFile } : {}) });
-      device = new AndroidDevice({ serial: entry.serial, adb: this.adb, console, reset: this.opts.reset, ...(this.opts.apkDir ? { apkDir: this.opts.apkDir } : {}), pollMs: this.opts.pollMs ?? 250, logger: this.opts.logger.child({ localId: entry.serial }) });
+      device = new AndroidDevice({
+        serial: entry.serial,
+        adb: this.adb,
+        console,
+        reset: this.opts.reset,
+        ...(this.opts.apkDir ? { apkDir: this.opts.apkDir } : {}),
+        pollMs: this.opts.pollMs ?? 250,
+        logger: this.opts.logger.child({ localId: entry.serial }),
+      });
       this.devices.set(entry.serial, device);
     }
     const state = stateHealth(entry);

@@ -38,7 +38,11 @@ export function parseWmSize(text: string): PixelSize {
   };
   const size = read('Override') ?? read('Physical');
   if (!size || size.width <= 0 || size.height <= 0) {
-    throw new DeviceError('DEVICE_FAILED', `\`wm size\` did not print a size: ${firstLine(text) || '(nothing)'}`, 'the window manager may not be up yet; wait for the device to finish booting');
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `\`wm size\` did not print a size: ${firstLine(text) || '(nothing)'}`,
+      'the window manager may not be up yet; wait for the device to finish booting',
+    );
   }
   return size;
 }
@@ -51,13 +55,21 @@ export function parseWmDensity(text: string): number {
   };
   const dpi = read('Override') ?? read('Physical');
   if (!dpi || dpi <= 0) {
-    throw new DeviceError('DEVICE_FAILED', `\`wm density\` did not print a density: ${firstLine(text) || '(nothing)'}`, 'the window manager may not be up yet; wait for the device to finish booting');
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `\`wm density\` did not print a density: ${firstLine(text) || '(nothing)'}`,
+      'the window manager may not be up yet; wait for the device to finish booting',
+    );
   }
   return dpi;
 }
 
 const RECORD = String.raw`ActivityRecord\{\S+ u\d+ ([A-Za-z0-9._]+)\/`;
-const RESUMED = [new RegExp(String.raw`topResumedActivity=${RECORD}`), new RegExp(String.raw`^\s*ResumedActivity: ${RECORD}`, 'm'), new RegExp(String.raw`mResumedActivity: ${RECORD}`)];
+const RESUMED = [
+  new RegExp(String.raw`topResumedActivity=${RECORD}`),
+  new RegExp(String.raw`^\s*ResumedActivity: ${RECORD}`, 'm'),
+  new RegExp(String.raw`mResumedActivity: ${RECORD}`),
+];
 
 /** The package of the activity in front, or null when nothing is resumed (asleep, locked, booting). */
 export function parseResumedPackage(text: string): string | null {
@@ -131,7 +143,10 @@ export function installFailure(out: string): string | null {
 export type PmRefusal = { kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'other'; said: string };
 
 export function pmPermissionRefusal(out: string, code: number): PmRefusal | null {
-  const said = out.split('\n').map((l) => l.trim()).find((l) => /Exception|Operation not allowed|^Error/.test(l) && !l.startsWith('Exception occurred while executing'));
+  const said = out
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => /Exception|Operation not allowed|^Error/.test(l) && !l.startsWith('Exception occurred while executing'));
   if (!said && code === 0) return null;
   const line = said ?? (firstLineOf(out) || `exit code ${code}`);
   if (/has not requested permission/.test(line)) return { kind: 'not-requested', said: line };
@@ -141,4 +156,8 @@ export function pmPermissionRefusal(out: string, code: number): PmRefusal | null
   return { kind: 'other', said: line };
 }
 
-const firstLineOf = (text: string) => text.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+const firstLineOf = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean) ?? '';

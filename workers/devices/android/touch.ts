@@ -130,7 +130,11 @@ export function adbStrokeCommand(stroke: Stroke, density: number): string {
   const arrived = stroke.points.find((p) => Math.hypot(p.x - last.x, p.y - last.y) <= STRAIGHT_DP)!;
   if (isStraight(stroke) && stroke.endMs - arrived.atMs < DWELL_MS) return `input swipe ${x1} ${y1} ${x2} ${y2} ${duration}`;
   const moves = sample(stroke.points.slice(1), MAX_MOTION_MOVES);
-  return [`input motionevent DOWN ${x1} ${y1}`, ...moves.map((p) => `input motionevent MOVE ${px(p.x, density)} ${px(p.y, density)}`), `input motionevent UP ${x2} ${y2}`].join('; ');
+  return [
+    `input motionevent DOWN ${x1} ${y1}`,
+    ...moves.map((p) => `input motionevent MOVE ${px(p.x, density)} ${px(p.y, density)}`),
+    `input motionevent UP ${x2} ${y2}`,
+  ].join('; ');
 }
 
 /** Plays one-finger strokes through `input`, each starting at its time (as far as `input` allows). */
@@ -142,14 +146,23 @@ export async function playOnAdb(adb: Adb, serial: string, frames: TouchFrame[], 
     const command = adbStrokeCommand(stroke, density);
     const { out } = await adb.shellResult(serial, command);
     if (/Usage: input|Unknown command|Error: Unknown/i.test(out)) {
-      throw new DeviceError('DEVICE_FAILED', `${serial} does not understand \`${command.split(';')[0]}\`: ${firstLine(out)}`, '`input motionevent` needs Android 11 or later; with the emulator console reachable, touches go through it instead');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `${serial} does not understand \`${command.split(';')[0]}\`: ${firstLine(out)}`,
+        '`input motionevent` needs Android 11 or later; with the emulator console reachable, touches go through it instead',
+      );
     }
   }
 }
 
 export function assertOneFinger(frames: TouchFrame[], why: string): void {
   const n = maxFingers(frames);
-  if (n > 1) throw new DeviceError('DEVICE_FAILED', `a ${n}-finger gesture needs the emulator console, which is not available here: ${why}`, 'adb `input` plays one finger only; make the emulator console reachable (a local emulator, its auth token in consoleTokenFile)');
+  if (n > 1)
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `a ${n}-finger gesture needs the emulator console, which is not available here: ${why}`,
+      'adb `input` plays one finger only; make the emulator console reachable (a local emulator, its auth token in consoleTokenFile)',
+    );
 }
 
 function isStraight(stroke: Stroke): boolean {

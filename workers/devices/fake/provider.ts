@@ -143,7 +143,9 @@ export class FakeDevice implements DeviceBackend {
 
   /** The current screen's frame as a PNG, one pixel per point: `look` works on a fake farm too. */
   async screenshot(): Promise<Screenshot> {
-    const png = await sharp(fakeFrame(this.current), { raw: { width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, channels: 4 } }).png().toBuffer();
+    const png = await sharp(fakeFrame(this.current), { raw: { width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, channels: 4 } })
+      .png()
+      .toBuffer();
     return { png, width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, scale: 1 };
   }
 
@@ -159,11 +161,19 @@ export class FakeDevice implements DeviceBackend {
   }
 
   private frameOf(screen: FakeScreen): Frame {
-    return { data: fakeFrame(screen), format: 'raw', width: FAKE_SCREEN.widthPt, height: FAKE_SCREEN.heightPt, pixelsPerPoint: 1, receivedAt: performance.now() };
+    return {
+      data: fakeFrame(screen),
+      format: 'raw',
+      width: FAKE_SCREEN.widthPt,
+      height: FAKE_SCREEN.heightPt,
+      pixelsPerPoint: 1,
+      receivedAt: performance.now(),
+    };
   }
 }
 
-const inside = (p: { x: number; y: number }, r: { x: number; y: number; width: number; height: number }) => p.x >= r.x && p.x < r.x + r.width && p.y >= r.y && p.y < r.y + r.height;
+const inside = (p: { x: number; y: number }, r: { x: number; y: number; width: number; height: number }) =>
+  p.x >= r.x && p.x < r.x + r.width && p.y >= r.y && p.y < r.y + r.height;
 
 export class FakeProvider implements BackendProvider {
   readonly backend = 'fake' as const;

@@ -4,7 +4,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { DumpError, parseDump } from '../../understanding/sources/index.js';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import {
+  DeviceError,
+  type AppTarget,
+  type DeviceBackend,
+  type Frame,
+  type HitElement,
+  type Point,
+  type PrepareOptions,
+  type ScreenSize,
+  type Screenshot,
+  type TouchFrame,
+  type TreeSnapshot,
+} from '../backend.js';
 import { readAppVersion } from './app-version.js';
 import type { SimDevice } from './devices-list.js';
 import { IosFrames } from './frames.js';
@@ -89,7 +101,9 @@ export class IosDevice implements DeviceBackend {
       throw new DeviceError(
         'VALIDATION_FAILED',
         `an iOS simulator opens apps by bundle id, and this session asked for ${app.url ? `the URL ${app.url}` : `the Android package ${app.package}`}`,
-        app.url ? 'use a web device for a URL, or open Safari (bundleId com.apple.mobilesafari) and then open the URL' : 'give app.bundleId, e.g. com.example.app',
+        app.url
+          ? 'use a web device for a URL, or open Safari (bundleId com.apple.mobilesafari) and then open the URL'
+          : 'give app.bundleId, e.g. com.example.app',
       );
     }
     const ui = this.requireUi();
@@ -109,7 +123,15 @@ export class IosDevice implements DeviceBackend {
     // Measured with the app in front: the fallback reads the size from its accessibility tree.
     await this.measure();
     const m = this.measured!;
-    await this.frames.activate({ udid: this.udid, name: this.sim.name, runtime: this.sim.runtime, widthPt: m.widthPt, heightPt: m.heightPt, widthPx: m.widthPx, heightPx: m.heightPx });
+    await this.frames.activate({
+      udid: this.udid,
+      name: this.sim.name,
+      runtime: this.sim.runtime,
+      widthPt: m.widthPt,
+      heightPt: m.heightPt,
+      widthPx: m.widthPx,
+      heightPx: m.heightPx,
+    });
     this.frames.forget();
     this.frames.poke();
   }
@@ -136,7 +158,12 @@ export class IosDevice implements DeviceBackend {
     try {
       snapshot = parseDump(text, { format: ui.format }).snapshot;
     } catch (err) {
-      if (err instanceof DumpError) throw new DeviceError('DEVICE_FAILED', `${ui.kind} described the screen in a form simfleet cannot read: ${err.message}`, `${err.hint ?? ''} (is the app in the foreground and the simulator unlocked?)`.trim());
+      if (err instanceof DumpError)
+        throw new DeviceError(
+          'DEVICE_FAILED',
+          `${ui.kind} described the screen in a form simfleet cannot read: ${err.message}`,
+          `${err.hint ?? ''} (is the app in the foreground and the simulator unlocked?)`.trim(),
+        );
       throw err;
     }
     // The tree is in points; the scale is the simulator's (a dump does not say).
@@ -165,7 +192,11 @@ export class IosDevice implements DeviceBackend {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new DeviceError('DEVICE_FAILED', `${ui.kind} described the element at ${p.x},${p.y} in a form simfleet cannot read`, 'run the same describe-point command by hand to see what it prints');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `${ui.kind} described the element at ${p.x},${p.y} in a form simfleet cannot read`,
+        'run the same describe-point command by hand to see what it prints',
+      );
     }
     // One element's object (as idb prints it), or a list holding it.
     const list = Array.isArray(parsed) ? parsed : [parsed];
@@ -215,7 +246,11 @@ export class IosDevice implements DeviceBackend {
     const ui = this.requireUi();
     const bad = untypeable(text);
     if (bad.length) {
-      throw new DeviceError('VALIDATION_FAILED', `${ui.kind} types US-keyboard characters only; ${bad.map((c) => JSON.stringify(c)).join(', ')} cannot be typed`, 'type the text without those characters, or paste it into the app another way');
+      throw new DeviceError(
+        'VALIDATION_FAILED',
+        `${ui.kind} types US-keyboard characters only; ${bad.map((c) => JSON.stringify(c)).join(', ')} cannot be typed`,
+        'type the text without those characters, or paste it into the app another way',
+      );
     }
     // Newlines and tabs go as the Enter and Tab keys: the tools read text line by line.
     for (const part of text.split(/([\n\t])/)) {
@@ -228,7 +263,12 @@ export class IosDevice implements DeviceBackend {
 
   async key(name: string): Promise<void> {
     const code = HID_KEYS[name];
-    if (code === undefined) throw new DeviceError('VALIDATION_FAILED', `no key named ${JSON.stringify(name)} on an iOS simulator`, `use one of ${Object.keys(HID_KEYS).join(', ')}; type() for characters`);
+    if (code === undefined)
+      throw new DeviceError(
+        'VALIDATION_FAILED',
+        `no key named ${JSON.stringify(name)} on an iOS simulator`,
+        `use one of ${Object.keys(HID_KEYS).join(', ')}; type() for characters`,
+      );
     await this.requireUi().key(this.udid, code);
     this.frames.poke();
   }
@@ -241,14 +281,21 @@ export class IosDevice implements DeviceBackend {
   /** The session's app afresh: terminated, then launched as prepare() launched it. */
   async launch(): Promise<void> {
     const bundleId = this.bundleId;
-    if (!bundleId) throw new DeviceError('VALIDATION_FAILED', 'this session opened no app, so there is none to launch again', 'create the session with app.bundleId');
+    if (!bundleId)
+      throw new DeviceError('VALIDATION_FAILED', 'this session opened no app, so there is none to launch again', 'create the session with app.bundleId');
     await this.deps.simctl.terminate(this.udid, bundleId);
     await this.deps.simctl.launch(this.udid, bundleId);
     this.frames.poke();
   }
 
   back(): Promise<void> {
-    return Promise.reject(new DeviceError('DEVICE_FAILED', 'iOS has no back key', 'tap the back button in the outline (usually at the top left), or swipe right from the left edge'));
+    return Promise.reject(
+      new DeviceError(
+        'DEVICE_FAILED',
+        'iOS has no back key',
+        'tap the back button in the outline (usually at the top left), or swipe right from the left edge',
+      ),
+    );
   }
 
   /** A page reload has no iOS meaning; the nearest is the app launched again. */
@@ -275,7 +322,11 @@ export class IosDevice implements DeviceBackend {
       const [png, tree] = await Promise.all([this.deps.simctl.screenshot(this.udid), this.tree()]);
       return { png, widthPt: tree.screen.widthPt, heightPt: tree.screen.heightPt };
     }).catch((err: Error) => {
-      throw new DeviceError('DEVICE_FAILED', `could not tell the size of simulator ${this.sim.name}'s screen: ${err.message}`, 'check that it is booted and that the UI tool can read its accessibility tree');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `could not tell the size of simulator ${this.sim.name}'s screen: ${err.message}`,
+        'check that it is booted and that the UI tool can read its accessibility tree',
+      );
     });
     this.deps.logger.info({ screen: this.measured }, 'simulator screen measured');
   }

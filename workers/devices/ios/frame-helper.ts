@@ -97,11 +97,24 @@ export class FrameHelper {
     });
     child.stdin.on('error', () => undefined);
     const said = () => (stderr.trim() ? `; it said: ${stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400)}` : '');
-    child.on('error', (err: NodeJS.ErrnoException) => fail(new FrameHelperError(`the frame helper at ${path} could not start (${err.code ?? err.message})`, 'build it with native/ios-frames/build.sh on a Mac, or leave the frame helper setting empty to poll screenshots')));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      fail(
+        new FrameHelperError(
+          `the frame helper at ${path} could not start (${err.code ?? err.message})`,
+          'build it with native/ios-frames/build.sh on a Mac, or leave the frame helper setting empty to poll screenshots',
+        ),
+      ),
+    );
     // 'close', not 'exit': by then stderr has been read to the end, so its last words are kept.
     child.on('close', (code, signal) => {
       if (helper) helper.exited(code, signal);
-      else fail(new FrameHelperError(`the frame helper exited (${code === null ? `signal ${signal}` : `code ${code}`}) before it was attached${said()}`, 'run it by hand to see why; on a Mac it needs Screen Recording permission and a visible Simulator window'));
+      else
+        fail(
+          new FrameHelperError(
+            `the frame helper exited (${code === null ? `signal ${signal}` : `code ${code}`}) before it was attached${said()}`,
+            'run it by hand to see why; on a Mac it needs Screen Recording permission and a visible Simulator window',
+          ),
+        );
     });
 
     const next = async (ms: number, what: string): Promise<HelperMessage> => {
@@ -129,7 +142,10 @@ export class FrameHelper {
         if (hello.verb !== 'hello') throw new FrameHelperError(`the frame helper's first message was \`${hello.verb}\`, not \`hello\``, REBUILD_HINT);
         const version = hello.body.protocol;
         if (version !== HELPER_PROTOCOL) {
-          throw new FrameHelperError(`the frame helper at ${path} speaks protocol ${JSON.stringify(version)}; this worker speaks protocol ${HELPER_PROTOCOL}`, REBUILD_HINT);
+          throw new FrameHelperError(
+            `the frame helper at ${path} speaks protocol ${JSON.stringify(version)}; this worker speaks protocol ${HELPER_PROTOCOL}`,
+            REBUILD_HINT,
+          );
         }
         child.stdin.write(encodeCommand('attach', { ...req }));
         const attached = await next(timeouts.attachMs, 'attaching to the simulator window');
@@ -169,7 +185,10 @@ export class FrameHelper {
     if (this.exitReason) return Promise.reject(new FrameHelperError(`the frame helper has stopped: ${this.exitReason}`, REBUILD_HINT));
     const id = ++this.snapshotId;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new FrameHelperError(`the frame helper did not answer snapshot ${id} within ${timeoutMs} ms`, REBUILD_HINT)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new FrameHelperError(`the frame helper did not answer snapshot ${id} within ${timeoutMs} ms`, REBUILD_HINT)),
+        timeoutMs,
+      );
       const finish = (r: Frame | Error) => {
         clearTimeout(timer);
         this.events.off(`snapshot:${id}`, finish);
@@ -208,7 +227,8 @@ export class FrameHelper {
     if (m.verb === 'frame') return this.frame(m);
     if (m.verb === 'error') {
       const text = `${String(m.body.code)}: ${String(m.body.message ?? '')}`;
-      if (typeof m.body.id === 'number') this.events.emit(`snapshot:${m.body.id}`, new FrameHelperError(`the frame helper could not take a snapshot: ${text}`, REBUILD_HINT));
+      if (typeof m.body.id === 'number')
+        this.events.emit(`snapshot:${m.body.id}`, new FrameHelperError(`the frame helper could not take a snapshot: ${text}`, REBUILD_HINT));
       if (m.body.fatal === true) this.stop(`it reported ${text}`);
       return;
     }

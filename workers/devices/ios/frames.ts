@@ -104,7 +104,8 @@ export class IosFrames {
       return `native helper ${this.helper.label}: ${c.frames} frame(s)${c.medianMs === null ? '' : `, median ${c.medianMs} ms to encode one`}`;
     }
     const c = this.polled.cost();
-    const cost = c.medianMs === null ? 'no capture yet' : `median ${c.medianMs} ms per capture over ${Math.min(c.captures, 50)}, ${c.changed} of ${c.captures} changed`;
+    const cost =
+      c.medianMs === null ? 'no capture yet' : `median ${c.medianMs} ms per capture over ${Math.min(c.captures, 50)}, ${c.changed} of ${c.captures} changed`;
     return `polling \`simctl io screenshot\` (${cost})${this.helperProblem ? `; native helper not used: ${this.helperProblem}` : ''}`;
   }
 

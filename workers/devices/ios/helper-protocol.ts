@@ -104,7 +104,9 @@ export function toFrame(m: HelperMessage, widthPt: number): DamagedFrame | null 
   const height = Number(b.height);
   if (!(width > 0 && height > 0) || !m.payload) return null;
   const ppp = width / widthPt;
-  const rects = (Array.isArray(b.damage) ? b.damage : []).filter((r): r is number[] => Array.isArray(r) && r.length === 4 && r.every((n) => typeof n === 'number'));
+  const rects = (Array.isArray(b.damage) ? b.damage : []).filter(
+    (r): r is number[] => Array.isArray(r) && r.length === 4 && r.every((n) => typeof n === 'number'),
+  );
   return {
     data: m.payload,
     format: b.format === 'png' ? 'png' : 'jpeg',

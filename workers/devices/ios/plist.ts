@@ -94,10 +94,20 @@ export function parseOpenStep(text: string): PlistValue {
 /** One string entry of a top-level dictionary, from an Info.plist in any of the three forms. */
 export function infoPlistString(data: Buffer, key: string): string | null {
   if (data.subarray(0, 8).toString('latin1') === 'bplist00') return binaryString(data, key);
-  const text = data.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = data
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (text.startsWith('<')) {
     const m = new RegExp(`<key>${key}</key>\\s*<string>([^<]*)</string>`).exec(text);
-    return m ? m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&') : null;
+    return m
+      ? m[1]!
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&apos;/g, "'")
+          .replace(/&amp;/g, '&')
+      : null;
   }
   const doc = parseOpenStep(text);
   const v = typeof doc === 'object' && !Array.isArray(doc) ? doc[key] : undefined;

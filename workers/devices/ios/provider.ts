@@ -35,7 +35,11 @@ export interface IosOptions {
 export const MAC_HINT = 'iOS simulators need a Mac with Xcode; run the worker there';
 const DISCOVERY_MS = 5000;
 
-type Stage = { kind: 'not-started' } | { kind: 'not-mac'; platform: string } | { kind: 'no-xcode'; reason: string; hint: string } | { kind: 'running'; simctlPath: string };
+type Stage =
+  | { kind: 'not-started' }
+  | { kind: 'not-mac'; platform: string }
+  | { kind: 'no-xcode'; reason: string; hint: string }
+  | { kind: 'running'; simctlPath: string };
 
 export class IosProvider implements BackendProvider {
   readonly backend = 'ios' as const;
@@ -92,8 +96,11 @@ export class IosProvider implements BackendProvider {
         return { ...base, available: false, detail: this.stage.reason, hint: this.stage.hint };
     }
     const simctl = `simctl at ${this.stage.simctlPath}`;
-    if (!this.ui) return { ...base, available: false, detail: `${simctl}; no UI tool: ${this.uiProblem?.missing ?? 'not looked for'}`, hint: this.uiProblem?.hint };
-    const frames = this.opts.frameHelper ? `native frame helper ${this.opts.frameHelper}, screenshot polling when it cannot run` : 'screenshot polling (no native frame helper configured)';
+    if (!this.ui)
+      return { ...base, available: false, detail: `${simctl}; no UI tool: ${this.uiProblem?.missing ?? 'not looked for'}`, hint: this.uiProblem?.hint };
+    const frames = this.opts.frameHelper
+      ? `native frame helper ${this.opts.frameHelper}, screenshot polling when it cannot run`
+      : 'screenshot polling (no native frame helper configured)';
     const perDevice = [...this.devices.values()].flatMap((d) => {
       const frames = d.describeFrames();
       return frames ? [`${d.localId}: ${frames}`] : [];
@@ -162,7 +169,14 @@ export class IosProvider implements BackendProvider {
       const known = this.devices.get(sim.udid);
       if (known) known.update(sim);
       else {
-        const deps = { simctl: this.simctl, ui: () => this.ui, helperPath: this.opts.frameHelper, reset: this.opts.reset, pollMs: this.opts.pollMs ?? 250, helperTimeouts: this.opts.helperTimeouts };
+        const deps = {
+          simctl: this.simctl,
+          ui: () => this.ui,
+          helperPath: this.opts.frameHelper,
+          reset: this.opts.reset,
+          pollMs: this.opts.pollMs ?? 250,
+          helperTimeouts: this.opts.helperTimeouts,
+        };
         this.devices.set(sim.udid, new IosDevice(sim, { ...deps, logger: this.opts.logger.child({ localId: sim.udid }) }));
       }
     }

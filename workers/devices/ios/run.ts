@@ -54,7 +54,10 @@ export function run(file: string, args: readonly string[], opts: RunOptions): Pr
       failed ??= f;
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(() => stop(new ToolFailure('timeout', file, args, `${describe(file, args)} did not finish within ${Math.round(opts.timeoutMs / 100) / 10} s`)), opts.timeoutMs);
+    const timer = setTimeout(
+      () => stop(new ToolFailure('timeout', file, args, `${describe(file, args)} did not finish within ${Math.round(opts.timeoutMs / 100) / 10} s`)),
+      opts.timeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > maxBytes) stop(new ToolFailure('overflow', file, args, `${describe(file, args)} printed more than ${maxBytes} bytes`));
@@ -71,7 +74,8 @@ export function run(file: string, args: readonly string[], opts: RunOptions): Pr
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (e.name === 'AbortError') failed ??= new ToolFailure('aborted', file, args, `${describe(file, args)} was cancelled`);
-      else if (e.code === 'ENOENT' || e.code === 'EACCES') failed ??= new ToolFailure('missing', file, args, `${file} is not there or not executable (${e.code})`);
+      else if (e.code === 'ENOENT' || e.code === 'EACCES')
+        failed ??= new ToolFailure('missing', file, args, `${file} is not there or not executable (${e.code})`);
       else failed ??= new ToolFailure('exit', file, args, `${describe(file, args)} could not start: ${e.message}`);
       reject(failed);
     });
@@ -81,7 +85,16 @@ export function run(file: string, args: readonly string[], opts: RunOptions): Pr
       const ms = performance.now() - started;
       if (code === 0) return resolve({ stdout: Buffer.concat(out), stderr: err, ms });
       const said = err.trim().split('\n')[0] ?? '';
-      reject(new ToolFailure('exit', file, args, `${describe(file, args)} failed (${code === null ? `signal ${signal}` : `exit ${code}`})${said ? `: ${said}` : ''}`, err, code));
+      reject(
+        new ToolFailure(
+          'exit',
+          file,
+          args,
+          `${describe(file, args)} failed (${code === null ? `signal ${signal}` : `exit ${code}`})${said ? `: ${said}` : ''}`,
+          err,
+          code,
+        ),
+      );
     });
   });
 }

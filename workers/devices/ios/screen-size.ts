@@ -27,10 +27,21 @@ export async function measureScreen(
   udid: string,
   fallback: () => Promise<{ png: Buffer; widthPt: number; heightPt: number }>,
 ): Promise<MeasuredScreen> {
-  const env = await Promise.all(['SIMULATOR_MAINSCREEN_WIDTH', 'SIMULATOR_MAINSCREEN_HEIGHT', 'SIMULATOR_MAINSCREEN_SCALE'].map((name) => simctl.getenv(udid, name).then(positive, () => null)));
+  const env = await Promise.all(
+    ['SIMULATOR_MAINSCREEN_WIDTH', 'SIMULATOR_MAINSCREEN_HEIGHT', 'SIMULATOR_MAINSCREEN_SCALE'].map((name) =>
+      simctl.getenv(udid, name).then(positive, () => null),
+    ),
+  );
   const [w, h, scale] = env;
   if (w && h && scale) {
-    return { widthPx: w, heightPx: h, scale, widthPt: Math.round((w / scale) * 100) / 100, heightPt: Math.round((h / scale) * 100) / 100, how: '`simctl getenv` SIMULATOR_MAINSCREEN_*' };
+    return {
+      widthPx: w,
+      heightPx: h,
+      scale,
+      widthPt: Math.round((w / scale) * 100) / 100,
+      heightPt: Math.round((h / scale) * 100) / 100,
+      how: '`simctl getenv` SIMULATOR_MAINSCREEN_*',
+    };
   }
   const { png, widthPt, heightPt } = await fallback();
   const px = pngSize(png);

@@ -7,7 +7,8 @@ import { parseDeviceList, type SimDevice } from './devices-list.js';
 import { parseOpenStep, type PlistValue } from './plist.js';
 import { run, ToolFailure, type RunResult } from './run.js';
 
-export const XCODE_HINT = 'install Xcode, open it once so it finishes installing its components, and check `xcode-select -p` points at it (or give the ios backend the path of xcrun)';
+export const XCODE_HINT =
+  'install Xcode, open it once so it finishes installing its components, and check `xcode-select -p` points at it (or give the ios backend the path of xcrun)';
 const HUNG_HINT = 'the simulator may be hung: `xcrun simctl shutdown <udid>` and let the worker boot it again';
 
 const SECOND = 1000;
@@ -70,9 +71,17 @@ export class Simctl {
       if (err instanceof ToolFailure && err.kind === 'exit') {
         const info = await this.appInfo(udid, bundleId).catch(() => undefined);
         if (info === null) {
-          throw new DeviceError('APP_UNREACHABLE', `${bundleId} is not installed on simulator ${udid}`, `install a simulator build of it first: \`xcrun simctl install ${udid} path/to/App.app\``);
+          throw new DeviceError(
+            'APP_UNREACHABLE',
+            `${bundleId} is not installed on simulator ${udid}`,
+            `install a simulator build of it first: \`xcrun simctl install ${udid} path/to/App.app\``,
+          );
         }
-        throw new DeviceError('APP_UNREACHABLE', `${bundleId} would not launch: ${err.said}`, 'check that it is a simulator build for this runtime; the device log (`xcrun simctl spawn <udid> log show --last 5m`) says why it exited');
+        throw new DeviceError(
+          'APP_UNREACHABLE',
+          `${bundleId} would not launch: ${err.said}`,
+          'check that it is a simulator build for this runtime; the device log (`xcrun simctl spawn <udid> log show --last 5m`) says why it exited',
+        );
       }
       throw this.fail(`launch ${bundleId}`, err);
     }
@@ -87,7 +96,11 @@ export class Simctl {
       await run(this.xcrun, ['simctl', 'openurl', udid, url], { timeoutMs: 30 * SECOND });
     } catch (err) {
       if (err instanceof ToolFailure && /LSApplicationWorkspaceErrorDomain, code=115/.test(err.stderr)) {
-        throw new DeviceError('APP_UNREACHABLE', `nothing installed on the simulator opens ${url}`, 'install the app that handles this scheme, or open an https URL (Safari handles those)');
+        throw new DeviceError(
+          'APP_UNREACHABLE',
+          `nothing installed on the simulator opens ${url}`,
+          'install the app that handles this scheme, or open an https URL (Safari handles those)',
+        );
       }
       throw this.fail(`open ${url}`, err);
     }
@@ -100,8 +113,12 @@ export class Simctl {
 
   /** The screen as PNG at full resolution, written by simctl to stdout ("-"). */
   async screenshot(udid: string): Promise<Buffer> {
-    const { stdout } = await this.call('take a screenshot', ['io', udid, 'screenshot', '--type=png', '-'], { timeoutMs: 20 * SECOND, maxBytes: 64 * 1024 * 1024 });
-    if (stdout.subarray(1, 4).toString('latin1') !== 'PNG') throw new DeviceError('DEVICE_FAILED', '`simctl io screenshot` did not print a PNG', 'update Xcode: writing to "-" (stdout) needs Xcode 9 or later');
+    const { stdout } = await this.call('take a screenshot', ['io', udid, 'screenshot', '--type=png', '-'], {
+      timeoutMs: 20 * SECOND,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    if (stdout.subarray(1, 4).toString('latin1') !== 'PNG')
+      throw new DeviceError('DEVICE_FAILED', '`simctl io screenshot` did not print a PNG', 'update Xcode: writing to "-" (stdout) needs Xcode 9 or later');
     return stdout;
   }
 
@@ -155,8 +172,18 @@ export class Simctl {
     }
     const said = err.said;
     if (/^xcrun: error/m.test(err.stderr)) return new DeviceError('DEVICE_FAILED', `could not ${verb}: ${said}`, XCODE_HINT);
-    if (/Invalid device/.test(err.stderr)) return new DeviceError('DEVICE_FAILED', `simulator ${udid} no longer exists (${said})`, 'it was deleted; the worker drops it at its next look at `simctl list devices`');
-    if (/current state: Shutdown/.test(err.stderr)) return new DeviceError('DEVICE_FAILED', `could not ${verb}: simulator ${udid} is not booted`, 'prepare the device again (it boots the simulator)');
-    return new DeviceError('DEVICE_FAILED', `could not ${verb}: ${said || err.message}`, 'the message is simctl\'s own; if it repeats, erase the simulator or check Xcode in the worker log');
+    if (/Invalid device/.test(err.stderr))
+      return new DeviceError(
+        'DEVICE_FAILED',
+        `simulator ${udid} no longer exists (${said})`,
+        'it was deleted; the worker drops it at its next look at `simctl list devices`',
+      );
+    if (/current state: Shutdown/.test(err.stderr))
+      return new DeviceError('DEVICE_FAILED', `could not ${verb}: simulator ${udid} is not booted`, 'prepare the device again (it boots the simulator)');
+    return new DeviceError(
+      'DEVICE_FAILED',
+      `could not ${verb}: ${said || err.message}`,
+      "the message is simctl's own; if it repeats, erase the simulator or check Xcode in the worker log",
+    );
   }
 }

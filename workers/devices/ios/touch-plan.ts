@@ -35,7 +35,11 @@ function strokesOf(frames: TouchFrame[]): Stroke[] {
   };
   for (const f of frames) {
     if (f.touches.length > 1) {
-      throw new DeviceError('DEVICE_FAILED', `this gesture puts ${f.touches.length} fingers down at once; AXe and idb play one finger only`, 'pinch and rotate need a multi-touch driver (XCUITest), which this backend does not have; taps, long presses, swipes and straight drags work');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `this gesture puts ${f.touches.length} fingers down at once; AXe and idb play one finger only`,
+        'pinch and rotate need a multi-touch driver (XCUITest), which this backend does not have; taps, long presses, swipes and straight drags work',
+      );
     }
     const t = f.touches[0];
     if (!t) {
@@ -77,10 +81,16 @@ export function planTouches(frames: TouchFrame[]): StrokeAction[] {
     const durationMs = Math.max(0, s.endMs - first.t);
     const last = s.points.at(-1)!;
     if (s.points.every((p) => dist(p, first) <= TAP_SLOP_PT)) {
-      return durationMs >= PRESS_MS ? { kind: 'press', at: { x: first.x, y: first.y }, holdMs: durationMs, startMs } : { kind: 'tap', at: { x: first.x, y: first.y }, startMs };
+      return durationMs >= PRESS_MS
+        ? { kind: 'press', at: { x: first.x, y: first.y }, holdMs: durationMs, startMs }
+        : { kind: 'tap', at: { x: first.x, y: first.y }, startMs };
     }
     if (!straight(s.points)) {
-      throw new DeviceError('DEVICE_FAILED', 'this touch path bends; AXe and idb can only swipe in a straight line between two points', 'split it into straight drags, or use a platform with a touch-move primitive (web, Android)');
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        'this touch path bends; AXe and idb can only swipe in a straight line between two points',
+        'split it into straight drags, or use a platform with a touch-move primitive (web, Android)',
+      );
     }
     // Every move of more than a point is one step of the path (a closing dwell jitters by less); the tools space theirs evenly.
     let moves = 0;

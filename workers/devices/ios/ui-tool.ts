@@ -17,7 +17,7 @@ export type UiToolKind = 'axe' | 'idb';
 
 export const AXE_MINIMUM = '1.4.0';
 export const UI_TOOL_HINT =
-  'install AXe (`brew install cameroncooke/axe/axe`, 1.4.0 or later), or idb (`brew install facebook/fb/idb-companion` and `pip3 install fb-idb`), on the worker\'s PATH or at the path given in the ios backend settings';
+  "install AXe (`brew install cameroncooke/axe/axe`, 1.4.0 or later), or idb (`brew install facebook/fb/idb-companion` and `pip3 install fb-idb`), on the worker's PATH or at the path given in the ios backend settings";
 
 /** Where Homebrew puts tools, for a worker started by launchd with a bare PATH. */
 const EXTRA_DIRS = ['/opt/homebrew/bin', '/usr/local/bin'];
@@ -40,7 +40,10 @@ export function compareVersions(a: string, b: string): number {
 }
 
 async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(() => true, () => false);
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function onPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
@@ -78,7 +81,10 @@ async function probeAxe(path: string): Promise<ToolProbe> {
   const version = parseVersion(text);
   if (!version) return { missing: `\`${path} --version\` printed no version (${JSON.stringify(text.trim().slice(0, 80))})`, hint: UI_TOOL_HINT };
   if (compareVersions(version, AXE_MINIMUM) < 0) {
-    return { missing: `AXe ${version} at ${path} is older than ${AXE_MINIMUM}`, hint: `upgrade it: \`brew upgrade axe\` (1.4.0 made press-and-hold reliable; older builds fail on newer Xcode)` };
+    return {
+      missing: `AXe ${version} at ${path} is older than ${AXE_MINIMUM}`,
+      hint: `upgrade it: \`brew upgrade axe\` (1.4.0 made press-and-hold reliable; older builds fail on newer Xcode)`,
+    };
   }
   return { tool: new UiTool('axe', path, version, `AXe ${version} at ${path}`, AXE, false) };
 }
@@ -96,7 +102,10 @@ async function probeIdb(path: string): Promise<ToolProbe> {
     );
   const [tap, describe] = await Promise.all([help(['ui', 'tap']), help(['ui', 'describe-all'])]);
   if (tap.startsWith('FAILED') || describe.startsWith('FAILED')) {
-    return { missing: `idb at ${path} does not answer \`idb ui tap --help\` / \`idb ui describe-all --help\` (${(tap.startsWith('FAILED') ? tap : describe).slice(7, 200)})`, hint: UI_TOOL_HINT };
+    return {
+      missing: `idb at ${path} does not answer \`idb ui tap --help\` / \`idb ui describe-all --help\` (${(tap.startsWith('FAILED') ? tap : describe).slice(7, 200)})`,
+      hint: UI_TOOL_HINT,
+    };
   }
   if (!tap.includes('--duration')) {
     return { missing: `idb at ${path} has no \`ui tap --duration\` (needed for long presses)`, hint: 'upgrade it: `pip3 install --upgrade fb-idb`' };
@@ -145,7 +154,8 @@ export class UiTool {
 
   async press(udid: string, p: Point, holdMs: number): Promise<void> {
     // AXe's `touch --delay` refuses more than 10 s (Touch.swift's validate()).
-    if (this.kind === 'axe' && holdMs > 10_000) throw new DeviceError('VALIDATION_FAILED', `AXe holds a touch for at most 10 s, not ${Math.round(holdMs / 100) / 10} s`, 'press for 10 s or less');
+    if (this.kind === 'axe' && holdMs > 10_000)
+      throw new DeviceError('VALIDATION_FAILED', `AXe holds a touch for at most 10 s, not ${Math.round(holdMs / 100) / 10} s`, 'press for 10 s or less');
     await this.exec('press and hold', this.argv.press(udid, p, holdMs / 1000), 15_000 + holdMs);
   }
 
@@ -175,7 +185,7 @@ export class UiTool {
       if (err.kind === 'missing') throw new DeviceError('DEVICE_FAILED', `could not ${verb}: ${this.kind} is no longer at ${this.path}`, UI_TOOL_HINT);
       const hint =
         err.kind === 'timeout'
-          ? 'the simulator\'s accessibility or HID service may be stuck: shut the simulator down and prepare the device again'
+          ? "the simulator's accessibility or HID service may be stuck: shut the simulator down and prepare the device again"
           : this.kind === 'idb'
             ? 'check that idb_companion can reach the simulator: `idb list-targets` should list it'
             : 'run the same axe command by hand to see its full message; `axe list-simulators` should list the simulator';

@@ -70,7 +70,24 @@ const ROLE: Record<string, string> = {
 
 const INTERACTIVE = new Set(['button', 'link', 'textfield', 'checkbox', 'switch', 'radio', 'slider', 'select', 'option', 'menuitem', 'tab']);
 /** Structure without meaning of its own: dropped, its children attach to the nearest kept ancestor. */
-const CONTAINER_ONLY = new Set(['generic', 'none', 'presentation', 'InlineTextBox', 'LineBreak', 'Iframe', 'IframePresentational', 'main', 'section', 'region', 'article', 'Section', 'LabelText', 'DescriptionList', 'Ruby', 'figure']);
+const CONTAINER_ONLY = new Set([
+  'generic',
+  'none',
+  'presentation',
+  'InlineTextBox',
+  'LineBreak',
+  'Iframe',
+  'IframePresentational',
+  'main',
+  'section',
+  'region',
+  'article',
+  'Section',
+  'LabelText',
+  'DescriptionList',
+  'Ruby',
+  'figure',
+]);
 /** Never a node, whatever the name: the document (its name is the page title) and regions (their name repeats a heading). */
 const ROOTS = new Set(['RootWebArea', 'WebArea', 'region']);
 
@@ -97,11 +114,21 @@ async function readRaw(cdp: CDPSession): Promise<RawRead> {
     cdp.send('Page.getLayoutMetrics'),
     cdp.send('DOMSnapshot.captureSnapshot', { computedStyles: SNAPSHOT_STYLES, includeDOMRects: true, includePaintOrder: true }),
     cdp.send('Page.getFrameTree'),
-    cdp.send('Accessibility.getFullAXTree', {}).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[]),
+    cdp.send('Accessibility.getFullAXTree', {}).then(
+      (t) => t.nodes as unknown as AXNode[],
+      () => [] as AXNode[],
+    ),
   ]);
   const dom = new DomIndex(snapshot as unknown as Snapshot);
   // Same-origin frames answer; a cross-origin (out-of-process) frame does not, and is left out.
-  const children = await Promise.all(childFrameIds(frameTree.frameTree).map((frameId) => cdp.send('Accessibility.getFullAXTree', { frameId }).then((t) => t.nodes as unknown as AXNode[], () => [] as AXNode[])));
+  const children = await Promise.all(
+    childFrameIds(frameTree.frameTree).map((frameId) =>
+      cdp.send('Accessibility.getFullAXTree', { frameId }).then(
+        (t) => t.nodes as unknown as AXNode[],
+        () => [] as AXNode[],
+      ),
+    ),
+  );
   const trees = [main, ...children];
   let torn = 0;
   for (const tree of trees) torn += tornNodes(tree, dom);
@@ -185,7 +212,9 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             ...(info.scroller ? { scrollable: true } : {}),
             // Painted over wherever it shows (a pushed page over the last one): no tap can reach it.
             // A row half under a tab bar is not: part of it shows, and the outline taps that part.
-            covered: shown !== null && SAMPLES.every(([fx, fy]) => dom.coveredAt(node.backendDOMNodeId!, { x: shown.x + fx * shown.width, y: shown.y + fy * shown.height })),
+            covered:
+              shown !== null &&
+              SAMPLES.every(([fx, fy]) => dom.coveredAt(node.backendDOMNodeId!, { x: shown.x + fx * shown.width, y: shown.y + fy * shown.height })),
           });
           keptIndex.set(node.nodeId, index);
           here = index;

@@ -57,7 +57,8 @@ export class CapturePaints {
   isCapturePaint(m: PaintMetadata, receivedAt = Date.now()): boolean {
     const painted = m.timestamp !== undefined ? m.timestamp * 1000 : receivedAt;
     const sized = Math.abs(m.deviceWidth - this.screen.width) > 1 || Math.abs(m.deviceHeight - this.screen.height) > 1;
-    const inside = (this.open > 0 && painted >= this.openedAt - SLACK_MS) || this.windows.some((w) => painted >= w.from - SLACK_MS && painted <= w.to + TAIL_MS);
+    const inside =
+      (this.open > 0 && painted >= this.openedAt - SLACK_MS) || this.windows.some((w) => painted >= w.from - SLACK_MS && painted <= w.to + TAIL_MS);
     if (!sized && !inside) return false;
     this.dropped++;
     this.pending++;

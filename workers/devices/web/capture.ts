@@ -31,7 +31,12 @@ export async function capturePng(cdp: CDPSession, opts: CaptureOptions): Promise
   if (png === LATE) png = await within(Promise.race([first, requestCapture(cdp, opts.scale)]), attemptMs);
   if (png === LATE) {
     const stalledMs = Math.round(performance.now() - t0);
-    throw new DeviceError('DEVICE_FAILED', `the browser did not capture the screen within ${stalledMs} ms (two requests)`, 'retry; a browser that stays this slow is overloaded (see the host on GET /v1/hosts)', { stalledMs });
+    throw new DeviceError(
+      'DEVICE_FAILED',
+      `the browser did not capture the screen within ${stalledMs} ms (two requests)`,
+      'retry; a browser that stays this slow is overloaded (see the host on GET /v1/hosts)',
+      { stalledMs },
+    );
   }
   const width = png.readUInt32BE(16);
   const height = png.readUInt32BE(20);

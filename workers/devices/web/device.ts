@@ -6,7 +6,20 @@
 import { EventEmitter } from 'node:events';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { Logger } from 'pino';
-import { DeviceError, type AppTarget, type DeviceBackend, type Frame, type HitElement, type PageMemory, type Point, type PrepareOptions, type ScreenSize, type Screenshot, type TouchFrame, type TreeSnapshot } from '../backend.js';
+import {
+  DeviceError,
+  type AppTarget,
+  type DeviceBackend,
+  type Frame,
+  type HitElement,
+  type PageMemory,
+  type Point,
+  type PrepareOptions,
+  type ScreenSize,
+  type Screenshot,
+  type TouchFrame,
+  type TreeSnapshot,
+} from '../backend.js';
 import { readTree } from './ax-tree.js';
 import { readPageMemory } from './page-memory.js';
 import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js';
@@ -155,7 +168,12 @@ export class WebDevice implements DeviceBackend {
     const { targetInfo } = await cdp.send('Target.getTargetInfo');
     const setting = action === 'grant' ? 'granted' : action === 'revoke' ? 'denied' : 'prompt';
     for (const name of names) {
-      await cdp.send('Browser.setPermission', { permission: { name }, setting, origin, ...(targetInfo.browserContextId ? { browserContextId: targetInfo.browserContextId } : {}) });
+      await cdp.send('Browser.setPermission', {
+        permission: { name },
+        setting,
+        origin,
+        ...(targetInfo.browserContextId ? { browserContextId: targetInfo.browserContextId } : {}),
+      });
     }
     return { app: origin, applied: names };
   }
@@ -227,8 +245,17 @@ export class WebDevice implements DeviceBackend {
     // Same encoding as the screencast (JPEG, quality 70, 1 px/pt under emulation), so a probe of
     // an unchanged screen matches the last streamed frame.
     // Bounded: captures go one at a time, and one Chromium leaves unanswered must not hold the rest.
-    const shot = await this.oneCapture(() => within(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true }), CAPTURE_ATTEMPT_MS), signal);
-    if (shot === LATE) throw new DeviceError('DEVICE_FAILED', `the browser did not draw the screen within ${CAPTURE_ATTEMPT_MS} ms`, 'retry; a browser that stays this slow is overloaded', { stalledMs: CAPTURE_ATTEMPT_MS });
+    const shot = await this.oneCapture(
+      () => within(cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70, optimizeForSpeed: true }), CAPTURE_ATTEMPT_MS),
+      signal,
+    );
+    if (shot === LATE)
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `the browser did not draw the screen within ${CAPTURE_ATTEMPT_MS} ms`,
+        'retry; a browser that stays this slow is overloaded',
+        { stalledMs: CAPTURE_ATTEMPT_MS },
+      );
     const buf = Buffer.from(shot.data, 'base64');
     const size = jpegSize(buf) ?? { width, height };
     return { data: buf, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() };
@@ -248,7 +275,13 @@ export class WebDevice implements DeviceBackend {
     const turn = () => {
       if (signal?.aborted) {
         this.capturesGivenUp++;
-        return Promise.reject(new DeviceError('DEVICE_FAILED', 'the capture was given up before its turn: its caller stopped waiting', 'retry; the device\'s captures are queued behind each other on a busy host'));
+        return Promise.reject(
+          new DeviceError(
+            'DEVICE_FAILED',
+            'the capture was given up before its turn: its caller stopped waiting',
+            "retry; the device's captures are queued behind each other on a busy host",
+          ),
+        );
       }
       return fn();
     };
@@ -324,7 +357,9 @@ export class WebDevice implements DeviceBackend {
       // A page that sends itself on while it loads (a script redirect, or a redirect the egress
       // guard hands over as one) is not a failure: where it ends up is what was opened.
       if (message.includes('interrupted by another navigation')) {
-        await page.waitForURL((u) => u.protocol !== 'chrome-error:' && u.href !== 'about:blank', { waitUntil: 'load', timeout: this.navigationTimeoutMs }).catch(() => undefined);
+        await page
+          .waitForURL((u) => u.protocol !== 'chrome-error:' && u.href !== 'about:blank', { waitUntil: 'load', timeout: this.navigationTimeoutMs })
+          .catch(() => undefined);
         if (!page.url().startsWith('chrome-error:')) return;
       }
       if (message.includes('ERR_BLOCKED_BY_CLIENT')) {
@@ -333,7 +368,12 @@ export class WebDevice implements DeviceBackend {
       // A load that ran out of time reached the app: on a starved host a page takes longer to load,
       // and "check that the URL is reachable" sent people looking in the wrong place.
       if (/Timeout \d+ms exceeded/.test(message)) {
-        throw new DeviceError('APP_UNREACHABLE', `${url} did not finish loading within ${this.navigationTimeoutMs / 1000} s`, 'retry; a page this slow to load is slow itself or its host is overloaded (see simfleet_worker_strain_total)', { timeoutMs: this.navigationTimeoutMs });
+        throw new DeviceError(
+          'APP_UNREACHABLE',
+          `${url} did not finish loading within ${this.navigationTimeoutMs / 1000} s`,
+          'retry; a page this slow to load is slow itself or its host is overloaded (see simfleet_worker_strain_total)',
+          { timeoutMs: this.navigationTimeoutMs },
+        );
       }
       throw new DeviceError('APP_UNREACHABLE', `could not load ${url}: ${message.split('\n')[0]}`);
     }
@@ -345,13 +385,23 @@ export class WebDevice implements DeviceBackend {
       cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined);
       if (generation !== this.generation) return;
       if (this.paints.isCapturePaint(event.metadata)) {
-        this.logger.debug({ localId: this.localId, deviceWidth: event.metadata.deviceWidth }, "a capture's own paint came through the screencast; not a frame of the screen");
+        this.logger.debug(
+          { localId: this.localId, deviceWidth: event.metadata.deviceWidth },
+          "a capture's own paint came through the screencast; not a frame of the screen",
+        );
         this.repaintIfOwed();
         return;
       }
       const data = Buffer.from(event.data, 'base64');
       const size = jpegSize(data) ?? { width, height };
-      this.frames.emit('frame', { data, format: 'jpeg', width: size.width, height: size.height, pixelsPerPoint: size.width / width, receivedAt: performance.now() } satisfies Frame);
+      this.frames.emit('frame', {
+        data,
+        format: 'jpeg',
+        width: size.width,
+        height: size.height,
+        pixelsPerPoint: size.width / width,
+        receivedAt: performance.now(),
+      } satisfies Frame);
     });
     // One pixel per point is plenty for change detection; `look` takes a full-resolution screenshot.
     await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
@@ -373,7 +423,8 @@ export class WebDevice implements DeviceBackend {
   }
 
   private currentPage(): Page {
-    if (!this.page || this.health.state === 'broken') throw new DeviceError('DEVICE_FAILED', `device ${this.localId} is ${this.health.state === 'broken' ? `broken: ${this.health.reason}` : 'not ready'}`);
+    if (!this.page || this.health.state === 'broken')
+      throw new DeviceError('DEVICE_FAILED', `device ${this.localId} is ${this.health.state === 'broken' ? `broken: ${this.health.reason}` : 'not ready'}`);
     return this.page;
   }
 

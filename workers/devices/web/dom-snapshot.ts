@@ -85,7 +85,8 @@ export class DomIndex {
         }
         return t;
       };
-      const hidden = (i: number): boolean => style(i, DISPLAY) === 'none' || style(i, VISIBILITY) === 'hidden' || style(i, VISIBILITY) === 'collapse' || transparent(i);
+      const hidden = (i: number): boolean =>
+        style(i, DISPLAY) === 'none' || style(i, VISIBILITY) === 'hidden' || style(i, VISIBILITY) === 'collapse' || transparent(i);
       const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], paintOf: new Map() };
       this.docs.push(index);
       doc.nodes.backendNodeId.forEach((backendId, i) => {
@@ -109,7 +110,12 @@ export class DomIndex {
         }
         const visible = !hidden(i);
         const overflow = style(i, OVERFLOW_Y);
-        this.info.set(backendId, { rect, visible, stableId: testId ?? id, scroller: visible && (overflow === 'auto' || overflow === 'scroll') && doc.nodes.parentIndex[i] !== -1 });
+        this.info.set(backendId, {
+          rect,
+          visible,
+          stableId: testId ?? id,
+          scroller: visible && (overflow === 'auto' || overflow === 'scroll') && doc.nodes.parentIndex[i] !== -1,
+        });
         const paint = doc.layout.paintOrders?.[li];
         if (paint === undefined) return;
         index.paintOf.set(i, paint);

@@ -23,72 +23,95 @@ export async function guardEgress(context: BrowserContext, policy: OriginPolicy,
   // leaves a handler's rejection unhandled, which stopped a worker and every device on it in a
   // full test run. A failed handler now refuses what it can (a page still there is not left
   // waiting) and logs the rest.
-  const handled = <T>(handler: (arg: T) => Promise<unknown>, refuseAfterFailure: (arg: T) => Promise<unknown>) => async (arg: T) => {
-    try {
-      await handler(arg);
-    } catch (err) {
-      logger.debug({ err: (err as Error).message }, 'a request could not be answered (its page or context may have gone)');
-      await refuseAfterFailure(arg).catch(() => undefined);
-    }
-  };
-
-  await context.route('**/*', handled(async (route: Route) => {
-    const request = route.request();
-    let url = request.url();
-    if (own(url)) return route.continue();
-    const verdict = await policy.verdict(url);
-    if (verdict) {
-      refuse(url, verdict);
-      return route.abort('blockedbyclient');
-    }
-    // Each hop fetched here, checked before the next: the browser never follows a redirect itself.
-    let status = 0;
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      let response;
+  const handled =
+    <T>(handler: (arg: T) => Promise<unknown>, refuseAfterFailure: (arg: T) => Promise<unknown>) =>
+    async (arg: T) => {
       try {
-        response = await route.fetch(hop === 0 ? { maxRedirects: 0 } : { url, maxRedirects: 0, ...(SAME_METHOD.has(status) ? {} : { method: 'GET', postData: '' }) });
+        await handler(arg);
       } catch (err) {
-        logger.debug({ url, err: (err as Error).message }, 'request failed');
-        return route.abort('connectionrefused');
+        logger.debug({ err: (err as Error).message }, 'a request could not be answered (its page or context may have gone)');
+        await refuseAfterFailure(arg).catch(() => undefined);
       }
-      status = response.status();
-      const location = REDIRECT.has(status) ? response.headers()['location'] : undefined;
-      if (!location) return route.fulfill({ response });
-      let target: string;
-      try {
-        target = new URL(location, url).toString();
-      } catch {
-        refuse(url, `a redirect to an unreadable location ${JSON.stringify(location)}`);
-        return route.abort('blockedbyclient');
-      }
-      const onward = await policy.verdict(target);
-      if (onward) {
-        refuse(target, `redirected from ${url}: ${onward}`);
-        return route.abort('blockedbyclient');
-      }
-      // A page is sent on as a page that moves itself there: a fresh navigation the browser makes
-      // through this handler, so the page's address and relative links are the target's. (Handing
-      // the browser the 3xx would have it follow the redirect itself, unrouted.)
-      if (request.resourceType() === 'document') {
-        // Cookies the redirect set are kept (Playwright splits a set-cookie value on newlines).
-        const cookies = response.headersArray().filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
-        const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...(cookies.length ? { 'set-cookie': cookies.join('\n') } : {}) };
-        return route.fulfill({ status: 200, headers, body: `<!doctype html><script>location.replace(${JSON.stringify(target)})</script>` });
-      }
-      url = target;
-    }
-    refuse(url, `more than ${MAX_REDIRECTS} redirects`);
-    return route.abort('failed');
-  }, (route) => route.abort('failed')));
+    };
 
-  await context.routeWebSocket(/.*/, handled(async (ws: WebSocketRoute) => {
-    const url = ws.url();
-    // The policy speaks http(s); a socket's origin is the same host and port.
-    const verdict = own(url.replace(/^ws/, 'http')) ? null : await policy.verdict(url.replace(/^ws/, 'http'));
-    if (verdict) {
-      refuse(url, verdict);
-      return ws.close({ code: 1008, reason: 'refused by the origin policy' });
-    }
-    ws.connectToServer();
-  }, (ws) => ws.close({ code: 1011, reason: 'the request could not be routed' })));
+  await context.route(
+    '**/*',
+    handled(
+      async (route: Route) => {
+        const request = route.request();
+        let url = request.url();
+        if (own(url)) return route.continue();
+        const verdict = await policy.verdict(url);
+        if (verdict) {
+          refuse(url, verdict);
+          return route.abort('blockedbyclient');
+        }
+        // Each hop fetched here, checked before the next: the browser never follows a redirect itself.
+        let status = 0;
+        for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+          let response;
+          try {
+            response = await route.fetch(
+              hop === 0 ? { maxRedirects: 0 } : { url, maxRedirects: 0, ...(SAME_METHOD.has(status) ? {} : { method: 'GET', postData: '' }) },
+            );
+          } catch (err) {
+            logger.debug({ url, err: (err as Error).message }, 'request failed');
+            return route.abort('connectionrefused');
+          }
+          status = response.status();
+          const location = REDIRECT.has(status) ? response.headers()['location'] : undefined;
+          if (!location) return route.fulfill({ response });
+          let target: string;
+          try {
+            target = new URL(location, url).toString();
+          } catch {
+            refuse(url, `a redirect to an unreadable location ${JSON.stringify(location)}`);
+            return route.abort('blockedbyclient');
+          }
+          const onward = await policy.verdict(target);
+          if (onward) {
+            refuse(target, `redirected from ${url}: ${onward}`);
+            return route.abort('blockedbyclient');
+          }
+          // A page is sent on as a page that moves itself there: a fresh navigation the browser makes
+          // through this handler, so the page's address and relative links are the target's. (Handing
+          // the browser the 3xx would have it follow the redirect itself, unrouted.)
+          if (request.resourceType() === 'document') {
+            // Cookies the redirect set are kept (Playwright splits a set-cookie value on newlines).
+            const cookies = response
+              .headersArray()
+              .filter((h) => h.name.toLowerCase() === 'set-cookie')
+              .map((h) => h.value);
+            const headers: Record<string, string> = {
+              'content-type': 'text/html; charset=utf-8',
+              'cache-control': 'no-store',
+              ...(cookies.length ? { 'set-cookie': cookies.join('\n') } : {}),
+            };
+            return route.fulfill({ status: 200, headers, body: `<!doctype html><script>location.replace(${JSON.stringify(target)})</script>` });
+          }
+          url = target;
+        }
+        refuse(url, `more than ${MAX_REDIRECTS} redirects`);
+        return route.abort('failed');
+      },
+      (route) => route.abort('failed'),
+    ),
+  );
+
+  await context.routeWebSocket(
+    /.*/,
+    handled(
+      async (ws: WebSocketRoute) => {
+        const url = ws.url();
+        // The policy speaks http(s); a socket's origin is the same host and port.
+        const verdict = own(url.replace(/^ws/, 'http')) ? null : await policy.verdict(url.replace(/^ws/, 'http'));
+        if (verdict) {
+          refuse(url, verdict);
+          return ws.close({ code: 1008, reason: 'refused by the origin policy' });
+        }
+        ws.connectToServer();
+      },
+      (ws) => ws.close({ code: 1011, reason: 'the request could not be routed' }),
+    ),
+  );
 }

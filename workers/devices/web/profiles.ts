@@ -15,9 +15,33 @@ const CHROME_ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537
 const SAFARI_IPAD = 'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
 export const PROFILES: Record<string, WebProfile> = {
-  'iphone-15': { name: 'iphone-15', model: 'iPhone 15 (web)', os: 'Chromium mobile emulation', viewport: { width: 393, height: 852 }, deviceScaleFactor: 3, userAgent: SAFARI_IOS, labels: ['phone', 'ios-like'] },
-  'pixel-8': { name: 'pixel-8', model: 'Pixel 8 (web)', os: 'Chromium mobile emulation', viewport: { width: 412, height: 915 }, deviceScaleFactor: 2.625, userAgent: CHROME_ANDROID, labels: ['phone', 'android-like'] },
-  'ipad-air': { name: 'ipad-air', model: 'iPad Air (web)', os: 'Chromium mobile emulation', viewport: { width: 820, height: 1180 }, deviceScaleFactor: 2, userAgent: SAFARI_IPAD, labels: ['tablet', 'ios-like'] },
+  'iphone-15': {
+    name: 'iphone-15',
+    model: 'iPhone 15 (web)',
+    os: 'Chromium mobile emulation',
+    viewport: { width: 393, height: 852 },
+    deviceScaleFactor: 3,
+    userAgent: SAFARI_IOS,
+    labels: ['phone', 'ios-like'],
+  },
+  'pixel-8': {
+    name: 'pixel-8',
+    model: 'Pixel 8 (web)',
+    os: 'Chromium mobile emulation',
+    viewport: { width: 412, height: 915 },
+    deviceScaleFactor: 2.625,
+    userAgent: CHROME_ANDROID,
+    labels: ['phone', 'android-like'],
+  },
+  'ipad-air': {
+    name: 'ipad-air',
+    model: 'iPad Air (web)',
+    os: 'Chromium mobile emulation',
+    viewport: { width: 820, height: 1180 },
+    deviceScaleFactor: 2,
+    userAgent: SAFARI_IPAD,
+    labels: ['tablet', 'ios-like'],
+  },
 };
 
 /** "iphone-15:2,pixel-8" → [iphone-15, iphone-15, pixel-8]; "" or "none" → no web devices. */

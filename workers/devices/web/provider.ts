@@ -50,9 +50,18 @@ export class WebProvider implements BackendProvider {
       return;
     }
     this.sample = await startSampleServer();
-    this.opts.logger.info({ url: this.sample.url }, 'sample app served on loopback for this host\'s web devices');
+    this.opts.logger.info({ url: this.sample.url }, "sample app served on loopback for this host's web devices");
     this.devices = this.opts.profiles.map(
-      (profile, i) => new WebDevice(`web-${i + 1}`, profile, () => this.browser, this.sample!, this.opts.logger.child({ localId: `web-${i + 1}` }), () => this.events.emit('change'), this.loads),
+      (profile, i) =>
+        new WebDevice(
+          `web-${i + 1}`,
+          profile,
+          () => this.browser,
+          this.sample!,
+          this.opts.logger.child({ localId: `web-${i + 1}` }),
+          () => this.events.emit('change'),
+          this.loads,
+        ),
     );
     for (const d of this.devices) d.reboot = () => void this.lane.boot(d);
     await this.launch();
@@ -85,7 +94,13 @@ export class WebProvider implements BackendProvider {
     if ('missing' in this.found) return { backend: 'web', platform: 'web', available: false, detail: this.found.missing, hint: INSTALL_HINT };
     const where = `${this.found.version} (${this.found.source}: ${this.found.path})`;
     if (!this.browser) {
-      return { backend: 'web', platform: 'web', available: false, detail: `${where} would not start: ${this.launchError ?? 'starting'}`, hint: 'check the worker log; as root, Chromium needs --no-sandbox (simfleet adds it)' };
+      return {
+        backend: 'web',
+        platform: 'web',
+        available: false,
+        detail: `${where} would not start: ${this.launchError ?? 'starting'}`,
+        hint: 'check the worker log; as root, Chromium needs --no-sandbox (simfleet adds it)',
+      };
     }
     return { backend: 'web', platform: 'web', available: true, detail: `${where}; ${this.devices.length} device(s)` };
   }
@@ -128,7 +143,14 @@ export class WebProvider implements BackendProvider {
     try {
       const args = chromiumArgs({ noSandbox: process.getuid?.() === 0 });
       // Playwright talks to Chromium over a pipe: if this worker dies, the pipe closes and Chromium exits.
-      this.browser = await chromium.launch({ executablePath: this.found.path, headless: true, args, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+      this.browser = await chromium.launch({
+        executablePath: this.found.path,
+        headless: true,
+        args,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
       this.launchError = undefined;
     } catch (err) {
       this.launchError = (err as Error).message.split('\n')[0];

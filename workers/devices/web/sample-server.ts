@@ -24,7 +24,10 @@ export async function startSampleServer(): Promise<SampleServer> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const entry = FILES[path];
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !entry) {
-      res.writeHead(path === '/' || path === '/sample' ? 302 : 404, path === '/' || path === '/sample' ? { location: '/sample/' } : { 'content-type': 'text/plain' });
+      res.writeHead(
+        path === '/' || path === '/sample' ? 302 : 404,
+        path === '/' || path === '/sample' ? { location: '/sample/' } : { 'content-type': 'text/plain' },
+      );
       res.end(path === '/' || path === '/sample' ? undefined : 'not found');
       return;
     }

@@ -56,7 +56,9 @@ export class Tesseract implements TextRecogniser {
     // short label needs single-line mode (7): psm 3 finds no text in it.
     await this.turn();
     try {
-      return parseTsv(await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png, Math.min(timeoutMs, TIMEOUT_MS)));
+      return parseTsv(
+        await run(this.binary, ['stdin', 'stdout', '--psm', layout === 'line' ? '7' : '3', '-l', 'eng', 'tsv'], png, Math.min(timeoutMs, TIMEOUT_MS)),
+      );
     } finally {
       // The process slot passes straight to the next waiting run, if any.
       const next = this.waiting.shift();

@@ -32,7 +32,13 @@ export interface PixelReading {
   captureLate?: true;
 }
 
-export async function readPixels(device: DeviceBackend, areas: OcrArea[], recogniser: TextRecogniser, firstIndex: number, budgetMs = PIXEL_BUDGET_MS): Promise<PixelReading> {
+export async function readPixels(
+  device: DeviceBackend,
+  areas: OcrArea[],
+  recogniser: TextRecogniser,
+  firstIndex: number,
+  budgetMs = PIXEL_BUDGET_MS,
+): Promise<PixelReading> {
   const t0 = performance.now();
   const deadline = t0 + budgetMs;
   let unread = 0;
@@ -100,11 +106,21 @@ const LINE_PT = 60;
  * next read of the same screen goes on from there. Stopping it made every read under load start
  * over and stop at the same place, and the words past it were never read.
  */
-async function readArea(recogniser: TextRecogniser, crops: { likely: Buffer; other: Buffer }, heightPt: number, deadline: number): Promise<{ lines: OcrLine[]; finished: boolean }> {
+async function readArea(
+  recogniser: TextRecogniser,
+  crops: { likely: Buffer; other: Buffer },
+  heightPt: number,
+  deadline: number,
+): Promise<{ lines: OcrLine[]; finished: boolean }> {
   const rungs: [Buffer, 'page' | 'line'][] = [
     [crops.likely, 'page'],
     [crops.other, 'page'],
-    ...(heightPt <= LINE_PT ? ([[crops.likely, 'line'], [crops.other, 'line']] as [Buffer, 'line'][]) : []),
+    ...(heightPt <= LINE_PT
+      ? ([
+          [crops.likely, 'line'],
+          [crops.other, 'line'],
+        ] as [Buffer, 'line'][])
+      : []),
   ];
   for (const [png, layout] of rungs) {
     const left = deadline - performance.now();

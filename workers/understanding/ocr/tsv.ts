@@ -42,6 +42,14 @@ export function parseTsv(tsv: string): OcrLine[] {
     const top = Math.min(...words.map((w) => w.top));
     const right = Math.max(...words.map((w) => w.left + w.width));
     const bottom = Math.max(...words.map((w) => w.top + w.height));
-    return { text: words.map((w) => w.text).join(' '), conf: words.reduce((s, w) => s + w.conf, 0) / words.length, words, left, top, width: right - left, height: bottom - top };
+    return {
+      text: words.map((w) => w.text).join(' '),
+      conf: words.reduce((s, w) => s + w.conf, 0) / words.length,
+      words,
+      left,
+      top,
+      width: right - left,
+      height: bottom - top,
+    };
   });
 }

@@ -29,7 +29,14 @@ const MARGIN_PT = 6;
 
 export function areasToRead(nodes: readonly TreeNode[], screen: ScreenSize, gray: Gray): OcrArea[] {
   const screenArea = screen.widthPt * screen.heightPt;
-  const speaking = nodes.filter((n) => !n.offscreen && n.frame.width > 0 && n.frame.height > 0 && n.frame.width * n.frame.height < CONTAINER_SHARE * screenArea && (n.label || n.value || n.interactive || n.role === 'image'));
+  const speaking = nodes.filter(
+    (n) =>
+      !n.offscreen &&
+      n.frame.width > 0 &&
+      n.frame.height > 0 &&
+      n.frame.width * n.frame.height < CONTAINER_SHARE * screenArea &&
+      (n.label || n.value || n.interactive || n.role === 'image'),
+  );
   if (speaking.length === 0) return [{ box: { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt }, why: 'empty-tree' }];
   if (contradicted(speaking, screen, gray)) return [{ box: { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt }, why: 'contradicted' }];
   const sx = gray.width / screen.widthPt;
@@ -59,7 +66,10 @@ const SHOWN_SPREAD = 12;
  * not from accessibility. Then the whole screen is read from pixels, and the read says why.
  */
 export function contradicted(nodes: readonly TreeNode[], screen: ScreenSize, gray: Gray): boolean {
-  const labelled = nodes.filter((n) => n.label && !n.offscreen && !n.covered && n.frame.width >= 16 && n.frame.height >= 10 && n.frame.y >= 0 && n.frame.y + n.frame.height <= screen.heightPt);
+  const labelled = nodes.filter(
+    (n) =>
+      n.label && !n.offscreen && !n.covered && n.frame.width >= 16 && n.frame.height >= 10 && n.frame.y >= 0 && n.frame.y + n.frame.height <= screen.heightPt,
+  );
   if (labelled.length < 3) return false;
   const blank = labelled.filter((n) => spreadIn(n.frame, screen, gray) < SHOWN_SPREAD).length;
   return blank * 2 > labelled.length;
@@ -84,7 +94,8 @@ function spreadIn(f: Rect, screen: ScreenSize, gray: Gray): number {
 /** Something drawn: uncovered pixels unlike the background of the part looked at (its median). */
 function inkWithin(part: Component, covered: Uint8Array, gray: Gray): Component[] {
   const values: number[] = [];
-  for (let y = part.y0; y <= part.y1; y++) for (let x = part.x0; x <= part.x1; x++) if (!covered[y * gray.width + x]) values.push(gray.data[y * gray.width + x]!);
+  for (let y = part.y0; y <= part.y1; y++)
+    for (let x = part.x0; x <= part.x1; x++) if (!covered[y * gray.width + x]) values.push(gray.data[y * gray.width + x]!);
   if (values.length === 0) return [];
   const background = median(values);
   const ink = new Uint8Array(covered.length);

@@ -151,7 +151,11 @@ function screenPixels(root: XmlElement, notes: string[]): { width: number; heigh
   };
   root.children.forEach(walk);
   if (right <= 0 || bottom <= 0) {
-    throw new DumpError('UNREADABLE', 'expected the screen size in <hierarchy width= height=> or in the elements\' bounds, found neither', 'save the dump again with the screen on; an Appium page source states the size');
+    throw new DumpError(
+      'UNREADABLE',
+      "expected the screen size in <hierarchy width= height=> or in the elements' bounds, found neither",
+      'save the dump again with the screen on; an Appium page source states the size',
+    );
   }
   notes.push(`screen size not given by <hierarchy>; ${right}x${bottom} px taken from the elements' bounds (a dialog alone may be smaller than the screen)`);
   return { width: right, height: bottom };

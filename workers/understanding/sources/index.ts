@@ -34,9 +34,10 @@ const DESCRIBE: Record<DumpFormat, string> = {
   'idb-json': 'idb describe-all JSON (an array of elements with AXFrame)',
   'axe-json': 'AXe describe-ui JSON (an array of elements with AXFrame and children)',
 };
-const EXPECTED = 'Android uiautomator/Appium XML (<hierarchy>), XCUITest XML (<AppiumAUT>/<XCUIElementType…>), or idb/AXe JSON (an array of elements with AXFrame)';
+const EXPECTED =
+  'Android uiautomator/Appium XML (<hierarchy>), XCUITest XML (<AppiumAUT>/<XCUIElementType…>), or idb/AXe JSON (an array of elements with AXFrame)';
 const HOW_TO_SAVE =
-  'save an Android screen with `adb exec-out uiautomator dump /dev/tty` or Appium\'s page source, an iOS screen with Appium\'s page source, `idb ui describe-all --json` or `axe describe-ui`';
+  "save an Android screen with `adb exec-out uiautomator dump /dev/tty` or Appium's page source, an iOS screen with Appium's page source, `idb ui describe-all --json` or `axe describe-ui`";
 
 /** What the text looks like, found without reading it as any one format. */
 interface Sniff {
@@ -56,7 +57,11 @@ export function detectFormat(text: string): DumpFormat | undefined {
 export function parseDump(text: string, opts: ParseOptions = {}): ParsedDump {
   const started = performance.now();
   if (typeof text !== 'string') {
-    throw new DumpError('UNREADABLE', `expected the dump as text, found ${text === null ? 'null' : typeof text === 'object' ? (text as object).constructor?.name ?? 'an object' : typeof text}`, 'read the file as UTF-8 text first');
+    throw new DumpError(
+      'UNREADABLE',
+      `expected the dump as text, found ${text === null ? 'null' : typeof text === 'object' ? ((text as object).constructor?.name ?? 'an object') : typeof text}`,
+      'read the file as UTF-8 text first',
+    );
   }
   const { density } = opts;
   if (density !== undefined && !(typeof density === 'number' && Number.isFinite(density) && density > 0)) {
@@ -65,7 +70,11 @@ export function parseDump(text: string, opts: ParseOptions = {}): ParsedDump {
   const s = sniff(text);
   if (s.empty) throw new DumpError('UNREADABLE', `expected ${EXPECTED}, found ${s.found}`, HOW_TO_SAVE);
   if (s.jsonError !== undefined && (opts.format === undefined || isJson(opts.format))) {
-    throw new DumpError('UNREADABLE', `expected ${opts.format ? DESCRIBE[opts.format] : 'idb/AXe JSON'}, found malformed JSON: ${s.jsonError}`, 'the file may be cut short; describe the screen again');
+    throw new DumpError(
+      'UNREADABLE',
+      `expected ${opts.format ? DESCRIBE[opts.format] : 'idb/AXe JSON'}, found malformed JSON: ${s.jsonError}`,
+      'the file may be cut short; describe the screen again',
+    );
   }
   const format = opts.format ?? s.format;
   if (format === undefined) throw new DumpError('UNKNOWN_FORMAT', `expected ${EXPECTED}, found ${s.found}`, HOW_TO_SAVE);
@@ -89,7 +98,8 @@ export function parseDump(text: string, opts: ParseOptions = {}): ParsedDump {
       snapshot = readXcuitest(readXml(text, format, notes), notes);
     } else {
       const elements = s.elements!;
-      if (s.format === 'axe-json' && format === 'axe-json' && !elements.some((el) => 'pid' in el)) notes.push('nested JSON without pid read as AXe describe-ui; idb describe-all --nested writes the same shape');
+      if (s.format === 'axe-json' && format === 'axe-json' && !elements.some((el) => 'pid' in el))
+        notes.push('nested JSON without pid read as AXe describe-ui; idb describe-all --nested writes the same shape');
       snapshot = readAxJson(elements, format === 'idb-json' ? 'idb' : 'axe', notes);
     }
   }
@@ -212,7 +222,11 @@ function readXml(text: string, format: DumpFormat, notes: string[]): XmlElement 
   const valid = XMLValidator.validate(body);
   if (valid !== true) {
     const { msg, line, col } = valid.err;
-    throw new DumpError('UNREADABLE', `expected well-formed ${DESCRIBE[format]}, found malformed XML at line ${line}${col ? `, column ${col}` : ''}: ${msg}`, 'the file may be cut short or hand-edited; save the page source again');
+    throw new DumpError(
+      'UNREADABLE',
+      `expected well-formed ${DESCRIBE[format]}, found malformed XML at line ${line}${col ? `, column ${col}` : ''}: ${msg}`,
+      'the file may be cut short or hand-edited; save the page source again',
+    );
   }
   const root = (parser.parse(body) as Ordered[]).map(toElement).find((el) => el !== undefined);
   if (!root) throw new DumpError('UNREADABLE', `expected ${DESCRIBE[format]}, found XML without a root element`, HOW_TO_SAVE);

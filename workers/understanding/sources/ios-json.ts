@@ -27,7 +27,8 @@ export function readAxJson(top: JsonElement[], source: 'idb' | 'axe', notes: str
   for (const el of top) visit(el, null);
   notes.push(...builder.notes());
   if (seen.fromRole > 0) notes.push(`${seen.fromRole} ${seen.fromRole === 1 ? 'element' : 'elements'} without type: role read from the AX role`);
-  if (seen.fromAXFrame > 0) notes.push(`${seen.fromAXFrame} ${seen.fromAXFrame === 1 ? 'element' : 'elements'} without a frame object: frame read from the AXFrame string`);
+  if (seen.fromAXFrame > 0)
+    notes.push(`${seen.fromAXFrame} ${seen.fromAXFrame === 1 ? 'element' : 'elements'} without a frame object: frame read from the AXFrame string`);
   if (unknown.total > 0) notes.push(`element types outside the vocabulary read as other: ${unknown}`);
   return builder.snapshot();
 }

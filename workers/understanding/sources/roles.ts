@@ -82,7 +82,21 @@ export function iosRole(type: string): string | undefined {
 }
 
 /** iOS reports no clickable flag: what a finger can operate is known from the role alone. */
-export const IOS_INTERACTIVE = new Set(['button', 'link', 'textfield', 'securefield', 'switch', 'checkbox', 'radio', 'slider', 'select', 'tab', 'cell', 'key', 'menuitem']);
+export const IOS_INTERACTIVE = new Set([
+  'button',
+  'link',
+  'textfield',
+  'securefield',
+  'switch',
+  'checkbox',
+  'radio',
+  'slider',
+  'select',
+  'tab',
+  'cell',
+  'key',
+  'menuitem',
+]);
 
 /** Roles whose on/off state iOS reports as a value of "1" or "0". */
 export const IOS_TOGGLES = new Set(['switch', 'checkbox', 'radio']);

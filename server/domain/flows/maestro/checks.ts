@@ -22,7 +22,15 @@ const extendedWaitUntil: Handler = (input) =>
     const node = (visible ?? notVisible)!;
     const t = selectorOf(node, input.ctx, false, visible ? 'visible' : 'notVisible');
     if (!t) return undefined;
-    return [{ action: 'wait', for: visible ? 'visible' : 'not-visible', target: t.target, ...(t.index !== undefined ? { index: t.index } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+    return [
+      {
+        action: 'wait',
+        for: visible ? 'visible' : 'not-visible',
+        target: t.target,
+        ...(t.index !== undefined ? { index: t.index } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      },
+    ];
   });
 
 const waitForAnimationToEnd: Handler = (input) => {

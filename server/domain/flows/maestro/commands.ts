@@ -25,12 +25,14 @@ export function translate(cmd: Command, ctx: CommandContext, opts: Options | nul
   }
   const steps = handler({ ctx, arg: cmd.arg, opts }) ?? [];
   opts?.finish();
-  return steps.filter((s) => fits(s, ctx)).map((s) => ({
-    ...s,
-    ...(marks.optional ? { optional: true } : {}),
-    ...(marks.note !== undefined ? { note: marks.note } : {}),
-    source: { file: ctx.file, line: ctx.line, command: cmd.name },
-  }));
+  return steps
+    .filter((s) => fits(s, ctx))
+    .map((s) => ({
+      ...s,
+      ...(marks.optional ? { optional: true } : {}),
+      ...(marks.note !== undefined ? { note: marks.note } : {}),
+      source: { file: ctx.file, line: ctx.line, command: cmd.name },
+    }));
 }
 
 /** The Step schema's string limits, checked where the strings come from substituted text. */

@@ -29,6 +29,11 @@ export function substitute(text: string, env: Record<string, string>): Substitut
  * The variables inside a flow. Maestro lets the caller's `-e` override a flow header's `env`, and a
  * runFlow's `env` override the included file's header; outer variables stay visible inside.
  */
-export function scopeEnv(outer: Record<string, string>, header: Record<string, string>, caller: Record<string, string>, given: Record<string, string> = {}): Record<string, string> {
+export function scopeEnv(
+  outer: Record<string, string>,
+  header: Record<string, string>,
+  caller: Record<string, string>,
+  given: Record<string, string> = {},
+): Record<string, string> {
   return { ...outer, ...header, ...caller, ...given };
 }

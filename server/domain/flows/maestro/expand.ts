@@ -50,7 +50,11 @@ export function expand(commands: Command[], scope: Scope, build: Build): void {
     const opts = cmd.arg?.kind === 'map' ? new Options(cmd.arg, ctx) : null;
     const label = opts?.str('label');
     if (label !== undefined && label.length > 500) opts?.refuse('label', 'a label is at most 500 characters');
-    const inner: Scope = { ...scope, optional: scope.optional || opts?.bool('optional') === true, note: label !== undefined && label.length <= 500 ? label : scope.note };
+    const inner: Scope = {
+      ...scope,
+      optional: scope.optional || opts?.bool('optional') === true,
+      note: label !== undefined && label.length <= 500 ? label : scope.note,
+    };
     if (cmd.name === 'runFlow') runFlow(cmd, ctx, opts, inner, build);
     else if (cmd.name === 'repeat') repeat(ctx, opts, inner, build);
     else {

@@ -40,7 +40,14 @@ export type { MaestroPlan, MaestroProblem, Step } from './types.js';
 export function parseMaestro(main: string, read: (path: string) => string, opts: { env?: Record<string, string> } = {}): MaestroPlan {
   const caller = opts.env ?? {};
   const build: Build = { read, caller, appId: null, steps: [], problems: [], full: false };
-  const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({ file: main, appId, name, steps: build.steps, problems: unique(build.problems), env });
+  const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({
+    file: main,
+    appId,
+    name,
+    steps: build.steps,
+    problems: unique(build.problems),
+    env,
+  });
   let text: string;
   try {
     text = read(main);

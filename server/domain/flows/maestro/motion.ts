@@ -15,10 +15,19 @@ const scrollUntilVisible: Handler = (input) =>
     const timeoutMs = o.timeout('timeout');
     o.onlyDefault('speed', '40', 'simfleet scrolls at its own pace');
     o.onlyDefault('visibilityPercentage', '100', 'simfleet stops once the element is wholly in view');
-    if (o.bool('centerElement') === true) o.refuse('centerElement', "option 'centerElement' is not supported (simfleet stops as soon as the element is in view)");
+    if (o.bool('centerElement') === true)
+      o.refuse('centerElement', "option 'centerElement' is not supported (simfleet stops as soon as the element is in view)");
     o.unsupported(['waitToSettleTimeoutMs'], 'simfleet settles after every scroll on its own');
     if (!t || !dir) return undefined;
-    return [{ action: 'scroll', to: t.target, direction: dir, ...(t.index !== undefined ? { index: t.index } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+    return [
+      {
+        action: 'scroll',
+        to: t.target,
+        direction: dir,
+        ...(t.index !== undefined ? { index: t.index } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      },
+    ];
   });
 
 const swipe: Handler = (input) =>

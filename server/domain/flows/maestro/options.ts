@@ -61,7 +61,8 @@ export class Options {
   /** An option that is harmless at Maestro's default and a problem at any other value. */
   onlyDefault(key: string, expected: string, why: string): void {
     const text = this.str(key);
-    if (text !== undefined && text.trim().toLowerCase() !== expected) this.refuse(key, `option '${key}' is only supported at Maestro's default (${expected}): ${why}`);
+    if (text !== undefined && text.trim().toLowerCase() !== expected)
+      this.refuse(key, `option '${key}' is only supported at Maestro's default (${expected}): ${why}`);
   }
 
   refuse(key: string, message: string): undefined {

@@ -20,7 +20,11 @@ export function parseFlow(text: string, report: Report): ParsedFlow {
   for (const doc of docs) {
     for (const err of doc.errors) {
       failed = true;
-      report(err.linePos?.[0].line ?? lines.linePos(err.pos[0]).line, '', `YAML syntax error: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+      report(
+        err.linePos?.[0].line ?? lines.linePos(err.pos[0]).line,
+        '',
+        `YAML syntax error: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      );
     }
   }
   if (failed) return { header: null, commands: [] };

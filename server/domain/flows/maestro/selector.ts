@@ -84,14 +84,22 @@ export function literal(text: string, ctx: CommandContext, option: string, line:
   }
   // simfleet reads such a target as an element reference, an id or a point, not as a label
   if (isLabel && (/^[@#]/.test(out) || parsePoint(out))) {
-    ctx.report(`text "${out}" would be read by simfleet as ${out.startsWith('@') || out.startsWith('#') ? 'a reference or an id' : 'a point'}, not a label`, option, line);
+    ctx.report(
+      `text "${out}" would be read by simfleet as ${out.startsWith('@') || out.startsWith('#') ? 'a reference or an id' : 'a point'}, not a label`,
+      option,
+      line,
+    );
     return undefined;
   }
   return out;
 }
 
 function regex(text: string, ctx: CommandContext, option: string, line: number): undefined {
-  ctx.report(`regular-expression text selectors are not supported: "${text}" (simfleet matches text literally; escape a character meant literally, as in Sure\\?)`, option, line);
+  ctx.report(
+    `regular-expression text selectors are not supported: "${text}" (simfleet matches text literally; escape a character meant literally, as in Sure\\?)`,
+    option,
+    line,
+  );
   return undefined;
 }
 

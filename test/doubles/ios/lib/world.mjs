@@ -23,9 +23,27 @@ export const APP = 'com.example.recorded';
 /** Both recordings come from one device with a 402 × 874 pt screen; its scale is taken to be 3. */
 export const SCREEN = { widthPt: 402, heightPt: 874, scale: 3 };
 export const SCREENS = {
-  'account-settings': { dump: join(CORPUS, 'lycorp-jp-sim-use__Tests_Fixtures_list-detection_account-settings.raw.json'), colours: [[30, 90, 200], [235, 240, 250]] },
-  friends: { dump: join(FIXTURES, 'lycorp-jp-sim-use__Tests_Fixtures_SoftKeyboard_no-keyboard.raw.json'), colours: [[20, 160, 80], [245, 250, 240]] },
-  home: { dump: null, colours: [[90, 90, 90], [160, 160, 160]] },
+  'account-settings': {
+    dump: join(CORPUS, 'lycorp-jp-sim-use__Tests_Fixtures_list-detection_account-settings.raw.json'),
+    colours: [
+      [30, 90, 200],
+      [235, 240, 250],
+    ],
+  },
+  friends: {
+    dump: join(FIXTURES, 'lycorp-jp-sim-use__Tests_Fixtures_SoftKeyboard_no-keyboard.raw.json'),
+    colours: [
+      [20, 160, 80],
+      [245, 250, 240],
+    ],
+  },
+  home: {
+    dump: null,
+    colours: [
+      [90, 90, 90],
+      [160, 160, 160],
+    ],
+  },
 };
 
 export const at = (...p) => join(STATE, ...p);
@@ -104,7 +122,11 @@ export function screenPng(name, scale) {
   const height = Math.round(SCREEN.heightPt * scale);
   // A recorded screen is drawn from its dump's layout; the home screen, never recorded, is bands.
   const png = dump
-    ? layoutPng(width, height, jsonBoxes(readFileSync(dump, 'utf8')).map((b) => ({ ...b, x: b.x * scale, y: b.y * scale, width: b.width * scale, height: b.height * scale })))
+    ? layoutPng(
+        width,
+        height,
+        jsonBoxes(readFileSync(dump, 'utf8')).map((b) => ({ ...b, x: b.x * scale, y: b.y * scale, width: b.width * scale, height: b.height * scale })),
+      )
     : bandsPng(width, height, 22 * scale, colours[0], colours[1]);
   mkdirSync(dirname(cache), { recursive: true });
   writeAtomic(cache, png);
@@ -121,5 +143,7 @@ export function dumpText(name) {
 export function leftovers() {
   const data = at('Containers', 'Data');
   if (!existsSync(data)) return [];
-  return readdirSync(data, { recursive: true }).map(String).filter((f) => statSync(join(data, f)).isFile());
+  return readdirSync(data, { recursive: true })
+    .map(String)
+    .filter((f) => statSync(join(data, f)).isFile());
 }
