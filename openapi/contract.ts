@@ -36,7 +36,6 @@ export function portable(node: Json): Json {
     if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
       out[key] = `${CONTRACT_ID}#/$defs/${value.slice('#/components/schemas/'.length)}`;
     } else if (key.startsWith('x-') || key === 'example') {
-      continue; // documentation-only keywords
     } else if (key === 'discriminator' && value && typeof value === 'object' && !Array.isArray(value)) {
       // Ajv derives the mapping from each branch's `const` and refuses an explicit one.
       out[key] = { propertyName: (value as JsonObject).propertyName ?? 'type' };

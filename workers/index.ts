@@ -127,7 +127,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
           if (err instanceof DeviceError && err.code === 'HOST_OVERLOADED') {
             looksOverdue++;
             logger.warn(
-              { localId: cmd.localId, waitedMs: err.details?.['waitedMs'] },
+              { localId: cmd.localId, waitedMs: err.details?.waitedMs },
               'a look was not captured in time and the stream had no frame to serve; the caller is told HOST_OVERLOADED',
             );
           }

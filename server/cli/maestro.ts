@@ -51,7 +51,7 @@ export function planText(plan: MaestroPlan): string {
   const verdict = plan.problems.length
     ? `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'}; the flow cannot run as written:`
     : 'ok: no problems';
-  return [head, ...steps, verdict, ...plan.problems.map(problemText)].join('\n') + '\n';
+  return `${[head, ...steps, verdict, ...plan.problems.map(problemText)].join('\n')}\n`;
 }
 
 export function problemText(p: MaestroProblem): string {

@@ -53,7 +53,7 @@ export async function call(method, path, opts = {}) {
     }
   }
   if (res.ok) return data;
-  const e = (data && data.error) || {};
+  const e = data?.error || {};
   const err = new ApiError(res.status, e.code ?? `HTTP_${res.status}`, e.message ?? (res.statusText || 'request failed'), e.hint ?? '');
   if (res.status === 401 && opts.token === undefined) unauthorized(err);
   throw err;

@@ -15,7 +15,9 @@ export function firstUnstorable(value: unknown): string | undefined {
     if (typeof v === 'string') {
       if (UNSTORABLE.test(v)) return at;
     } else if (Array.isArray(v)) {
-      v.forEach((x, i) => stack.push({ v: x, at: at ? `${at}[${i}]` : `[${i}]` }));
+      v.forEach((x, i) => {
+        stack.push({ v: x, at: at ? `${at}[${i}]` : `[${i}]` });
+      });
     } else if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         if (UNSTORABLE.test(k)) return at ? `${at}.${k}` : k;

@@ -46,7 +46,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   installTextGuard(app);
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (_req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');
   });
   app.addHook('onSend', async (req, reply) => {

@@ -131,7 +131,7 @@ export class CommandBus implements DeviceCommands {
     if (link) return link.request(command, timeoutMs);
     // Which gateway holds the host is read through an outage: a restart of Postgres delays the command, it does not fail it.
     const host = await throughOutage('finding the gateway of a host', () => hosts.getHost(this.db, hostId), { withinMs: timeoutMs, logger: this.logger });
-    if (!host || host.state !== 'online' || !host.gateway_id || host.gateway_id === this.gatewayId) {
+    if (host?.state !== 'online' || !host.gateway_id || host.gateway_id === this.gatewayId) {
       throw new ApiError('HOST_UNREACHABLE', {
         message: `host ${hostId} is not connected to any gateway`,
         details: { hostId, state: host?.state ?? 'unknown' },

@@ -2,7 +2,7 @@
 // worker claiming a host id that still answers pings is refused; one that no longer answers is
 // replaced (its TCP connection was half-open).
 import type { Logger } from 'pino';
-import type { ErrorCode, Schemas } from '../../openapi/contract.js';
+import type { ErrorCode } from '../../openapi/contract.js';
 import type { HostRegistry } from '../domain/hosts.js';
 import type { Principal } from '../domain/tokens.js';
 import type { WorkerSocket } from './socket.js';

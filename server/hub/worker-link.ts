@@ -215,7 +215,7 @@ export class WorkerLink {
     switch (msg.type) {
       case 'hello':
         return this.onHello(msg);
-      case 'heartbeat':
+      case 'heartbeat': {
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'heartbeat before hello');
         const risen = risenSigns(this.strain, msg.strain);
         if (msg.strain) this.strain = msg.strain;
@@ -226,6 +226,7 @@ export class WorkerLink {
         if (msg.process || msg.held || msg.strain) this.owner.onWorkerReport(this.conn.hostId, { process: msg.process, held: msg.held, strain: msg.strain });
         this.send({ type: 'heartbeat-ack', seq: msg.seq });
         return;
+      }
       case 'devices': {
         if (!this.conn) return this.fail('PROTOCOL_ERROR', 'devices before hello');
         const conn = this.conn;

@@ -9,7 +9,6 @@ import type { Worker } from '../../workers/index.js';
 import type { WebProvider } from '../../workers/devices/web/provider.js';
 import type { Farm } from '../helpers/farm.js';
 import { settledSession } from '../helpers/sessions.js';
-import { waitFor } from '../helpers/wait.js';
 import { webFarm } from '../helpers/web-device.js';
 
 // Two loaded cores run these suites: generous, but a broken page still fails in seconds, not minutes.

@@ -37,9 +37,7 @@ interface El {
 }
 
 let loads = 0;
-async function openScreen(
-  route: string,
-): Promise<{
+async function openScreen(route: string): Promise<{
   text: string;
   elements: El[];
   read: { ocr?: { areas: number; lines: number; ms: number }; probe?: { containers: number; probes: number; found: number } };

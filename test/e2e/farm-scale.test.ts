@@ -75,7 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (process.env.SIMFLEET_TEST_DUMP) {
     const { writeFileSync } = await import('node:fs');
-    gateways?.forEach((g, i) => writeFileSync(`${process.env.SIMFLEET_TEST_DUMP}-gw${i}.log`, g.stdout() + g.stderr()));
+    for (const [i, g] of (gateways ?? []).entries()) writeFileSync(`${process.env.SIMFLEET_TEST_DUMP}-gw${i}.log`, g.stdout() + g.stderr());
   }
   await killAll();
   await db?.drop();

@@ -92,7 +92,7 @@ const HOSTILE: unknown[] = [
   deep(200),
   deep(2000),
 ];
-const PATH_HOSTILE = ['x', '%00', '..%2F..%2Fetc', 'x'.repeat(5000), '%F0%9F%98%80', '%FF%FE', 'ses_' + 'a'.repeat(40), ' ', '%2F', 'null'];
+const PATH_HOSTILE = ['x', '%00', '..%2F..%2Fetc', 'x'.repeat(5000), '%F0%9F%98%80', '%FF%FE', `ses_${'a'.repeat(40)}`, ' ', '%2F', 'null'];
 const TRUNCATIONS = [1, 2, 5, 10, 20, 40];
 
 let farm: Farm;

@@ -238,7 +238,7 @@ describe('tickets for browsers', () => {
     first.ws.terminate();
     const again = await open(url(issued.body.ticket));
     expect(again).toMatchObject({ opened: false, status: 401 });
-    expect((await open(url('tk_' + 'x'.repeat(32)))).status).toBe(401);
+    expect((await open(url(`tk_${'x'.repeat(32)}`))).status).toBe(401);
     // A ticket is as the token that asked: another team's session is not found with it.
     const stranger = (await beta.call('createTicket')).body.ticket;
     expect((await open(url(stranger))).status).toBe(404);

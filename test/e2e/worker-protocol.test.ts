@@ -68,7 +68,9 @@ function rawSession(frames: (string | Buffer)[], token = workerToken, waitMs = 3
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
     const messages: any[] = [];
     const timer = setTimeout(() => reject(new Error(`no close within ${waitMs} ms; got ${JSON.stringify(messages)}`)), waitMs);
-    ws.on('open', () => frames.forEach((f) => ws.send(f)));
+    ws.on('open', () => {
+      for (const f of frames) ws.send(f);
+    });
     ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
     ws.on('close', (code, reason) => {
       clearTimeout(timer);

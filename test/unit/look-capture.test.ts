@@ -159,7 +159,7 @@ describe('the web capture', () => {
     const err = await capturePng(cdp, { scale: 1, attemptMs: 100 }).catch((e: unknown) => e);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(195);
     expect(err).toMatchObject({ code: 'DEVICE_FAILED', details: { stalledMs: expect.any(Number) } });
-    expect((err as DeviceError).details!['stalledMs']).toBeGreaterThanOrEqual(195);
+    expect((err as DeviceError).details!.stalledMs).toBeGreaterThanOrEqual(195);
     expect((err as Error).message).toMatch(/did not capture the screen within \d+ ms \(two requests\)/);
   });
 });

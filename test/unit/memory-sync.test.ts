@@ -217,7 +217,7 @@ describe('memory written behind', () => {
       name: `In\u0000box ${emoji.charAt(0)}`,
       vocabulary: [{ role: 'button', label: `Archive ${emoji}`, tap: { x: 1, y: 2 } }],
     });
-    sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 'inbox', evidence: { ['k\u0000ey']: ['x\udc00'] }, costMs: 3, at: new Date().toISOString() });
+    sync.escalation(KEY, 0, { reason: 'unknown-screen', screen: 'inbox', evidence: { 'k\u0000ey': ['x\udc00'] }, costMs: 3, at: new Date().toISOString() });
     await sync.flush();
     const [sent] = gateway.sent;
     expect(sent!.screens[0]!.name).toBe('Inbox \ufffd');

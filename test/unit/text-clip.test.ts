@@ -37,16 +37,16 @@ describe('storable', () => {
   });
 
   it('goes through a whole message, keys included, and leaves numbers, booleans and null alone', () => {
-    const input = { a: ['x\u0000', { ['k\uD800']: 1, n: null, t: true }], b: 2.5 };
+    const input = { a: ['x\u0000', { 'k\uD800': 1, n: null, t: true }], b: 2.5 };
     const out = storableDeep(input);
-    expect(out).toEqual({ a: ['x', { ['k\uFFFD']: 1, n: null, t: true }], b: 2.5 });
+    expect(out).toEqual({ a: ['x', { 'k\uFFFD': 1, n: null, t: true }], b: 2.5 });
     expect(input.a[0]).toBe('x\u0000'); // the input is not changed
   });
 });
 
 describe('a label as screens are read', () => {
   it('is storable from the start, so what a page named with NUL or half an emoji can be remembered and recorded', () => {
-    expect(normaliseLabel('  Arch\u0000ive \n ' + '📬'.charAt(0) + ' ')).toBe('Archive \uFFFD');
+    expect(normaliseLabel(`  Arch\u0000ive \n ${'📬'.charAt(0)} `)).toBe('Archive \uFFFD');
     const plain = 'Settings';
     expect(normaliseLabel(plain)).toBe(plain);
   });

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TreeSnapshot } from '../../workers/devices/backend.js';
 import { DeviceError } from '../../workers/devices/backend.js';
 import type { Eyes } from '../../workers/perception/eyes.js';
-import { Canvas, SCREEN, SyntheticDevice, W } from '../helpers/synthetic-screen.js';
+import { Canvas, SCREEN, type SyntheticDevice, W } from '../helpers/synthetic-screen.js';
 import { canvasTree, understandingRig } from '../helpers/understanding-rig.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -69,18 +69,16 @@ export class StepRunner {
       if (from >= req.steps.length)
         throw new DeviceError('VALIDATION_FAILED', `from ${from} is past the last step (${req.steps.length - 1})`, 'from is a step index, counted from 0');
     }
-    const steps: StepResult[] = req.steps
-      .slice(0, from)
-      .map((s, index) => ({
-        index,
-        action: s.action,
-        status: 'skipped',
-        verdict: null,
-        detail: 'before the resume point',
-        triage: [],
-        ms: 0,
-        ...(s.source ? { source: s.source } : {}),
-      }));
+    const steps: StepResult[] = req.steps.slice(0, from).map((s, index) => ({
+      index,
+      action: s.action,
+      status: 'skipped',
+      verdict: null,
+      detail: 'before the resume point',
+      triage: [],
+      ms: 0,
+      ...(s.source ? { source: s.source } : {}),
+    }));
     let divergence: Schemas['Divergence'] | null = null;
     for (let index = from; index < req.steps.length; index++) {
       checkDeadline(`step ${index} of the run`);
@@ -327,7 +325,7 @@ export class StepRunner {
         );
       return { ok: true, verdict: 'ok', detail: `settled after ${r.waitedMs} ms` };
     }
-    const want = step.for === 'not-visible' ? false : true;
+    const want = step.for !== 'not-visible';
     const found = await this.until(ctx, step, want, timeoutMs);
     if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
     return fail(

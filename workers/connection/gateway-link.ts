@@ -19,6 +19,7 @@ const PAUSE_MS = 250;
 const FATAL_CLOSE_REASONS = new Set(['PROTOCOL_VERSION_MISMATCH']);
 
 /** Carries out a gateway command or call; throws a DeviceError whose code is answered to the gateway. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a command without a result (prepare, reset) resolves to nothing
 export type CommandHandler = (cmd: Schemas['GatewayPrepare'] | Schemas['GatewayReset'] | Schemas['GatewayCall']) => Promise<Record<string, unknown> | void>;
 
 export interface GatewayLinkOptions {

@@ -52,7 +52,9 @@ export class Inventory {
 
   onChange(listener: () => void): () => void {
     const offs = this.providers.map((p) => p.onChange(listener));
-    return () => offs.forEach((off) => off());
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   async close(): Promise<void> {

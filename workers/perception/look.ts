@@ -89,7 +89,7 @@ async function capture(device: DeviceBackend, scale: number, newest: NewestFrame
   try {
     shot = await within(device.screenshot({ scale, signal: givenUp.signal }), giveUpMs);
   } catch (err) {
-    if (!(err instanceof DeviceError) || err.details?.['stalledMs'] === undefined) throw err;
+    if (!(err instanceof DeviceError) || err.details?.stalledMs === undefined) throw err;
     return fromStream(err, newest, scale);
   }
   if (shot === LATE) {

@@ -15,8 +15,8 @@
 // ?rename-settings=NAME relabels the Settings tab (a renamed control, for replay tests).
 // ?hide-tab-a11y=1 hides the tab buttons from accessibility (a tab bar the tree reports empty).
 // ?ghost-text=1 draws everything transparent while the tree keeps it (a tree the pixels contradict).
-'use strict';
-(function () {
+
+(() => {
   const PUSH_MS = 350;
   const PAGE = 20;
   const TOTAL = 200;
@@ -484,7 +484,7 @@
       if (!a) return screens.settings();
       if (a === 'notifications') return screens.sub('notifications', 'Notifications');
       if (a === 'privacy') return screens.sub('privacy', 'Privacy');
-      if (a === 'form') return b === 'submitted' ? screens.submitted(extra && extra.shown) : screens.form();
+      if (a === 'form') return b === 'submitted' ? screens.submitted(extra?.shown) : screens.form();
       if (a === 'wizard') return screens.wizard(b);
       if (screens[a]) return screens[a]();
       return notFound(`No page ${a}`);
@@ -779,7 +779,7 @@
 
   // Hardware back (history back) pops the top screen, or closes an open sheet or alert first.
   window.addEventListener('popstate', () => {
-    if (overlay.closeTop && overlay.closeTop()) return;
+    if (overlay.closeTop?.()) return;
     if (!pop()) openRoute((location.hash || '#/inbox').slice(2));
   });
 

@@ -106,9 +106,7 @@ export function comparePairs(files: Inspected[]): Pair[] {
 
 export function pairsText(pairs: Pair[]): string {
   if (!pairs.length) return ''; // fewer than two files could be read
-  return (
-    pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}${p.titleVeto ? ' (title veto)' : ''}  ${p.a}  ${p.b}`).join('\n') + '\n'
-  );
+  return `${pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}${p.titleVeto ? ' (title veto)' : ''}  ${p.a}  ${p.b}`).join('\n')}\n`;
 }
 
 function isSimfleetTree(text: string): boolean {

@@ -58,7 +58,7 @@ export function outlineText(r: ScreenReading, h: OutlineHeader): string {
     .sort()
     .map(([why, n]) => (why === 'covered' ? `${n} covered` : `${n} ${why} the screen`));
   if (rest.length) lines.push(`(not shown: ${rest.join(', ')})`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 function sectionLine(r: ScreenReading, region: RegionName): string {
@@ -105,7 +105,7 @@ function stateWords(s: NodeStates, role: string): string[] {
 /** "#3" for the primary list's third row, "#2@2" for the secondary list's second. */
 function rowIndex(r: ScreenReading): Map<number, string> {
   const out = new Map<number, string>();
-  for (const l of r.lists) l.rows.forEach((i, k) => out.set(i, `#${k + 1}${l.rank === 2 ? '@2' : ''}`));
+  for (const l of r.lists) for (const [k, i] of l.rows.entries()) out.set(i, `#${k + 1}${l.rank === 2 ? '@2' : ''}`);
   return out;
 }
 

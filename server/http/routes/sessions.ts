@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Schemas } from '../../../openapi/contract.js';
 import { devicesByIds } from '../../db/repositories/devices.js';
-import { getSession, type SessionRow } from '../../db/repositories/sessions.js';
+import type { SessionRow } from '../../db/repositories/sessions.js';
 import { principalOf } from '../auth.js';
 import { contractRoute, contractWebSocket } from '../contract-route.js';
 import { presentSession } from '../present.js';

@@ -154,7 +154,7 @@ const LINKS = { settings: { 'Network &amp; internet': 'network', 'Connected devi
  * Where a tap at (x, y) device pixels on this screen leads, or null. The row is found by its title's
  * text node: a tap within a row's height of the title's middle (rows are ~200 px at 420 dpi) is on it.
  */
-export function linkAt(screen, x, y) {
+export function linkAt(screen, _x, y) {
   const links = LINKS[screen];
   if (!links) return null;
   let best = null;
@@ -195,16 +195,16 @@ export function screenPng(dir, screen, { width, height }) {
 /** What `input text` makes of its argument: "%s" is a space (InputShellCommand.sendText). */
 export function decodeInputText(arg) {
   const out = [...arg];
-  let escape = false;
+  let escaping = false;
   for (let i = 0; i < out.length; i++) {
-    if (escape) {
-      escape = false;
+    if (escaping) {
+      escaping = false;
       if (out[i] === 's') {
         out[i] = ' ';
         out.splice(--i, 1);
       }
     }
-    if (out[i] === '%') escape = true;
+    if (out[i] === '%') escaping = true;
   }
   return out.join('');
 }

@@ -66,9 +66,9 @@ export function parseWmDensity(text: string): number {
 
 const RECORD = String.raw`ActivityRecord\{\S+ u\d+ ([A-Za-z0-9._]+)\/`;
 const RESUMED = [
-  new RegExp(String.raw`topResumedActivity=${RECORD}`),
+  new RegExp(`topResumedActivity=${RECORD}`),
   new RegExp(String.raw`^\s*ResumedActivity: ${RECORD}`, 'm'),
-  new RegExp(String.raw`mResumedActivity: ${RECORD}`),
+  new RegExp(`mResumedActivity: ${RECORD}`),
 ];
 
 /** The package of the activity in front, or null when nothing is resumed (asleep, locked, booting). */

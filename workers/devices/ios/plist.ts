@@ -42,7 +42,7 @@ export function parseOpenStep(text: string): PlistValue {
       i++;
       return s;
     }
-    const m = /^[A-Za-z0-9_$+/:.\-]+/.exec(text.slice(i));
+    const m = /^[A-Za-z0-9_$+/:.-]+/.exec(text.slice(i));
     if (!m) return fail('a string');
     i += m[0].length;
     return m[0];

@@ -188,7 +188,7 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
       // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
       const scroller = !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
       if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller) && node.backendDOMNodeId !== undefined) {
-        if (!info || !info.visible || info.rect.width <= 0 || info.rect.height <= 0) {
+        if (!info?.visible || info.rect.width <= 0 || info.rect.height <= 0) {
           skippedInvisible++;
         } else {
           const role = scroller ? 'scroll' : (ROLE[rawRole] ?? rawRole.toLowerCase());
@@ -201,7 +201,7 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             parent,
             role,
             label: name,
-            value: valueOf(node),
+            value: axValue(node),
             states: statesOf(node),
             frame,
             id: info.stableId,
@@ -235,7 +235,7 @@ function childFrameIds(tree: { childFrames?: { frame: { id: string }; childFrame
   return (tree.childFrames ?? []).flatMap((c) => [c.frame.id, ...childFrameIds(c as never)]);
 }
 
-function valueOf(node: AXNode): string | null {
+function axValue(node: AXNode): string | null {
   const v = node.value?.value;
   if (v === undefined || v === null || v === '') return null;
   return String(v);

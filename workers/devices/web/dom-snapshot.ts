@@ -68,7 +68,9 @@ export class DomIndex {
     });
     snap.documents.forEach((doc, di) => {
       const layoutOf = new Map<number, number>();
-      doc.layout.nodeIndex.forEach((nodeIndex, li) => layoutOf.set(nodeIndex, li));
+      doc.layout.nodeIndex.forEach((nodeIndex, li) => {
+        layoutOf.set(nodeIndex, li);
+      });
       const style = (i: number, k: number): string | undefined => {
         const li = layoutOf.get(i);
         return li === undefined ? undefined : s[doc.layout.styles[li]?.[k] ?? -1];

@@ -59,7 +59,7 @@ export async function guardEgress(context: BrowserContext, policy: OriginPolicy,
             return route.abort('connectionrefused');
           }
           status = response.status();
-          const location = REDIRECT.has(status) ? response.headers()['location'] : undefined;
+          const location = REDIRECT.has(status) ? response.headers().location : undefined;
           if (!location) return route.fulfill({ response });
           let target: string;
           try {

@@ -1,7 +1,7 @@
 // XCUITest page source, as Appium (wrapped in <AppiumAUT>) or WebDriverAgent's /source (the bare
 // <XCUIElementTypeApplication>) write it. Frames are already points; the element type is the tag.
 import type { Rect, TreeSnapshot } from '../../devices/backend.js';
-import { type Candidate, DumpError, IOS_INTERACTIVE, Tally, TreeBuilder, type XmlElement, clean, iosRole, iosValue, orNull, round, states } from './roles.js';
+import { type Candidate, DumpError, IOS_INTERACTIVE, Tally, TreeBuilder, type XmlElement, clean, iosRole, iosValue, round, states } from './roles.js';
 
 export function readXcuitest(root: XmlElement, notes: string[]): Omit<TreeSnapshot, 'durationMs'> {
   const top = root.tag === 'AppiumAUT' ? root.children : [root];

@@ -1,6 +1,6 @@
 // What every command translator receives and returns, and the few helpers they share, so each
 // translator reads as the Maestro documentation of its command does.
-import { Options, scalarText } from './options.js';
+import { type Options, scalarText } from './options.js';
 import type { CommandContext, Step, YNode } from './types.js';
 
 /** A command's argument in one of its three forms: bare (`- back`), scalar (`- tapOn: OK`) or map (`opts`). */
