@@ -2,6 +2,7 @@
 // for a 393 × 852 pt phone), drawn with rectangles and list-like content, sent as raw RGBA frames
 // through the same decode path as a real device's frames.
 import type { Frame, ScreenSize } from '../../workers/devices/backend.js';
+import { type Clock, systemClock } from '../../workers/clock.js';
 import type { FrameSource } from '../../workers/perception/eyes.js';
 
 export const W = 48;
@@ -84,6 +85,9 @@ function hash(n: number): number {
  * shown changes the screen without sending a frame (a starved renderer); a probe sees the screen.
  */
 export class SyntheticDevice implements FrameSource {
+  /** Frames are stamped on this clock (a virtual one in the timing tests). */
+  constructor(private readonly clock: Pick<Clock, 'now'> = systemClock) {}
+
   private readonly listeners = new Set<(f: Frame) => void>();
   private current: Canvas | undefined;
   sent = 0;
@@ -102,7 +106,7 @@ export class SyntheticDevice implements FrameSource {
   show(c: Canvas): void {
     this.current = c;
     if (this.stalled) return;
-    const frame = frameOf(c);
+    const frame = frameOf(c, this.clock.now());
     this.sent++;
     for (const l of this.listeners) l(frame);
   }
@@ -110,15 +114,15 @@ export class SyntheticDevice implements FrameSource {
   async probe(): Promise<Frame> {
     this.probes++;
     if (!this.current) throw new Error('nothing on screen yet');
-    return frameOf(this.current);
+    return frameOf(this.current, this.clock.now());
   }
 }
 
-function frameOf(c: Canvas): Frame {
+function frameOf(c: Canvas, receivedAt: number): Frame {
   const data = Buffer.alloc(W * H * 4);
   for (let i = 0; i < c.px.length; i++) {
     data[i * 4] = data[i * 4 + 1] = data[i * 4 + 2] = c.px[i]!;
     data[i * 4 + 3] = 255;
   }
-  return { data, format: 'raw', width: W, height: H, pixelsPerPoint: W / SCREEN.widthPt, receivedAt: performance.now() };
+  return { data, format: 'raw', width: W, height: H, pixelsPerPoint: W / SCREEN.widthPt, receivedAt };
 }

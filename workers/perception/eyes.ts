@@ -3,6 +3,7 @@
 // settling. Everything perception answers comes from here, in milliseconds, without touching the
 // device. The eyes never close: they run for every device the worker has, whether anyone asks or not.
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
 import type { DeviceBackend, Frame } from '../devices/backend.js';
 import { analyse, FINE_W, fineHeight, GRID_W, gridHeight, toPoints, type Box, type FrameAnalysis } from './analysis.js';
 import { analysisBytes, FrameStore } from './frame-store.js';
@@ -22,6 +23,8 @@ export interface EyesOptions {
   retentionMs: number;
   budgetBytes: number;
   quietMs: number;
+  /** Time for settling, waits and ages; the system clock unless a test gives its own. */
+  clock?: Clock;
 }
 
 export interface FrameRef {
@@ -82,18 +85,21 @@ export class Eyes {
   private readonly profiling = new Map<number, Promise<void>>();
   /** Probes taken, and how many found the screen had moved on without a frame (stalled streams). */
   readonly probes = { taken: 0, caughtStalls: 0, failed: 0 };
+  readonly clock: Clock;
 
   constructor(
     private readonly device: FrameSource,
     opts: EyesOptions,
     private readonly logger: Logger,
   ) {
+    this.clock = opts.clock ?? systemClock;
     this.store = new FrameStore({ retentionMs: opts.retentionMs, budgetBytes: opts.budgetBytes });
     this.activity = new Activity(
       this.store,
       opts.quietMs,
       () => this.confirmStill(),
       (f) => this.profile(f),
+      this.clock,
     );
   }
 
@@ -143,12 +149,12 @@ export class Eyes {
     const before = this.store.newest();
     if (!before) return true;
     let frame: Frame;
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const givenUp = new AbortController();
     try {
       this.probes.taken++;
       const late = new Promise<never>(
-        (_, reject) => (timer = setTimeout(() => (givenUp.abort(), reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`))), PROBE_TIMEOUT_MS)),
+        (_, reject) => (cancel = this.clock.timeout(() => (givenUp.abort(), reject(new Error(`no probe within ${PROBE_TIMEOUT_MS} ms`))), PROBE_TIMEOUT_MS)),
       );
       frame = await Promise.race([this.device.probe(givenUp.signal), late]);
     } catch (err) {
@@ -156,7 +162,7 @@ export class Eyes {
       this.logger.debug({ err: (err as Error).message }, 'probe failed; trusting the frame stream');
       return true;
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
     const { widthPt, heightPt } = this.device.screen();
     const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
@@ -164,7 +170,7 @@ export class Eyes {
     // is newest now.
     await this.idle();
     const newest = this.store.newest()!;
-    const probe = analyse(gray, { seq: newest.seq, at: frame.receivedAt, wallAt: Date.now(), widthPt, heightPt });
+    const probe = analyse(gray, { seq: newest.seq, at: frame.receivedAt, wallAt: this.clock.wall(), widthPt, heightPt });
     if (!significantChange(newest, probe, this.store.recent(2000)).changed) return true;
     if (newest !== before) return false; // the stream moved on while probing: it speaks for itself
     this.probes.caughtStalls++;
@@ -193,6 +199,14 @@ export class Eyes {
   /** Resolves when every frame received so far has been analysed. */
   idle(): Promise<void> {
     return this.queue;
+  }
+
+  /** Resolves when nothing the eyes started is still running: frames, a probe, fine profiles (for a virtual clock's settling). */
+  async quiesced(): Promise<void> {
+    for (;;) {
+      await Promise.all([this.queue, this.confirming, this.activity.classifying, ...this.profiling.values()]);
+      if (!this.confirming && !this.profiling.size) return;
+    }
   }
 
   /** A mark on the newest frame; `byId: false` when the caller keeps it and never gives its id out. */
@@ -245,7 +259,7 @@ export class Eyes {
   }
 
   private ref(f: FrameAnalysis | undefined): FrameRef | null {
-    return f ? { seq: f.seq, wallAt: f.wallAt, ageMs: Math.max(0, Math.round(Date.now() - f.wallAt)) } : null;
+    return f ? { seq: f.seq, wallAt: f.wallAt, ageMs: Math.max(0, Math.round(this.clock.wall() - f.wallAt)) } : null;
   }
 
   private async take(frame: Frame): Promise<void> {
@@ -259,7 +273,13 @@ export class Eyes {
     const t0 = performance.now();
     const gray = await grayGrid(frame, GRID_W, gridHeight(widthPt, heightPt));
     const t1 = performance.now();
-    const analysis = analyse(gray, { seq: ++this.seq, at: frame.receivedAt, wallAt: Date.now() - (performance.now() - frame.receivedAt), widthPt, heightPt });
+    const analysis = analyse(gray, {
+      seq: ++this.seq,
+      at: frame.receivedAt,
+      wallAt: this.clock.wall() - (this.clock.now() - frame.receivedAt),
+      widthPt,
+      heightPt,
+    });
     this.store.add(analysis, frame);
     this.activity.onFrame(analysis);
     const t2 = performance.now();

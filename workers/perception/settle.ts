@@ -8,6 +8,7 @@
 // classifies the transition from the previous settled frame (motion.ts), so "what happened" is
 // known before anyone asks.
 import { EventEmitter } from 'node:events';
+import { type Cancel, type Clock, systemClock } from '../clock.js';
 import { CELL, diff, mergeBoxes, toPoints, union, type Box, type FrameAnalysis } from './analysis.js';
 import type { FrameStore } from './frame-store.js';
 import { classify, type Transition } from './motion.js';
@@ -91,7 +92,7 @@ export class Activity {
   private lastSettled: FrameAnalysis | undefined;
   private anchor: FrameAnalysis | undefined;
   private readonly transitions: RecordedTransition[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private cancelCheck: Cancel | undefined;
   private readonly listeners = new Set<() => void>();
   /** Settles and classified transitions as they happen, for the event stream (streams/feed.ts). */
   readonly happenings = new EventEmitter<{ frame: [frame: FrameAnalysis]; settled: [frame: FrameAnalysis]; transition: [t: RecordedTransition] }>();
@@ -106,6 +107,7 @@ export class Activity {
     private readonly confirm: () => Promise<boolean> = async () => true,
     /** Gives the newest frame its fine profile, for measuring a scroll (eyes.ts); best effort. */
     private readonly profile: (f: FrameAnalysis) => Promise<void> = async () => undefined,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   onFrame(cur: FrameAnalysis): void {
@@ -142,7 +144,7 @@ export class Activity {
 
   /** Still for the quiet window now (nothing non-ignorable moved within it). */
   isStill(quietMs = this.quietMs): boolean {
-    return this.lastMotionAt === undefined || performance.now() - this.lastMotionAt >= quietMs;
+    return this.lastMotionAt === undefined || this.clock.now() - this.lastMotionAt >= quietMs;
   }
 
   /** Still, and confirmed with the device since the last motion (what an answer calls settled). */
@@ -161,7 +163,7 @@ export class Activity {
     const recent = this.motionLog.filter((m) => this.lastMotionAt! - m.at <= 1000).flatMap((m) => m.regions);
     const box = union(recent);
     if (!box) return undefined;
-    return { box: toPoints(box, newest), movingForMs: Math.round(performance.now() - (this.motionStartedAt ?? this.lastMotionAt)) };
+    return { box: toPoints(box, newest), movingForMs: Math.round(this.clock.now() - (this.motionStartedAt ?? this.lastMotionAt)) };
   }
 
   /** Transitions that ended after the given frame, oldest first. */
@@ -176,16 +178,16 @@ export class Activity {
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.cancelCheck?.();
     this.listeners.clear();
     this.happenings.removeAllListeners();
   }
 
   private scheduleCheck(): void {
-    clearTimeout(this.timer);
-    const due = (this.lastMotionAt ?? performance.now()) + this.quietMs - performance.now();
-    this.timer = setTimeout(() => this.check(), Math.max(0, due) + 1);
-    this.timer.unref();
+    this.cancelCheck?.();
+    const now = this.clock.now();
+    const due = (this.lastMotionAt ?? now) + this.quietMs - now;
+    this.cancelCheck = this.clock.timeout(() => this.check(), Math.max(0, due) + 1);
   }
 
   /** Moved since the last confirmed settle: a settle now must be confirmed with the device. */
@@ -255,96 +257,181 @@ export class Activity {
 
   /** Waits for a change, or for a change and then stillness. */
   wait(req: WaitRequest): Promise<WaitResult> {
-    const started = performance.now();
-    const baseline = req.since ?? this.store.newest();
-    if (baseline) void this.profile(baseline);
-    const changedFromBaseline = () => {
-      const newest = this.store.newest();
-      if (!newest) return false;
-      if (!baseline) return true; // nothing seen before, something on screen now
-      return newest.seq !== baseline.seq && significantChange(baseline, newest, this.store.recent(2000)).changed;
-    };
+    return new SettleWait(this, this.clock, req).run();
+  }
+
+  /** The frame the last settle was confirmed on. */
+  get settledFrame(): FrameAnalysis | undefined {
+    return this.lastSettled;
+  }
+
+  /** For a wait: settle on this frame now, confirmed by the caller, so every other asker sees it settled. */
+  settleConfirmed(frame: FrameAnalysis): void {
+    if (this.lastSettled?.seq !== frame.seq) this.settle(frame);
+  }
+
+  /** For a wait: whether the screen moved since the last confirmed settle, so stillness needs the device's word. */
+  needsConfirmation(): boolean {
+    return this.movedSinceSettle();
+  }
+
+  /** For a wait: the device's word that the newest frame is the screen now. */
+  confirmWithDevice(): Promise<boolean> {
+    return this.confirm();
+  }
+
+  /** For a wait: the transition between two frames (shared with the tracker's own). */
+  transitionBetween(from: FrameAnalysis, to: FrameAnalysis): Promise<Transition> {
+    return this.classifyBetween(from, to);
+  }
+
+  get newest(): FrameAnalysis | undefined {
+    return this.store.newest();
+  }
+
+  changedSince(baseline: FrameAnalysis, frame: FrameAnalysis): boolean {
+    return frame.seq !== baseline.seq && significantChange(baseline, frame, this.store.recent(2000)).changed;
+  }
+
+  /** The classification in flight or last made, for a virtual clock's settling. */
+  get classifying(): Promise<unknown> {
+    return this.classified?.transition.catch(() => undefined) ?? Promise.resolve();
+  }
+
+  get trackerQuietMs(): number {
+    return this.quietMs;
+  }
+
+  profileFrame(f: FrameAnalysis): void {
+    void this.profile(f);
+  }
+}
+
+/**
+ * One wait on the activity tracker, in three phases: until the change begins (or no change within
+ * its time), until the screen has been quiet for the window, then the device's confirmation that
+ * the stream did not merely stall. Each phase has at most one timer, and the wait as a whole has
+ * its overall timeout.
+ */
+class SettleWait {
+  private readonly started: number;
+  private readonly baseline: FrameAnalysis | undefined;
+  private changeSeen: boolean;
+  private confirming = false;
+  private done = false;
+  private readonly timers: Cancel[] = [];
+  private cancelQuiet: Cancel | undefined;
+  private unsubscribe: () => void = () => undefined;
+  private resolve: (r: WaitResult) => void = () => undefined;
+
+  constructor(
+    private readonly activity: Activity,
+    private readonly clock: Clock,
+    private readonly req: WaitRequest,
+  ) {
+    this.started = clock.now();
+    this.baseline = req.since ?? activity.newest;
+    if (this.baseline) activity.profileFrame(this.baseline);
+    this.changeSeen = req.for === 'settled' && (this.changedFromBaseline() || !activity.isStill(req.quietMs));
+  }
+
+  run(): Promise<WaitResult> {
     return new Promise((resolve) => {
-      let changeSeen = req.for === 'settled' && (changedFromBaseline() || !this.isStill(req.quietMs));
-      let settleTimer: NodeJS.Timeout | undefined;
-      let done = false;
-      let confirming = false;
-      const finish = (status: WaitStatus, extra: Partial<WaitResult> = {}, frame = this.store.newest()) => {
-        if (done) return;
-        done = true;
-        clearTimeout(overall);
-        clearTimeout(changeTimer);
-        clearTimeout(settleTimer);
-        unsubscribe();
-        resolve({ status, waitedMs: Math.round(performance.now() - started), frame, ...extra });
-      };
-      /** Settled on this frame: the answer carries what moved since the baseline. */
-      const settled = (frame: FrameAnalysis | undefined) => {
-        // The verdict is in; nothing that happens while the transition is classified changes it.
-        unsubscribe();
-        clearTimeout(overall);
-        clearTimeout(changeTimer);
-        clearTimeout(settleTimer);
-        if (!baseline || !frame || frame.seq === baseline.seq) return finish('settled', {}, frame);
-        this.classifyBetween(baseline, frame).then(
-          (t) => finish('settled', { transition: t }, frame),
-          () => finish('settled', {}, frame),
-        );
-      };
-      const evaluate = () => {
-        if (req.for === 'change') {
-          if (changedFromBaseline()) finish('changed');
-          return;
-        }
-        // Motion after the wait began counts as the change even if the screen changed back.
-        if (!changeSeen && (changedFromBaseline() || (this.lastMotionAt !== undefined && this.lastMotionAt >= started))) changeSeen = true;
-        if (!changeSeen) return;
-        const quietFor = this.lastMotionAt === undefined ? Infinity : performance.now() - this.lastMotionAt;
-        if (quietFor >= req.quietMs) {
-          // Quiet on the stream; the device must confirm it is not merely a stalled stream (unless a
-          // settle already confirmed it after the last motion).
-          if (!this.movedSinceSettle()) return settled(this.store.newest());
-          if (confirming) return;
-          confirming = true;
-          const motion = this.lastMotionAt;
-          this.confirm().then(
-            (still) => {
-              confirming = false;
-              if (done) return;
-              if (still && this.lastMotionAt === motion) {
-                // Confirmed for at least the tracker's own window: the screen is settled for every
-                // other asker too (a read right after this answer must not find it unsettled).
-                const newest = this.store.newest();
-                if (newest && req.quietMs >= this.quietMs && this.lastSettled?.seq !== newest.seq) this.settle(newest);
-                settled(newest);
-              } else evaluate();
-            },
+      this.resolve = resolve;
+      this.unsubscribe = this.activity.subscribe(() => this.evaluate());
+      this.timers.push(this.clock.timeout(() => this.timedOut(), this.req.timeoutMs));
+      if (this.req.for === 'settled') {
+        this.timers.push(
+          this.clock.timeout(
             () => {
-              confirming = false;
-              if (!done) settled(this.store.newest());
+              if (!this.changeSeen) this.finish('no-change');
             },
-          );
-        } else {
-          clearTimeout(settleTimer);
-          settleTimer = setTimeout(evaluate, req.quietMs - quietFor + 1);
-        }
-      };
-      const unsubscribe = this.subscribe(evaluate);
-      const overall = setTimeout(() => {
-        if (req.for === 'change' || !changeSeen) return finish('no-change');
-        const moving = this.movingRegion();
-        finish('not-settled', moving ? { movingRegion: moving } : {});
-      }, req.timeoutMs);
-      const changeTimer =
-        req.for === 'settled'
-          ? setTimeout(
-              () => {
-                if (!changeSeen) finish('no-change');
-              },
-              Math.min(req.changeTimeoutMs, req.timeoutMs),
-            )
-          : undefined;
-      evaluate();
+            Math.min(this.req.changeTimeoutMs, this.req.timeoutMs),
+          ),
+        );
+      }
+      this.evaluate();
     });
+  }
+
+  private changedFromBaseline(): boolean {
+    const newest = this.activity.newest;
+    if (!newest) return false;
+    if (!this.baseline) return true; // nothing seen before, something on screen now
+    return this.activity.changedSince(this.baseline, newest);
+  }
+
+  private evaluate(): void {
+    if (this.done) return;
+    if (this.req.for === 'change') {
+      if (this.changedFromBaseline()) this.finish('changed');
+      return;
+    }
+    // Motion after the wait began counts as the change even if the screen changed back.
+    const lastMotion = this.activity.lastMotion;
+    if (!this.changeSeen && (this.changedFromBaseline() || (lastMotion !== undefined && lastMotion >= this.started))) this.changeSeen = true;
+    if (!this.changeSeen) return;
+    const quietFor = lastMotion === undefined ? Infinity : this.clock.now() - lastMotion;
+    if (quietFor < this.req.quietMs) {
+      this.cancelQuiet?.();
+      this.cancelQuiet = this.clock.timeout(() => this.evaluate(), this.req.quietMs - quietFor + 1);
+      return;
+    }
+    // Quiet on the stream; the device must confirm it is not merely a stalled stream (unless a
+    // settle already confirmed it after the last motion).
+    if (!this.activity.needsConfirmation()) return this.settled(this.activity.newest);
+    this.confirm(lastMotion);
+  }
+
+  private confirm(motion: number | undefined): void {
+    if (this.confirming) return;
+    this.confirming = true;
+    this.activity.confirmWithDevice().then(
+      (still) => {
+        this.confirming = false;
+        if (this.done) return;
+        if (!still || this.activity.lastMotion !== motion) return this.evaluate();
+        // Confirmed for at least the tracker's own window: the screen is settled for every other
+        // asker too (a read right after this answer must not find it unsettled).
+        const newest = this.activity.newest;
+        if (newest && this.req.quietMs >= this.activity.trackerQuietMs) this.activity.settleConfirmed(newest);
+        this.settled(newest);
+      },
+      () => {
+        this.confirming = false;
+        if (!this.done) this.settled(this.activity.newest);
+      },
+    );
+  }
+
+  private timedOut(): void {
+    if (this.req.for === 'change' || !this.changeSeen) return this.finish('no-change');
+    const moving = this.activity.movingRegion();
+    this.finish('not-settled', moving ? { movingRegion: moving } : {});
+  }
+
+  /** Settled on this frame: the answer carries what moved since the baseline. */
+  private settled(frame: FrameAnalysis | undefined): void {
+    // The verdict is in; nothing that happens while the transition is classified changes it.
+    this.stopListening();
+    const baseline = this.baseline;
+    if (!baseline || !frame || frame.seq === baseline.seq) return this.finish('settled', {}, frame);
+    this.activity.transitionBetween(baseline, frame).then(
+      (t) => this.finish('settled', { transition: t }, frame),
+      () => this.finish('settled', {}, frame),
+    );
+  }
+
+  private stopListening(): void {
+    this.unsubscribe();
+    for (const cancel of this.timers.splice(0)) cancel();
+    this.cancelQuiet?.();
+  }
+
+  private finish(status: WaitStatus, extra: Partial<WaitResult> = {}, frame = this.activity.newest): void {
+    if (this.done) return;
+    this.done = true;
+    this.stopListening();
+    this.resolve({ status, waitedMs: Math.round(this.clock.now() - this.started), frame, ...extra });
   }
 }
