@@ -11,6 +11,7 @@ import { analyse, FINE_W, fineHeight, type FineProfile, type FrameAnalysis } fro
 import { Eyes } from '../../workers/perception/eyes.js';
 import { classify } from '../../workers/perception/motion.js';
 import { Canvas, H, PT_X, PT_Y, SCREEN, SyntheticDevice, W } from '../helpers/synthetic-screen.js';
+import type { Cancel } from '../../workers/clock.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 
 const QUIET = 250;
@@ -53,7 +54,7 @@ async function play(clock: VirtualClock, device: SyntheticDevice, canvases: Canv
 /** Shows `draw(n)` as frame n every 16 ms of virtual time, for as long as the clock is advanced, until stopped. */
 function animate(clock: VirtualClock, device: SyntheticDevice, draw: (n: number) => Canvas): { stop: () => void } {
   let n = 0;
-  let cancel = () => undefined as void;
+  let cancel: Cancel = () => undefined;
   const next = () => {
     device.show(draw(n++));
     cancel = clock.timeout(next, 16);
@@ -327,7 +328,7 @@ describe('settle', () => {
     let caret = true;
     device.show(field(text, caret));
     let blinks = 0;
-    let stop = () => undefined as void;
+    let stop: Cancel = () => undefined;
     const blink = () => {
       device.show(field(text, (caret = !caret)));
       blinks++;
