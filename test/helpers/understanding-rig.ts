@@ -1,13 +1,16 @@
 // Understanding over real eyes (frame store, settle, confirmation) on synthetic frames, with the
 // device's tree, its captures and the recogniser stubbed: for tests of what a read does with them.
-// The stubs can be slowed, as a starved host slows the real ones.
+// The stubs can be slowed, as a starved host slows the real ones. Time is virtual: the stubs' delays
+// and every deadline of a read fall at exact instants (helpers/virtual-clock.ts).
 import { pino } from 'pino';
 import sharp from 'sharp';
 import type { DeviceBackend, TreeNode, TreeSnapshot } from '../../workers/devices/backend.js';
 import { Eyes } from '../../workers/perception/eyes.js';
+import { imagesIdle } from '../../workers/perception/image.js';
 import type { TextRecogniser } from '../../workers/understanding/ocr/engine.js';
 import { READ_ANSWER_MS, Understanding } from '../../workers/understanding/service.js';
 import { SCREEN, SyntheticDevice } from './synthetic-screen.js';
+import { VirtualClock } from './virtual-clock.js';
 
 export const QUIET_MS = 150;
 
@@ -76,8 +79,13 @@ export async function understandingRig(
   opts: { readAnswerMs?: number; slowReadMs?: number; giveUpMs?: number; tree?: () => TreeSnapshot } = {},
 ) {
   const logger = pino({ level: 'silent' });
-  const device = new SyntheticDevice();
-  const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS }, logger);
+  const clock = new VirtualClock();
+  const device = new SyntheticDevice(clock);
+  const eyes = new Eyes(device, { retentionMs: 60_000, budgetBytes: 64 << 20, quietMs: QUIET_MS, clock }, logger);
+  clock.settleWith(async () => {
+    await eyes.quiesced();
+    await imagesIdle();
+  });
   eyes.start();
   cleanups.push(() => eyes.stop());
   const png = await sharp({ create: { width: SCREEN.widthPt * 2, height: SCREEN.heightPt * 2, channels: 3, background: { r: 20, g: 20, b: 40 } } })
@@ -85,7 +93,7 @@ export async function understandingRig(
     .toBuffer();
   const counts = { trees: 0, captures: 0, recognised: 0 };
   const delays: RigDelays = { treeMs: 0, captureMs: 0 };
-  const after = <T>(ms: number, value: () => T) => new Promise<void>((resolve) => (ms ? setTimeout(resolve, ms) : resolve())).then(value);
+  const after = <T>(ms: number, value: () => T) => new Promise<void>((resolve) => (ms ? clock.timeout(resolve, ms) : resolve())).then(value);
   const backend = {
     localId: 'd1',
     platform: 'web',
@@ -116,7 +124,8 @@ export async function understandingRig(
     readAnswerMs: opts.readAnswerMs ?? READ_ANSWER_MS,
     ...(opts.slowReadMs ? { slowReadMs: opts.slowReadMs } : {}),
     ...(opts.giveUpMs ? { giveUpMs: opts.giveUpMs } : {}),
+    clock,
   });
   u.watch([{ localId: 'd1', backend }]);
-  return { device, eyes, u, counts, delays, backend };
+  return { device, eyes, u, counts, delays, backend, clock };
 }

@@ -68,6 +68,30 @@ export class VirtualClock implements Clock {
     await this.drain();
   }
 
+  /** Moves time on to the next timer and fires it; false when no timer is pending. */
+  async next(): Promise<boolean> {
+    const due = this.nextDue(Infinity);
+    if (!due) return false;
+    await this.advance(due.at - this.t);
+    return true;
+  }
+
+  /**
+   * Runs time on, timer by timer, until `p` settles: its outcome and the virtual time it took.
+   * Fails when `p` is still pending and no timer is left to fire (it waits on something else).
+   */
+  async until<T>(p: Promise<T>): Promise<{ value: T; tookMs: number } | { error: unknown; tookMs: number }> {
+    const t0 = this.t;
+    let out: { value: T } | { error: unknown } | undefined;
+    p.then(
+      (value) => (out = { value }),
+      (error: unknown) => (out = { error }),
+    );
+    await this.drain();
+    while (!out) if (!(await this.next())) throw new Error(`still pending at +${this.t - t0} ms with no timer left to fire`);
+    return { ...out, tookMs: this.t - t0 };
+  }
+
   private nextDue(until: number): Pending | undefined {
     let best: Pending | undefined;
     for (const p of this.timers) if (p.at <= until && (!best || p.at < best.at || (p.at === best.at && p.seq < best.seq))) best = p;

@@ -3,6 +3,7 @@
 // point by point, what the platform's own hit test finds there. Points go adaptively: a coarse
 // grid of seeds first, then only the cells where nothing was found are split, skipping what a
 // found control already covers, down to a smallest cell. Every probe is counted.
+import { type Clock, systemClock } from '../clock.js';
 import type { HitElement, Point, Rect, ScreenSize, TreeNode } from '../devices/backend.js';
 import { LATE, within } from '../within.js';
 import { containment } from './geometry.js';
@@ -52,7 +53,7 @@ function drawnIn(f: Rect, screen: ScreenSize, gray: Gray): boolean {
 
 /**
  * Probes one container; the controls found become nodes (children of it), in the order found. By
- * `deadline` (performance.now() time) it stops, between rounds or while waiting for one, with what
+ * `deadline` (on the clock's time) it stops, between rounds or while waiting for one, with what
  * it found so far and `cut` set: on a starved host one container's hit tests once took 8 s, past
  * the time its read had to answer in. A round it stopped waiting for goes on in the platform,
  * unused; its probes are counted, since they were spent.
@@ -62,6 +63,7 @@ export async function probeContainer(
   hitTest: HitTest,
   firstIndex: number,
   deadline = Infinity,
+  clock: Clock = systemClock,
 ): Promise<{ nodes: TreeNode[]; probes: number; cut: boolean }> {
   const found: HitElement[] = [];
   let probes = 0;
@@ -70,13 +72,13 @@ export async function probeContainer(
   while (cells.length && probes < MAX_PROBES) {
     const toProbe = cells.filter((c) => !found.some((f) => inside(centre(c), f.frame))).slice(0, MAX_PROBES - probes);
     if (!toProbe.length) break;
-    const left = deadline - performance.now();
+    const left = deadline - clock.now();
     if (left <= 0) {
       cut = true;
       break;
     }
     probes += toProbe.length;
-    const hits = await within(hitTest(toProbe.map(centre)), left);
+    const hits = await within(hitTest(toProbe.map(centre)), left, clock);
     if (hits === LATE) {
       cut = true;
       break;

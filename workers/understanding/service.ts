@@ -4,6 +4,7 @@
 // the app is answered from memory (zero tree reads); otherwise the tree is read, and what was read on
 // a settled screen is remembered.
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
 import { type AppMemory, Memories, versionBand } from '../memory/app-memory.js';
@@ -112,6 +113,7 @@ export class Understanding {
   readonly counts = { treeReads: 0, memoryReads: 0, cached: 0, ocrReads: 0, slowReads: 0, cutShort: 0, overdue: 0 };
   /** Told of every fresh read (from the tree or from memory): the event stream names the screen. */
   onRead: ((localId: string, epoch: number, read: Read) => void) | undefined;
+  private readonly clock: Clock;
 
   constructor(
     private readonly eyesOf: (localId: string) => Eyes,
@@ -119,9 +121,10 @@ export class Understanding {
     sync?: MemorySync,
     /** Reads text in pixels where the tree leaves something unsaid; without one, the tree is all. */
     private readonly recogniser?: TextRecogniser,
-    private readonly timing: { readAnswerMs: number; slowReadMs?: number; giveUpMs?: number } = { readAnswerMs: READ_ANSWER_MS },
+    private readonly timing: { readAnswerMs: number; slowReadMs?: number; giveUpMs?: number; clock?: Clock } = { readAnswerMs: READ_ANSWER_MS },
   ) {
     this.memories = new Memories(sync);
+    this.clock = timing.clock ?? systemClock;
   }
 
   watch(devices: { localId: string; backend: DeviceBackend | undefined }[]): void {
@@ -161,7 +164,7 @@ export class Understanding {
   private async inTime<T>(localId: string, giveUpMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const gaveUp = new AbortController();
     // `within` holds the answer: a read failing after its caller was refused is no unhandled rejection.
-    const answer = await within(work(gaveUp.signal), giveUpMs);
+    const answer = await within(work(gaveUp.signal), giveUpMs, this.clock);
     if (answer !== LATE) return answer;
     gaveUp.abort();
     this.counts.overdue++;
@@ -173,9 +176,9 @@ export class Understanding {
   async current(localId: string, epoch: number, team: string, opts: CurrentOptions & { answerMs?: number } = {}): Promise<{ read: Read; cached: boolean }> {
     const d = this.device(localId);
     const eyes = this.eyesOf(localId);
-    const began = performance.now();
+    const began = this.clock.now();
     await eyes.idle();
-    const idleMs = performance.now() - began;
+    const idleMs = this.clock.now() - began;
     const newest = eyes.store.newest();
     const seq = newest?.seq;
     // The screen of the last read when no frame came since, or none that moved anything (a clock
@@ -196,11 +199,11 @@ export class Understanding {
       return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
     }
     // An app's memory is per version band: a new major version may have moved everything.
-    const tm = performance.now();
+    const tm = this.clock.now();
     const memory = await this.memories.ensure(team, d.backend.platform, `${d.backend.foreground() ?? 'unknown app'}@${versionBand(d.backend.appVersion?.())}`);
-    const memoryMs = performance.now() - tm;
+    const memoryMs = this.clock.now() - tm;
     if (!opts.live && newest && (opts.arrived || eyes.activity.isSettled())) {
-      const t0 = performance.now();
+      const t0 = this.clock.now();
       const match = memory.matchPixels(newest, opts.expect);
       if (match) {
         this.counts.memoryReads++;
@@ -213,9 +216,9 @@ export class Understanding {
           identified: { node, known: true, similarity: 1 },
           memory,
           source: 'memory',
-          at: Date.now(),
+          at: this.clock.wall(),
           treeMs: 0,
-          buildMs: round(performance.now() - t0),
+          buildMs: round(this.clock.now() - t0),
           nodes: match.remembered.reading.nodeCount,
           disagreement: null,
           newModal: false,
@@ -235,7 +238,7 @@ export class Understanding {
       .finally(() => (d.reading = undefined));
     const read = await d.reading;
     if (!opts.signal?.aborted) read.claimed = true;
-    const ms = performance.now() - began;
+    const ms = this.clock.now() - began;
     const slowMs = this.timing.slowReadMs ?? SLOW_READ_MS;
     if (ms > slowMs) {
       this.counts.slowReads++;
@@ -318,10 +321,10 @@ export class Understanding {
     opts: CurrentOptions,
     deadline: number,
   ): Promise<Read> {
-    const t0 = performance.now();
+    const t0 = this.clock.now();
     const eyes = this.eyesOf(d.backend.localId);
     let tree = await this.treeOf(d, epoch);
-    const tTree = performance.now();
+    const tTree = this.clock.now();
     // The tiers hold the tree against the newest frame, so they run on settled screens only; on a
     // moving screen the two show different moments. A read that needed them there says so and is
     // not the screen's answer: skipping them silently once left a canvas's words out of a read that
@@ -329,10 +332,10 @@ export class Understanding {
     // host that is up to a second on every read mid-motion, actions' own reads included.
     const probed = await this.probeTier(d, tree, deadline);
     tree = probed.tree;
-    const tProbe = performance.now();
+    const tProbe = this.clock.now();
     const pixels = await this.pixelTier(d, tree, deadline);
     tree = pixels.tree;
-    const t1 = performance.now();
+    const t1 = this.clock.now();
     const phases = {
       tree: Math.round(tTree - t0),
       probe: Math.round(tProbe - tTree),
@@ -341,7 +344,7 @@ export class Understanding {
     };
     const reading = readScreen(tree, d.backend.platform);
     const identified = memory.book.identify(reading.fingerprint, reading.title);
-    const t2 = performance.now();
+    const t2 = this.clock.now();
     // Memory expected this screen and the tree agrees, but the pixels did not: say so (two screens
     // sharing a fingerprint is the usual cause; new content is the benign one).
     const disagreement =
@@ -366,7 +369,7 @@ export class Understanding {
       identified,
       memory,
       source: 'tree',
-      at: Date.now(),
+      at: this.clock.wall(),
       treeMs: round(t1 - t0),
       buildMs: round(t2 - t1),
       nodes: tree.nodes.length,
@@ -420,7 +423,7 @@ export class Understanding {
     let done = 0;
     try {
       for (const c of silent) {
-        const r = await probeContainer(c, hitTest, nodes.length, deadline);
+        const r = await probeContainer(c, hitTest, nodes.length, deadline, this.clock);
         probes += r.probes;
         nodes.push(...r.nodes);
         if (r.cut) break;
@@ -460,7 +463,7 @@ export class Understanding {
     const status = await this.recogniser.status();
     if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: status.detail } };
     // What the read has left of its time, at most the tier's own budget; the capture counts in it.
-    const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - performance.now());
+    const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - this.clock.now());
     if (budgetMs < MIN_PIXEL_MS) {
       this.logger.info(
         { localId: d.backend.localId, areas: areas.length, leftMs: Math.round(budgetMs) },
@@ -469,7 +472,7 @@ export class Understanding {
       return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why } };
     }
     try {
-      const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length, budgetMs);
+      const pixels = await readPixels(d.backend, areas, this.recogniser, tree.nodes.length, budgetMs, this.clock);
       this.counts.ocrReads++;
       const merged = mergeSources(tree, { ...tree, nodes: pixels.nodes }).tree;
       if (pixels.unread) {
@@ -539,7 +542,7 @@ export class Understanding {
   settle(localId: string): { settled: boolean; forMs: number | null } {
     const a = this.eyesOf(localId).activity;
     const last = a.lastMotion;
-    if (a.isSettled()) return { settled: true, forMs: last === undefined ? null : Math.round(performance.now() - last) };
+    if (a.isSettled()) return { settled: true, forMs: last === undefined ? null : Math.round(this.clock.now() - last) };
     return { settled: false, forMs: a.movingRegion()?.movingForMs ?? null };
   }
 
@@ -564,7 +567,7 @@ export class Understanding {
         nodes: read.nodes,
         treeMs: read.treeMs,
         buildMs: read.buildMs,
-        frame: newest ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(Date.now() - newest.wallAt)) } : null,
+        frame: newest ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(this.clock.wall() - newest.wallAt)) } : null,
         ...(read.ocr ? { ocr: read.ocr } : {}),
         ...(read.probe ? { probe: read.probe } : {}),
       },

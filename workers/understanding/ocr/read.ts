@@ -1,6 +1,7 @@
 // The pixel tier of a screen read: the areas the tree leaves unsaid (where.ts), captured once,
 // cut out and read by the text recogniser, each line becoming a node of source "ocr" with its
 // confidence and its box in points — ready to merge with the tree by containment (merge.ts).
+import { type Clock, systemClock } from '../../clock.js';
 import type { DeviceBackend, TreeNode } from '../../devices/backend.js';
 import { grayCrops } from '../../perception/image.js';
 import { LATE, within } from '../../within.js';
@@ -38,16 +39,17 @@ export async function readPixels(
   recogniser: TextRecogniser,
   firstIndex: number,
   budgetMs = PIXEL_BUDGET_MS,
+  clock: Clock = systemClock,
 ): Promise<PixelReading> {
-  const t0 = performance.now();
+  const t0 = clock.now();
   const deadline = t0 + budgetMs;
   let unread = 0;
   // The capture counts in the budget: on a starved host it alone took seconds (it waits its turn
   // among the device's captures, then up to two attempts of 3 s). One that comes late is left to
   // finish on its own; the areas all count unread, and the next read captures again.
   const givenUp = new AbortController();
-  const shot = await within(device.screenshot({ scale: READ_SCALE, signal: givenUp.signal }), budgetMs);
-  const captureMs = Math.round(performance.now() - t0);
+  const shot = await within(device.screenshot({ scale: READ_SCALE, signal: givenUp.signal }), budgetMs, clock);
+  const captureMs = Math.round(clock.now() - t0);
   if (shot === LATE) {
     givenUp.abort(); // not taken at all if it has not begun
     return { nodes: [], areas, ms: captureMs, captureMs, unread: areas.length, captureLate: true };
@@ -63,11 +65,11 @@ export async function readPixels(
       width: Math.max(1, Math.min(shot.width - Math.round(area.box.x * pxPerPt), Math.round(area.box.width * pxPerPt))),
       height: Math.max(1, Math.min(shot.height - Math.round(area.box.y * pxPerPt), Math.round(area.box.height * pxPerPt))),
     };
-    if (performance.now() >= deadline) {
+    if (clock.now() >= deadline) {
       unread++;
       return { area, lines: [] };
     }
-    const read = await readArea(recogniser, await grayCrops(shot.png, region, scale), area.box.height, deadline);
+    const read = await readArea(recogniser, await grayCrops(shot.png, region, scale), area.box.height, deadline, clock);
     if (!read.finished) unread++;
     return { area, lines: read.lines };
   });
@@ -91,7 +93,7 @@ export async function readPixels(
       });
     }
   }
-  return { nodes, areas, ms: Math.round((performance.now() - t0) * 10) / 10, captureMs, unread };
+  return { nodes, areas, ms: Math.round((clock.now() - t0) * 10) / 10, captureMs, unread };
 }
 
 /** A line of text is at most this tall (points): an area no taller is read as one line if need be. */
@@ -111,6 +113,7 @@ async function readArea(
   crops: { likely: Buffer; other: Buffer },
   heightPt: number,
   deadline: number,
+  clock: Clock,
 ): Promise<{ lines: OcrLine[]; finished: boolean }> {
   const rungs: [Buffer, 'page' | 'line'][] = [
     [crops.likely, 'page'],
@@ -123,11 +126,11 @@ async function readArea(
       : []),
   ];
   for (const [png, layout] of rungs) {
-    const left = deadline - performance.now();
+    const left = deadline - clock.now();
     if (left <= 0) return { lines: [], finished: false };
     // A recogniser too far behind to take the run leaves the area for the next read, like the budget.
     const run = recogniser.recognise(png, layout).catch((err: Error) => (err instanceof RecogniserBusyError ? LATE : Promise.reject(err)));
-    const lines = await within(run, left);
+    const lines = await within(run, left, clock);
     if (lines === LATE) return { lines: [], finished: false };
     if (lines.length) return { lines, finished: true };
   }
