@@ -4,6 +4,7 @@
 // was restarted, though the host could run them one after another (their loads now take turns too:
 // page-loads.ts).
 import type { Logger } from 'pino';
+import { type Cancel, type Clock, systemClock } from '../../clock.js';
 import { Backoff } from '../../connection/backoff.js';
 
 export const BOOT_RETRY_MIN_MS = 2000;
@@ -21,19 +22,31 @@ interface Attempts {
   /** Bumped by every boot() and by cancel(): a retry whose round has passed does nothing. */
   round: number;
   backoff: Backoff;
-  timer: NodeJS.Timeout | undefined;
+  cancelRetry: Cancel | undefined;
   /** The attempt under way: the next waits for it, so one device never builds two pages at once. */
   current: Promise<void>;
+}
+
+export interface BootLaneOptions {
+  retryMinMs: number;
+  retryMaxMs: number;
+  /** The retries' timers; the system clock unless a test gives its own. */
+  clock?: Clock;
+  /** The backoff's jitter (Math.random unless a test fixes it). */
+  random?: () => number;
 }
 
 export class BootLane {
   private readonly devices = new Map<string, Attempts>();
   private closed = false;
+  private readonly clock: Clock;
 
   constructor(
     private readonly logger: Logger,
-    private readonly opts: { retryMinMs: number; retryMaxMs: number } = { retryMinMs: BOOT_RETRY_MIN_MS, retryMaxMs: BOOT_RETRY_MAX_MS },
-  ) {}
+    private readonly opts: BootLaneOptions = { retryMinMs: BOOT_RETRY_MIN_MS, retryMaxMs: BOOT_RETRY_MAX_MS },
+  ) {
+    this.clock = opts.clock ?? systemClock;
+  }
 
   /**
    * Boots the device, then again after each failure until it is up, cancelled or the lane closed.
@@ -41,7 +54,7 @@ export class BootLane {
    */
   boot(device: Bootable): Promise<boolean> {
     const attempts = this.attemptsOf(device.localId);
-    clearTimeout(attempts.timer);
+    attempts.cancelRetry?.();
     attempts.round++;
     attempts.backoff.reset();
     return this.attempt(device, attempts, attempts.round, 1);
@@ -51,7 +64,7 @@ export class BootLane {
   cancel(localId: string): void {
     const attempts = this.devices.get(localId);
     if (!attempts) return;
-    clearTimeout(attempts.timer);
+    attempts.cancelRetry?.();
     attempts.round++;
   }
 
@@ -63,7 +76,8 @@ export class BootLane {
   private attemptsOf(localId: string): Attempts {
     let attempts = this.devices.get(localId);
     if (!attempts) {
-      attempts = { round: 0, backoff: new Backoff(this.opts.retryMinMs, this.opts.retryMaxMs), timer: undefined, current: Promise.resolve() };
+      const backoff = new Backoff(this.opts.retryMinMs, this.opts.retryMaxMs, this.opts.random);
+      attempts = { round: 0, backoff, cancelRetry: undefined, current: Promise.resolve() };
       this.devices.set(localId, attempts);
     }
     return attempts;
@@ -85,7 +99,7 @@ export class BootLane {
       const inMs = attempts.backoff.next();
       this.logger.error({ localId: device.localId, err: message, attempt: n, retryInMs: inMs }, 'web device would not start; trying again');
       device.bootFailed(`would not start (attempt ${n}, next in ${Math.round(inMs / 1000)} s): ${message}`);
-      attempts.timer = setTimeout(() => void this.attempt(device, attempts, round, n + 1), inMs).unref();
+      attempts.cancelRetry = this.clock.timeout(() => void this.attempt(device, attempts, round, n + 1), inMs);
       return false;
     } finally {
       settled();
