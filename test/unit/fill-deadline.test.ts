@@ -2,13 +2,15 @@
 // entered (the caller may already be driving the device with its next call).
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../../workers/acting/deadline.js';
+import { delay } from '../../workers/clock.js';
 import { fill } from '../../workers/acting/fill.js';
 import type { DeviceBackend } from '../../workers/devices/backend.js';
 import type { Eyes } from '../../workers/perception/eyes.js';
 import type { Read } from '../../workers/understanding/service.js';
-import { sleep } from '../helpers/wait.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 function form(touchMs: number) {
+  const clock = new VirtualClock();
   const typed: string[] = [];
   const values = new Map<string, string>();
   let focused = '';
@@ -35,7 +37,7 @@ function form(touchMs: number) {
   };
   const device = {
     async touch(frames: { touches: { y: number }[] }[]) {
-      await sleep(touchMs);
+      await delay(clock, touchMs);
       focused = fields[Math.round((frames[0]!.touches[0]!.y - 122) / 60)]!;
     },
     async type(text: string) {
@@ -44,35 +46,46 @@ function form(touchMs: number) {
     },
     async key() {},
   } as unknown as DeviceBackend;
-  const eyes = { confirmStill: async () => undefined } as unknown as Eyes;
-  return { ctx: { device, eyes, settledRead: async () => read() }, typed };
+  const eyes = { confirmStill: async () => undefined, clock } as unknown as Eyes;
+  return { ctx: { device, eyes, settledRead: async () => read() }, typed, clock };
 }
 
 describe('filling a form for a caller with a deadline', () => {
   it('fills every field when there is time', async () => {
-    const { ctx, typed } = form(10);
-    const out = await withDeadline(10_000, () =>
-      fill(ctx, [
-        { target: 'Email', value: 'a@b.c' },
-        { target: 'Password', value: 'pw' },
-        { target: 'Name', value: 'Ann' },
-      ]),
+    const { ctx, typed, clock } = form(10);
+    const run = withDeadline(
+      10_000,
+      () =>
+        fill(ctx, [
+          { target: 'Email', value: 'a@b.c' },
+          { target: 'Password', value: 'pw' },
+          { target: 'Name', value: 'Ann' },
+        ]),
+      clock,
     );
+    const answer = await clock.until(run);
+    if ('error' in answer) throw answer.error;
+    expect(answer.tookMs).toBe(3 * (10 + 80)); // a tap and the focus pause a field
+    const out = answer.value;
     expect(out.filled).toEqual(['Email', 'Password', 'Name']);
     expect(typed).toEqual(['a@b.c', 'pw', 'Ann']);
   });
 
   it('enters no field once the caller has stopped waiting, and says which one it did not begin', async () => {
-    const { ctx, typed } = form(60); // a tap, the focus pause and typing take about 150 ms a field
-    const run = withDeadline(100, () =>
-      fill(ctx, [
-        { target: 'Email', value: 'a@b.c' },
-        { target: 'Password', value: 'pw' },
-        { target: 'Name', value: 'Ann' },
-      ]),
+    const { ctx, typed, clock } = form(60); // a tap and the focus pause take 140 ms a field
+    const run = withDeadline(
+      100,
+      () =>
+        fill(ctx, [
+          { target: 'Email', value: 'a@b.c' },
+          { target: 'Password', value: 'pw' },
+          { target: 'Name', value: 'Ann' },
+        ]),
+      clock,
     );
-    await expect(run).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('entering "Password" was not begun') });
-    await sleep(300);
+    const answer = await clock.until(run);
+    expect(answer).toMatchObject({ tookMs: 140, error: { code: 'COMMAND_TIMEOUT', message: expect.stringContaining('entering "Password" was not begun') } });
+    await clock.advance(300);
     expect(typed).toEqual(['a@b.c']);
   });
 });

@@ -3,25 +3,26 @@
 // work that would touch the device again (another scroll, a correction, the next step of a run) is
 // not begun. Carried in async context so that the layers in between need not pass it along.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Clock, systemClock } from '../clock.js';
 import { DeviceError } from '../devices/backend.js';
 
-const current = new AsyncLocalStorage<{ at: number; budgetMs: number }>();
+const current = new AsyncLocalStorage<{ at: number; budgetMs: number; clock: Clock }>();
 
-/** Runs `fn` with a deadline `budgetMs` from now (performance.now()); none when not given. */
-export function withDeadline<T>(budgetMs: number | undefined, fn: () => Promise<T>): Promise<T> {
-  return budgetMs === undefined ? fn() : current.run({ at: performance.now() + budgetMs, budgetMs }, fn);
+/** Runs `fn` with a deadline `budgetMs` from now on the clock; none when not given. */
+export function withDeadline<T>(budgetMs: number | undefined, fn: () => Promise<T>, clock: Clock = systemClock): Promise<T> {
+  return budgetMs === undefined ? fn() : current.run({ at: clock.now() + budgetMs, budgetMs, clock }, fn);
 }
 
 /** Milliseconds left before the caller stops waiting; Infinity when no one said. */
 export function timeLeft(): number {
   const d = current.getStore();
-  return d === undefined ? Infinity : d.at - performance.now();
+  return d === undefined ? Infinity : d.at - d.clock.now();
 }
 
 /** Throws when the caller's time is up, saying what was not begun. */
 export function checkDeadline(what: string): void {
   const d = current.getStore();
-  if (d && performance.now() >= d.at) throw notBegun(what);
+  if (d && d.clock.now() >= d.at) throw notBegun(what);
 }
 
 /**

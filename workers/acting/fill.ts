@@ -4,6 +4,7 @@
 // sensor (one can be a sticky element). Each field is checked by reading its value back: a field
 // typed into but showing something else is reported, not counted as filled.
 import type { components } from '../../openapi/generated/types.js';
+import { type Clock, delay } from '../clock.js';
 import type { DeviceBackend } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { Eyes } from '../perception/eyes.js';
@@ -50,7 +51,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
       const i = fieldIndex(read, target);
       if (i === null) continue;
       checkDeadline(`entering ${JSON.stringify(target)}`);
-      await enter(ctx.device, read.reading.elements[i]!, f.value);
+      await enter(ctx.device, read.reading.elements[i]!, f.value, ctx.eyes.clock);
       typed = true;
     }
     if (typed) read = await ctx.settledRead();
@@ -73,7 +74,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
         problems.set(target, `${target}: typed ${JSON.stringify(f.value)}, the field shows ${JSON.stringify(shown)}`);
         if (pass === 1) {
           checkDeadline(`entering ${JSON.stringify(target)} again`);
-          await enter(ctx.device, el, f.value);
+          await enter(ctx.device, el, f.value, ctx.eyes.clock);
         }
         again = pass < 2;
       }
@@ -106,13 +107,13 @@ function fieldIndex(read: Read, target: string): number | null {
 
 const isField = (e: Element) => TEXT_ROLES.has(e.role) || CHOICE_ROLES.has(e.role) || SELECT_ROLES.has(e.role);
 
-async function enter(device: DeviceBackend, e: Element, value: string): Promise<void> {
+async function enter(device: DeviceBackend, e: Element, value: string, clock: Clock): Promise<void> {
   if (CHOICE_ROLES.has(e.role)) {
     if ((e.states.checked === true) !== truthy(value)) await device.touch(g.tap(e.tap!));
     return;
   }
   await device.touch(g.tap(e.tap!));
-  await new Promise((r) => setTimeout(r, FOCUS_MS));
+  await delay(clock, FOCUS_MS);
   if (SELECT_ROLES.has(e.role)) {
     // Type-ahead picks the option by its words, on a closed select and in an open picker alike.
     await device.type(value);
