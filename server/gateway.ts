@@ -37,6 +37,7 @@ import { createSocketPair, type MemorySocket } from './hub/memory-socket.js';
 import { createLogger } from './log.js';
 import { migrationsDir, version } from './paths.js';
 import { checkReadiness } from './readiness.js';
+import { systemTimers, type Timers } from './timers.js';
 
 /** A host may still write a team's memory this long after its last session of that team ended (writes behind). */
 const MEMORY_GRACE_MS = 3600_000;
@@ -58,7 +59,8 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, opts: { logger?: Logger } = {}): Promise<Gateway> {
+export async function startGateway(config: GatewayConfig, opts: { logger?: Logger; timers?: Timers } = {}): Promise<Gateway> {
+  const timers = opts.timers ?? systemTimers;
   const logger = (opts.logger ?? createLogger(config.logLevel, 'gateway')).child({ gatewayId: config.gatewayId });
   const db = await openDatabase(config, logger);
   try {
@@ -118,6 +120,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         origins: config.webOrigins,
       },
       logger,
+      timers,
     );
     const perception = new SessionPerception(db, sessions, bus, { onAnswer: (method, outcome) => metrics.perceptionAnswers.inc({ method, outcome }) }, logger);
     const flows = new FlowService(db, sessions, logger.child({ component: 'flows' }));
@@ -127,7 +130,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     const reaper = new Reaper(
       db,
       lifecycle,
-      { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs, pauses },
+      { intervalMs: sc.reaperIntervalMs, warnMaxMs: sc.expiryWarningMs, stuckMs, pauses, timers },
       { onEnded: (reason) => metrics.sessionsEnded.inc({ reason }) },
       logger,
     );
@@ -180,6 +183,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         events,
         taps: new DeviceTaps(perception, logger.child({ component: 'streams' })),
         logger,
+        timers,
         readiness: () => checkReadiness(db, migrations, !closing, logger),
       },
       {

@@ -4,23 +4,24 @@
 // take the close frame is destroyed a little later.
 import type { WebSocket } from 'ws';
 import { SLOW_CONSUMER } from '../domain/streams/outbox.js';
+import { every, systemTimers, type Timers } from '../timers.js';
 
 const DESTROY_AFTER_MS = 5000;
 
-export function keepAlive(socket: WebSocket, everyMs: number, onTick: () => void, onCutOff: () => void): () => void {
+export function keepAlive(socket: WebSocket, everyMs: number, onTick: () => void, onCutOff: () => void, timers: Timers = systemTimers): () => void {
   let answered = true;
   socket.on('pong', () => (answered = true));
-  const timer = setInterval(() => {
+  const stop = every(timers, everyMs, () => {
     if (!answered) {
-      clearInterval(timer);
+      stop();
       onCutOff();
       socket.close(SLOW_CONSUMER, 'SLOW_CONSUMER');
-      setTimeout(() => socket.terminate(), DESTROY_AFTER_MS).unref();
+      timers.timeout(() => socket.terminate(), DESTROY_AFTER_MS);
       return;
     }
     answered = false;
     socket.ping();
     onTick();
-  }, everyMs);
-  return () => clearInterval(timer);
+  });
+  return stop;
 }

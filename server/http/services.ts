@@ -11,6 +11,7 @@ import type { SessionPerception } from '../domain/sessions/perception.js';
 import type { SessionService } from '../domain/sessions/service.js';
 import type { TokenService } from '../domain/tokens.js';
 import type { WorkerHub } from '../hub/hub.js';
+import type { Timers } from '../timers.js';
 import type { GatewayMetrics } from './metrics.js';
 
 export interface GatewayServices {
@@ -29,5 +30,7 @@ export interface GatewayServices {
   taps: DeviceTaps;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** The gateway's own timers (stream pings); the system's unless a test gives virtual ones. */
+  timers: Timers;
   readiness(): Promise<Schemas['Readiness']>;
 }

@@ -45,7 +45,7 @@ it('does not end a session idle on a clock that ran through a pause falling insi
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof original;
     await waitFor('the reaper to reach its idle judgement', () => paused || undefined, 5000);
-    await sleep(600); // several passes after the pause, each with it allowed
+    await sleep(600); // real time: the gateway's thread itself was stopped; several passes after the pause, each with it allowed
     const s = (await direct.query(`SELECT state, end_reason FROM sessions WHERE id = $1`, [id])).rows[0];
     expect(s, JSON.stringify(s)).toMatchObject({ state: 'ready' });
     // The allowance is the pause, no more: with no activity the session ends idle soon after.

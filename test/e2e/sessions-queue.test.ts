@@ -4,15 +4,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFarm, type Farm } from '../helpers/farm.js';
 import type { api } from '../helpers/api.js';
-import { sleep } from '../helpers/wait.js';
+import { ageSession } from '../helpers/db-time.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 type Client = ReturnType<typeof api>;
 let farm: Farm;
 let alpha: Client;
 let beta: Client;
+// The gateway's own timers (the reaper's passes, the activity throttle) are virtual: a pass runs
+// when a test advances the clock, and a session's time moves on by moving its timestamps back.
+const clock = new VirtualClock();
+const REAPER_MS = 100;
 
 beforeAll(async () => {
-  farm = await startFarm({ SIMFLEET_CREATE_WAIT_MS: '3000' });
+  farm = await startFarm({ SIMFLEET_CREATE_WAIT_MS: '3000', SIMFLEET_REAPER_INTERVAL_MS: String(REAPER_MS) }, { timers: clock });
+  clock.settleWith(() => farm.gateway.reaper.idle());
   await farm.addWorker(1, { labels: ['fake', 'gpu'] });
   await farm.addWorker(1);
   alpha = await farm.token('agent', 'alpha');
@@ -108,15 +114,16 @@ describe('the lease', () => {
   it("idles out a session only a viewer keeps reading: a viewer's GETs are not the agent's activity", async () => {
     const s = (await create(beta, { idleTimeoutSeconds: 5 })).body;
     const viewer = await farm.token('viewer', 'beta');
-    const ended = (async () => {
-      for (let i = 0; i < 20; i++) {
-        const now = (await viewer.call('getSession', { params: { sessionId: s.id } })).body;
-        if (now.state === 'ended') return now;
-        await sleep(1000);
-      }
-      return undefined;
-    })();
-    expect(await ended).toMatchObject({ state: 'ended', endReason: 'idle' });
+    const states: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      // A second of the session's life, a viewer's read of it, and a reaper pass.
+      await ageSession(farm.db, s.id, 1000);
+      states.push((await viewer.call('getSession', { params: { sessionId: s.id } })).body.state);
+      await clock.advance(REAPER_MS);
+    }
+    expect(states).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+    // Five seconds without the agent: the pass after the fifth read ends it.
+    expect((await viewer.call('getSession', { params: { sessionId: s.id } })).body).toMatchObject({ state: 'ended', endReason: 'idle' });
     const [audit] = await farm.db.query<{ actor: string | null; actor_role: string | null; team: string }>(
       `SELECT actor, actor_role, team FROM audit_log WHERE action = 'session.end' AND subject = $1`,
       [s.id],
@@ -130,7 +137,8 @@ describe('the lease', () => {
     // 8 s of a GET every second: past the 5 s idle timeout, yet the lease holds.
     for (let i = 0; i < 8; i++) {
       expect((await beta.call('getSession', { params: { sessionId: s.id } })).status).toBe(200);
-      await sleep(1000);
+      await ageSession(farm.db, s.id, 1000);
+      await clock.advance(1000); // ten reaper passes
     }
     expect(await stateOf(s.id)).toMatchObject({ state: 'ready', end_reason: null });
     const mine = (await beta.call('listSessions')).body.sessions.map((x: { id: string }) => x.id);

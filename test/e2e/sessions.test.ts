@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startFarm, type Farm } from '../helpers/farm.js';
 import type { api } from '../helpers/api.js';
+import { ageSession } from '../helpers/db-time.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 type Client = ReturnType<typeof api>;
@@ -85,7 +87,7 @@ describe('leasing a device', () => {
     // beta's session is not alpha's: 404, not 403, so ids do not leak
     expect((await polled).status).toBe(404);
     const long = beta.call('getSession', { params: { sessionId: queued.body.id }, query: { wait: '10' } });
-    await sleep(200);
+    await sleep(200); // real time: the long poll must be waiting on the gateway (a network round trip) before the release
     await release(alpha, a.id);
     const moved = await long;
     expect(['preparing', 'ready']).toContain(moved.body.state);
@@ -166,45 +168,106 @@ describe('bad input', () => {
 });
 
 describe('expiry', () => {
+  // A farm whose reaper runs on virtual timers: a pass happens when the test advances the clock,
+  // and a session's time moves on by moving its timestamps back (helpers/db-time.ts). So each
+  // warning and each end comes at a known pass, with no waiting for the real deadline.
+  let clock: VirtualClock;
+  let timed: Farm;
+  let agent: Client;
+  let viewer: Client;
+  const REAPER_MS = 100;
+  beforeAll(async () => {
+    clock = new VirtualClock();
+    timed = await startFarm({ SIMFLEET_SESSION_MAX_TTL_MS: '3600000', SIMFLEET_REAPER_INTERVAL_MS: String(REAPER_MS) }, { timers: clock });
+    clock.settleWith(() => timed.gateway.reaper.idle());
+    await timed.addWorker(1);
+    agent = await timed.token('agent', 'alpha');
+    viewer = await timed.token('viewer', 'alpha');
+  });
+  afterAll(() => timed?.stop());
+
+  const ready = async (body: Record<string, unknown>) => {
+    const s = (await agent.call('createSession', { body: { platform: 'web', ...body } })).body;
+    expect(s.state).toBe('ready');
+    return s;
+  };
+  const stateOf = async (id: string) =>
+    (
+      await timed.db.query<{ state: string; end_reason: string | null; idle_for_ms: number }>(
+        `SELECT state, end_reason, (extract(epoch FROM now() - last_activity_at) * 1000)::float8 AS idle_for_ms FROM sessions WHERE id = $1`,
+        [id],
+      )
+    )[0]!;
+  const eventsUntil = (events: any[], n: number) => waitFor(`${n} events`, () => events.length >= n || undefined, 5000);
+  /** One reaper pass, and its events delivered. */
+  const pass = () => clock.advance(REAPER_MS);
+
   it('ends a session at its TTL with reason expired, after a ttl expiring event, and resets its device', async () => {
-    const s = await createReady(alpha, { ttlSeconds: 40 });
-    const events = await stream(alphaViewer, s.id);
-    // Bring the deadline within the warning lead (a quarantine of the TTL) rather than waiting 30 s.
-    await farm.db.query(`UPDATE sessions SET expires_at = now() + interval '2 seconds' WHERE id = $1`, [s.id]);
-    await waitFor('ended', () => events.find((e) => e.type === 'session' && e.session.state === 'ended'), 8000);
-    const kinds = events.map(kind);
-    expect(kinds).toEqual(['session:ready', 'expiring:ttl', 'session:ended']);
+    const s = await ready({ ttlSeconds: 40 });
+    const events = await stream(viewer, s.id, timed);
+    await ageSession(timed.db, s.id, 31_000); // 9 s left: inside the warning lead (a quarter of the TTL)
+    await pass();
+    await eventsUntil(events, 2);
+    expect(events.map(kind)).toEqual(['session:ready', 'expiring:ttl']);
+    expect(Date.parse(events[1].deadline) - Date.parse(events[1].at)).toBeLessThanOrEqual(9_000);
+    await ageSession(timed.db, s.id, 9_000);
+    await pass();
+    await eventsUntil(events, 3);
+    expect(events.map(kind)).toEqual(['session:ready', 'expiring:ttl', 'session:ended']);
     expect(events.at(-1).session.endReason).toBe('expired');
-    await waitForDevice(s.device.id, 'available');
+    await waitFor('device available', async () =>
+      (await timed.admin.call('getDevice', { params: { deviceId: s.device.id } })).body.state === 'available' ? true : undefined,
+    );
   });
 
   it('idles out a session nobody acts on; a viewer watching sees the warning and does not keep it alive', async () => {
-    const s = await createReady(alpha, { idleTimeoutSeconds: 5 });
-    const events = await stream(alphaViewer, s.id);
-    await waitFor('ended', () => events.find((e) => e.type === 'session' && e.session.state === 'ended'), 10_000);
-    expect(events.map(kind)).toEqual(['session:ready', 'expiring:idle', 'session:ended']);
+    const s = await ready({ idleTimeoutSeconds: 5 });
+    const events = await stream(viewer, s.id, timed);
+    await ageSession(timed.db, s.id, 3_000);
+    await clock.advance(2_000); // the viewer's pings (every 1.7 s) and twenty passes: nothing, 2 s before the idle end
+    expect(events.map(kind)).toEqual(['session:ready']);
+    await ageSession(timed.db, s.id, 1_000); // 1 s left: inside the warning lead of a quarter of 5 s
+    await pass();
+    await eventsUntil(events, 2);
     const warning = events[1];
-    expect(Date.parse(warning.deadline) - Date.parse(warning.at)).toBeLessThanOrEqual(1250 + 200); // a quarter of 5 s, plus the reaper tick
+    expect(kind(warning)).toBe('expiring:idle');
+    expect(Date.parse(warning.deadline) - Date.parse(warning.at)).toBeLessThanOrEqual(1_000);
+    await ageSession(timed.db, s.id, 1_000);
+    await pass();
+    await eventsUntil(events, 3);
+    expect(events.map(kind)).toEqual(['session:ready', 'expiring:idle', 'session:ended']);
     expect(events.at(-1).session.endReason).toBe('idle');
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
-  }, 20_000);
+  });
 
   it('keeps a session its agent is watching, and idles it out once the agent stops', async () => {
-    const s = await createReady(alpha, { idleTimeoutSeconds: 5 });
-    const events = await stream(alpha, s.id);
-    await sleep(8000);
-    expect((await farm.db.query<{ state: string }>(`SELECT state FROM sessions WHERE id = $1`, [s.id]))[0]!.state).toBe('ready');
+    const s = await ready({ idleTimeoutSeconds: 5 });
+    const events = await stream(agent, s.id, timed);
+    for (let i = 0; i < 3; i++) {
+      // 3 s of quiet, then the watch's next ping (every 5 s / 3): it counts as the agent's activity.
+      await ageSession(timed.db, s.id, 3_000);
+      expect((await stateOf(s.id)).idle_for_ms).toBeGreaterThanOrEqual(3_000);
+      await clock.advance(1_667);
+      await waitFor('the ping recorded as activity', async () => ((await stateOf(s.id)).idle_for_ms < 1_000 ? true : undefined));
+    }
+    expect(await stateOf(s.id)).toMatchObject({ state: 'ready', end_reason: null }); // 9 s past its start, 5 s idle timeout
     expect(events.map(kind)).toEqual(['session:ready']);
     events.close();
-    // Normally about 4 s after the close (5 s from the last touch); a loaded CI machine has needed more than 10.
-    await waitFor(
-      'idle end',
-      async () => (await farm.db.query<{ end_reason: string }>(`SELECT end_reason FROM sessions WHERE id = $1`, [s.id]))[0]!.end_reason === 'idle',
-      20_000,
-    );
-  }, 35_000);
+    await ageSession(timed.db, s.id, 5_000);
+    await pass();
+    expect(await stateOf(s.id)).toMatchObject({ state: 'ended', end_reason: 'idle' });
+  });
+
+  it("audits expiries as the farm's own doing, naming nobody, and counts them in /metrics", async () => {
+    const ends = await timed.db.query<{ r: string; actor: string | null }>(`SELECT detail->>'reason' AS r, actor FROM audit_log WHERE action = 'session.end'`);
+    expect(new Set(ends.map((e) => e.r))).toEqual(new Set(['expired', 'idle']));
+    for (const row of ends) expect(row.actor).toBeNull();
+    const text = (await timed.admin.call('getMetrics')).text;
+    expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="idle"\} 2$/m);
+    expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="expired"\} 1$/m);
+  });
 });
 
 describe('tickets for browsers', () => {
@@ -341,29 +404,21 @@ describe('the queue and teams (admin)', () => {
     const actions = new Set((await farm.db.query<{ action: string }>(`SELECT DISTINCT action FROM audit_log`)).map((r) => r.action));
     for (const a of ['session.create', 'session.end', 'session.renew', 'team.update', 'device.reset', 'device.quarantine']) expect(actions).toContain(a);
     const reasons = new Set((await farm.db.query<{ r: string }>(`SELECT detail->>'reason' AS r FROM audit_log WHERE action = 'session.end'`)).map((x) => x.r));
-    for (const r of ['released', 'expired', 'idle', 'queue-timeout', 'cancelled']) expect(reasons).toContain(r);
+    for (const r of ['released', 'queue-timeout', 'cancelled']) expect(reasons).toContain(r);
     const text = (await farm.admin.call('getMetrics')).text;
     expect(text).toMatch(/^simfleet_queue_depth\{priority="ci"\} \d+$/m);
     expect(text).toMatch(/^simfleet_sessions\{state="ended"\} [1-9]/m);
     expect(text).toMatch(/^simfleet_placements_total [1-9]/m);
     expect(text).toMatch(/^simfleet_queue_wait_seconds_count [1-9]/m);
-    expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="idle"\} [1-9]/m);
-    expect(text).toMatch(/^simfleet_sessions_ended_total\{reason="expired"\} [1-9]/m);
     expect(text).toMatch(/^simfleet_quarantines_total [1-9]/m);
 
-    // Admin actions name the admin who took them (the cancel and the team updates of the test above);
-    // an expiry is the farm's own doing and names nobody.
+    // Admin actions name the admin who took them (the cancel and the team updates of the test above).
     const adminId = (await farm.admin.call('getWhoami')).body.id;
     const byAdmin = await farm.db.query<{ action: string; actor: string | null; actor_role: string | null }>(
       `SELECT action, actor, actor_role FROM audit_log WHERE action = 'team.update' OR (action = 'session.end' AND detail->>'reason' = 'cancelled')`,
     );
     expect(new Set(byAdmin.map((r) => r.action))).toEqual(new Set(['team.update', 'session.end']));
     for (const row of byAdmin) expect(row).toMatchObject({ actor: adminId, actor_role: 'admin' });
-    const expiries = await farm.db.query<{ actor: string | null }>(
-      `SELECT actor FROM audit_log WHERE action = 'session.end' AND detail->>'reason' = 'expired'`,
-    );
-    expect(expiries.length).toBeGreaterThan(0);
-    for (const row of expiries) expect(row.actor).toBeNull();
   });
 });
 
@@ -379,7 +434,7 @@ describe('reclaiming', () => {
     expect(waiting.status).toBe(202);
     expect((await device(first.device.id)).state).toBe('reclaiming');
     // Placement runs on every create and every 200 ms: several chances to take the device while it resets.
-    await sleep(600);
+    await sleep(600); // real time: the fake device's reset is 1.5 s of the worker's real time
     expect((await device(first.device.id)).state).toBe('reclaiming');
     expect((await beta.call('getSession', { params: { sessionId: waiting.body.id } })).body.state).toBe('queued');
     expect(slow.resets).toBe(0);
@@ -398,8 +453,8 @@ describe('reclaiming', () => {
 const kind = (e: any) => (e.type === 'session' ? `session:${e.session.state}` : `expiring:${e.reason}`);
 
 /** Subscribes to a session's event stream; the array fills as session and expiring events arrive. */
-async function stream(client: Client, sessionId: string): Promise<any[] & { close(): void }> {
-  const ws = new WebSocket(`${farm.gateway.url.replace('http', 'ws')}/v1/sessions/${sessionId}/events`, {
+async function stream(client: Client, sessionId: string, on: Farm = farm): Promise<any[] & { close(): void }> {
+  const ws = new WebSocket(`${on.gateway.url.replace('http', 'ws')}/v1/sessions/${sessionId}/events`, {
     headers: { authorization: `Bearer ${client.token}` },
   });
   const messages: any[] = [];

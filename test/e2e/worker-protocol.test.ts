@@ -17,7 +17,7 @@ import {
   type GatewayProcess,
   type SimfleetProcess,
 } from '../helpers/processes.js';
-import { sleep } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 
 let db: TestDatabase;
 let gateway: GatewayProcess;
@@ -178,7 +178,6 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
   it('refuses a second live connection for the same host id with 4409 HOST_ID_IN_USE', async () => {
     const out = await rawSession([hello(goodHostId)]);
     expect(out).toMatchObject({ code: 4409, reason: 'HOST_ID_IN_USE' });
-    await sleep(300);
   });
 
   it('registers a well-behaved raw client and acknowledges its heartbeats', async () => {
@@ -188,9 +187,9 @@ describe('the worker protocol refuses bad input with a code and keeps serving', 
     ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
     await new Promise((r) => ws.on('open', r));
     ws.send(hello('raw-good'));
-    await sleep(200);
+    await waitFor('welcome', () => messages.length >= 1 || undefined);
     ws.send(JSON.stringify({ type: 'heartbeat', seq: 7, sentAt: new Date().toISOString() }));
-    await sleep(200);
+    await waitFor('heartbeat-ack', () => messages.length >= 2 || undefined);
     expect(messages.map((m) => m.type)).toEqual(['welcome', 'heartbeat-ack']);
     expect(messages[0]).toMatchObject({ hostId: 'raw-good', heartbeatIntervalMs: 200, hostTimeoutMs: 2000 });
     expect(messages[1].seq).toBe(7);

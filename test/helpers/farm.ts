@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadGatewayConfig } from '../../server/config.js';
 import { startGateway, type Gateway } from '../../server/gateway.js';
+import type { Timers } from '../../server/timers.js';
 import type { BackendProvider } from '../../workers/devices/backend.js';
 import { FakeProvider } from '../../workers/devices/fake/provider.js';
 import { loadWorkerConfig, startWorker, type Worker } from '../../workers/index.js';
@@ -37,7 +38,8 @@ export interface Farm {
  */
 export const BROWSER_FARM_ENV = { SIMFLEET_HEARTBEAT_INTERVAL_MS: '250', SIMFLEET_HOST_TIMEOUT_MS: '5000' };
 
-export async function startFarm(env: Record<string, string> = {}, opts: { databaseUrl?: (url: string) => string } = {}): Promise<Farm> {
+/** `timers`: the gateway's own timers (the reaper's passes, stream pings), virtual in tests of expiry. */
+export async function startFarm(env: Record<string, string> = {}, opts: { databaseUrl?: (url: string) => string; timers?: Timers } = {}): Promise<Farm> {
   const db = await createTestDatabase();
   const silent = pino({ level: process.env.SIMFLEET_TEST_LOG ?? 'silent' });
   const gateway = await startGateway(
@@ -52,7 +54,7 @@ export async function startFarm(env: Record<string, string> = {}, opts: { databa
       SIMFLEET_PLACEMENT_INTERVAL_MS: '200',
       ...env,
     }),
-    { logger: silent },
+    { logger: silent, ...(opts.timers ? { timers: opts.timers } : {}) },
   );
   const admin = api(gateway.url, TEST_ADMIN_TOKEN);
   const workers: Farm['workers'] = [];

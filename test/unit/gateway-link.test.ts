@@ -73,7 +73,7 @@ describe('the worker watching its gateway', () => {
     // snapshot stops a worker of twenty devices: the next heartbeat timer runs before any read.
     blockFor(800);
     const beatsBefore = state.beats;
-    await sleep(500);
+    await sleep(500); // real time: what is tested is the event loop itself stopped, which no virtual clock stages
     expect(state.dials).toBe(1);
     expect(state.closes).toEqual([]);
     expect(state.beats).toBeGreaterThan(beatsBefore); // and it went on beating on the same connection

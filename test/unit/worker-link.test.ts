@@ -211,7 +211,7 @@ describe('a worker silent past the timeout', () => {
       try {
         const { workerEnd, closed, link } = await linked({}, { hostTimeoutMs: 300, ...(pauses ? { pauses } : {}) });
         workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 1, sentAt: new Date().toISOString() }));
-        await sleep(20);
+        await sleep(20); // real time here and below: the gateway's own event loop is stopped, which no virtual clock stages
         // The worker's next heartbeat is sent while the gateway is paused; the gateway reads it only
         // after its timers have run (a timer phase comes before the poll phase after a pause).
         setImmediate(() => workerEnd.send(JSON.stringify({ type: 'heartbeat', seq: 2, sentAt: new Date().toISOString() })));

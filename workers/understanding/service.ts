@@ -567,7 +567,9 @@ export class Understanding {
         nodes: read.nodes,
         treeMs: read.treeMs,
         buildMs: read.buildMs,
-        frame: newest ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(this.clock.wall() - newest.wallAt)) } : null,
+        frame: newest
+          ? { seq: newest.seq, at: new Date(newest.wallAt).toISOString(), ageMs: Math.max(0, Math.round(this.clock.wall() - newest.wallAt)) }
+          : null,
         ...(read.ocr ? { ocr: read.ocr } : {}),
         ...(read.probe ? { probe: read.probe } : {}),
       },

@@ -10,6 +10,7 @@
 // database voids that pass's judgements (pauses.ts, judgement): they are made again at the next.
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
+import { type Cancel, every, systemTimers, type Timers } from '../../timers.js';
 import * as devices from '../../db/repositories/devices.js';
 import { pruneRequests } from '../../db/repositories/requests.js';
 import { pruneFarmEvents } from '../../db/repositories/farm-events.js';
@@ -25,6 +26,8 @@ export interface ReaperOptions {
   stuckMs: number;
   /** This gateway's pauses, allowed to the deadlines above (none when left out). */
   pauses?: PauseClock;
+  /** The passes' timer; the system's unless a test gives its own. */
+  timers?: Timers;
 }
 
 export interface ReaperHooks {
@@ -39,7 +42,7 @@ const FARM_EVENT_KEEP_MS = 3600_000;
 const PAUSE_WINDOW_MS = 3600_000;
 
 export class Reaper {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: Cancel | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -51,19 +54,23 @@ export class Reaper {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => {
+    this.stopTimer = every(this.opts.timers ?? systemTimers, this.opts.intervalMs, () => {
       if (this.running) return;
       this.running = this.tick()
         .catch((err: unknown) => this.logger.warn({ err }, 'reaper pass failed; will retry'))
         .finally(() => (this.running = undefined));
-    }, this.opts.intervalMs);
-    this.timer.unref();
+    });
   }
 
   /** Stops the timer and waits for a pass in progress. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopTimer?.();
     await this.running;
+  }
+
+  /** Resolves when no pass is running (for tests on virtual timers). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
   }
 
   /** This gateway's pauses of the last hour, as the deadlines' queries take them, and their check. */

@@ -2,6 +2,7 @@
 // release, and the admin's queue and team controls. A session belongs to its team: other teams
 // are told it does not exist (404, so ids do not leak).
 import { createHash, randomBytes } from 'node:crypto';
+import { systemTimers, type Timers } from '../../timers.js';
 import type { Logger } from 'pino';
 import type { Schemas } from '../../../openapi/contract.js';
 import { sqlState, type Database } from '../../db/database.js';
@@ -43,6 +44,7 @@ export class SessionService {
     private readonly events: SessionEvents,
     private readonly limits: SessionLimits,
     private readonly logger: Logger,
+    private readonly timers: Timers = systemTimers,
   ) {}
 
   async create(principal: Principal, body: Schemas['SessionCreate'], idempotencyKey: string | undefined): Promise<SessionRow> {
@@ -177,7 +179,7 @@ export class SessionService {
   /** Activity keeps a session from idling out; written at most once a second per session. */
   touch(row: Pick<SessionRow, 'id' | 'state'>): void {
     if (row.state !== 'ready' && row.state !== 'preparing') return;
-    const now = Date.now();
+    const now = this.timers.wall();
     if (now - (this.touched.get(row.id) ?? 0) < 1000) return;
     this.touched.set(row.id, now);
     if (this.touched.size > 10_000) this.touched.clear();

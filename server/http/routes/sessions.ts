@@ -97,6 +97,7 @@ function watch(s: GatewayServices, socket: WebSocket, initial: SessionRow, isAct
       if (isActivity) s.sessions.touch({ id: initial.id, state: 'ready' });
     },
     () => s.metrics.streamCutOffs.inc({ stream: 'session', reason: 'unanswered' }),
+    s.timers,
   );
   socket.on('close', () => {
     gauge.dec();

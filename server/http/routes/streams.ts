@@ -45,6 +45,7 @@ export function streamRoutes(app: FastifyInstance, s: GatewayServices): void {
         PING_MS,
         () => undefined,
         () => s.metrics.streamCutOffs.inc({ stream: 'screen', reason: 'unanswered' }),
+        s.timers,
       );
       const stop = runLiveScreen({ perception: s.perception, db: s.db, logger: s.logger }, req.liveSession!, socket, {
         fps: req.query.fps ?? 15,
@@ -81,6 +82,7 @@ function watchFarm(s: GatewayServices, feed: FarmFeed, socket: WebSocket, princi
     PING_MS,
     () => undefined,
     () => s.metrics.streamCutOffs.inc({ stream: 'farm', reason: 'unanswered' }),
+    s.timers,
   );
   socket.on('close', () => {
     gauge.dec();
