@@ -2,6 +2,7 @@
 // holds it, otherwise forwarded over Postgres NOTIFY to the gateway that does (hosts.gateway_id)
 // and answered the same way. A NOTIFY payload must stay under 8000 bytes: commands are small, but
 // a call's answer may not be, so long replies travel as numbered base64 parts and are reassembled.
+import { type Cancel, every, systemTimers, type Timers } from '../timers.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
@@ -50,7 +51,7 @@ interface Waiting {
   askedAt?: number;
   resolve(value: CommandValue): void;
   reject(e: Error): void;
-  timer: NodeJS.Timeout;
+  cancelTimer: Cancel;
   parts?: string[];
   received?: number;
 }
@@ -68,7 +69,7 @@ export class CommandBus implements DeviceCommands {
   /** Forwards being carried out here, and the answers given lately, by request id. */
   private readonly serving = new Set<string>();
   private readonly answers = new Map<string, Reply>();
-  private reask: NodeJS.Timeout | undefined;
+  private stopReasking: Cancel | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly channel: string;
 
@@ -77,6 +78,7 @@ export class CommandBus implements DeviceCommands {
     private readonly gatewayId: string,
     private readonly logger: Logger,
     private readonly onForward: (kind: 'sent' | 'served') => void = () => undefined,
+    private readonly timers: Timers = systemTimers,
   ) {
     this.channel = gatewayChannel(gatewayId);
   }
@@ -89,12 +91,11 @@ export class CommandBus implements DeviceCommands {
     // it kept, or when the work finishes, and never runs a command twice.
     this.db.onReconnect(() => void this.askAgain(0));
     // The owner's listener may have been the one reconnecting when we asked: ask again, now and then.
-    this.reask = setInterval(() => void this.askAgain(REASK_MS), REASK_MS);
-    this.reask.unref();
+    this.stopReasking = every(this.timers, REASK_MS, () => void this.askAgain(REASK_MS));
   }
 
   private async askAgain(olderThanMs: number): Promise<void> {
-    const now = Date.now();
+    const now = this.timers.wall();
     for (const w of this.waiting.values()) {
       if (!w.forward || !w.channel || now - (w.askedAt ?? now) < olderThanMs) continue;
       w.askedAt = now;
@@ -103,10 +104,10 @@ export class CommandBus implements DeviceCommands {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.reask);
+    this.stopReasking?.();
     await this.unlisten?.();
     for (const [, w] of this.waiting) {
-      clearTimeout(w.timer);
+      w.cancelTimer();
       w.reject(new ApiError('SHUTTING_DOWN'));
     }
     this.waiting.clear();
@@ -140,25 +141,25 @@ export class CommandBus implements DeviceCommands {
     const reqId = randomUUID();
     const answered = new Promise<CommandValue>((resolve, reject) => {
       // The owner applies the same timeout; the margin covers the two NOTIFY hops.
-      const timer = setTimeout(() => {
+      const cancelTimer = this.timers.timeout(() => {
         this.waiting.delete(reqId);
         reject(new ApiError('COMMAND_TIMEOUT', { message: `no answer from host ${hostId} through gateway ${host.gateway_id} within ${timeoutMs} ms` }));
       }, timeoutMs + 2000);
-      this.waiting.set(reqId, { resolve, reject, timer });
+      this.waiting.set(reqId, { resolve, reject, cancelTimer });
     });
     // Heard here so that a timeout while the send below is still retrying is never unhandled; the
     // caller, once `answered` is returned, still sees the rejection.
     answered.catch(() => undefined);
     const forward: Forward = { kind: 'cmd', reqId, replyTo: this.channel, hostId, command, timeoutMs };
     const channel = gatewayChannel(host.gateway_id);
-    const w = Object.assign(this.waiting.get(reqId)!, { forward, channel, askedAt: Date.now() });
+    const w = Object.assign(this.waiting.get(reqId)!, { forward, channel, askedAt: this.timers.wall() });
     // The owner runs a forward asked twice only once, so a send whose acknowledgement was lost in
     // an outage may be sent again. If it cannot be sent at all, nobody will ever wait on `answered`:
     // its timer must not reject it later, unheard (an unhandled rejection ends the gateway).
     try {
       await throughOutage('a forwarded command', () => notify(this.db, channel, JSON.stringify(forward)), { withinMs: timeoutMs, logger: this.logger });
     } catch (err) {
-      clearTimeout(w.timer);
+      w.cancelTimer();
       this.waiting.delete(reqId);
       throw err;
     }
@@ -183,7 +184,7 @@ export class CommandBus implements DeviceCommands {
     const w = this.waiting.get(msg.reqId);
     if (!w) return; // timed out already
     this.waiting.delete(msg.reqId);
-    clearTimeout(w.timer);
+    w.cancelTimer();
     if (msg.ok) w.resolve(msg.value);
     else
       w.reject(
@@ -208,7 +209,7 @@ export class CommandBus implements DeviceCommands {
       this.onReply(JSON.parse(json) as Reply);
     } catch {
       this.waiting.delete(part.reqId);
-      clearTimeout(w.timer);
+      w.cancelTimer();
       w.reject(new ApiError('INTERNAL', { message: 'a forwarded reply arrived garbled' }));
     }
   }

@@ -59,7 +59,7 @@ describe('the egress guard', () => {
         await looking;
         await context.close();
         release();
-        await new Promise((r) => setTimeout(r, 500));
+        await new Promise((r) => setTimeout(r, 500)); // real time: Chromium's own request handling
         policy.use({ allowedOrigins: ['*'], allowPrivate: false }); // forget the verdict: each round looks up again
       }
       expect(unhandled).toEqual([]);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { killAll, startGatewayProcess, startWorkerProcess, TEST_ADMIN_TOKEN, type GatewayProcess, type SimfleetProcess } from '../helpers/processes.js';
+// Sleeps here wait on real Chromium (its frames, its pages' own timers): no virtual clock reaches into the browser.
 import { sleep, waitFor } from '../helpers/wait.js';
 
 const PAGES: Record<string, string> = {

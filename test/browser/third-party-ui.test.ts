@@ -11,6 +11,7 @@ import { compare } from '../../workers/understanding/identity.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 import { serveDirectory } from '../helpers/static-server.js';
+// Sleeps here wait on real Chromium (its frames, its pages' own timers): no virtual clock reaches into the browser.
 import { sleep } from '../helpers/wait.js';
 import { webDevice } from '../helpers/web-device.js';
 

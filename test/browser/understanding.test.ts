@@ -8,6 +8,7 @@ import type { WebProvider } from '../../workers/devices/web/provider.js';
 import { compare, SAME_SCREEN } from '../../workers/understanding/identity.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
+// Sleeps here wait on real Chromium (its frames, its pages' own timers): no virtual clock reaches into the browser.
 import { sleep, waitFor } from '../helpers/wait.js';
 import { webDevice } from '../helpers/web-device.js';
 

@@ -2,6 +2,7 @@
 // answer longer than that travels in parts and arrives whole; one too long to send is refused with
 // a coded error, never truncated. Two command buses on one real database; the worker connection is
 // a stand-in that answers with whatever the test asks for.
+import { VirtualClock } from '../helpers/virtual-clock.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, type Database } from '../../server/db/database.js';
@@ -107,7 +108,8 @@ describe('a call forwarded to the gateway that holds the host', () => {
           return db.query(sql, params);
         },
       }) as Database;
-    const busC = new CommandBus(flaky(dbB), 'gw-c', logger);
+    const timers = new VirtualClock();
+    const busC = new CommandBus(flaky(dbB), 'gw-c', logger, undefined, timers);
     await busC.attach({ linkFor: () => undefined } as unknown as WorkerHub);
     const unheard: unknown[] = [];
     const onUnhandled = (reason: unknown) => unheard.push(reason);
@@ -120,7 +122,8 @@ describe('a call forwarded to the gateway that holds the host', () => {
       await expect(busC.call('host-1', { localId: 'web-1', epoch: 3, method: 'perception.mark', params: {} }, 300)).rejects.toBeInstanceOf(
         DatabaseUnavailableError,
       );
-      await new Promise((r) => setTimeout(r, 300 + 2000 + 500)); // past the abandoned call's own timer
+      await timers.advance(300 + 2000 + 500); // past the abandoned call's own timer
+      expect(timers.pending).toBe(1); // the bus's own re-ask, and no timer of the abandoned call left
       expect(unheard).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);

@@ -160,7 +160,7 @@ describe('the live screen', () => {
     expect(frames[0]!.jpeg!.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
     expect(frames[0]!.jpeg!.length).toBe(frames[0]!.header.bytes);
     const before = frames.length;
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 500)); // real time: a real worker process's frame stream
     expect(frames.length).toBe(before); // a still screen sends nothing
     provider.device('fake-1')!.showScreen('settings');
     await waitFor('a frame of the change', () => (frames.length > before && frames.at(-1)!.jpeg ? true : undefined), 5000);

@@ -1,29 +1,35 @@
-// One input-bearing call at a time per device; other devices never wait.
+// One input-bearing call at a time per device; other devices never wait. On a virtual clock: each
+// call's work and each caller's deadline fall at exact instants.
 import { describe, expect, it } from 'vitest';
 import { DeviceLanes } from '../../workers/acting/lanes.js';
+import { delay } from '../../workers/clock.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
-const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function rig() {
+  const clock = new VirtualClock();
+  return { clock, lanes: new DeviceLanes(clock), tick: (ms: number) => delay(clock, ms) };
+}
 
 describe('device lanes', () => {
   it('runs calls on one device one after another, in order, and those on others alongside', async () => {
-    const lanes = new DeviceLanes();
+    const { clock, lanes, tick } = rig();
     const log: string[] = [];
     const call = (id: string, name: string, ms: number) =>
       lanes.run(id, async () => {
-        log.push(`${name} start`);
+        log.push(`${name} start@${clock.now() - 1000}`);
         await tick(ms);
-        log.push(`${name} end`);
+        log.push(`${name} end@${clock.now() - 1000}`);
         return name;
       });
-    const results = await Promise.all([call('a', 'a1', 40), call('a', 'a2', 5), call('b', 'b1', 10)]);
-    expect(results).toEqual(['a1', 'a2', 'b1']);
-    expect(log.indexOf('a1 end')).toBeLessThan(log.indexOf('a2 start')); // never interleaved
-    expect(log.indexOf('b1 end')).toBeLessThan(log.indexOf('a1 end')); // b did not wait for a
+    const all = await clock.until(Promise.all([call('a', 'a1', 40), call('a', 'a2', 5), call('b', 'b1', 10)]));
+    expect(all).toMatchObject({ value: ['a1', 'a2', 'b1'], tookMs: 45 });
+    // a2 begins when a1 ends, never beside it; b1 does not wait for a.
+    expect(log).toEqual(['a1 start@0', 'b1 start@0', 'b1 end@10', 'a1 end@40', 'a2 start@40', 'a2 end@45']);
     expect(lanes.busy).toBe(0);
   });
 
   it("does not begin a call whose caller's time ran out while it waited its turn", async () => {
-    const lanes = new DeviceLanes();
+    const { clock, lanes, tick } = rig();
     let ran = false;
     const slow = lanes.run('a', () => tick(60).then(() => 'slow'), 1000);
     const late = lanes.run(
@@ -33,17 +39,19 @@ describe('device lanes', () => {
       },
       20,
     );
-    await expect(late).rejects.toMatchObject({ name: 'DeviceError', code: 'COMMAND_TIMEOUT', message: expect.stringContaining('was not begun') });
+    expect(await clock.until(late)).toMatchObject({
+      tookMs: 20,
+      error: { name: 'DeviceError', code: 'COMMAND_TIMEOUT', message: expect.stringContaining('was not begun') },
+    });
     expect(ran).toBe(false);
-    await expect(slow).resolves.toBe('slow');
+    expect(await clock.until(slow)).toMatchObject({ value: 'slow', tookMs: 40 });
     // With time enough, the next call runs as usual.
-    await expect(lanes.run('a', async () => 'next', 1000)).resolves.toBe('next');
+    expect(await clock.until(lanes.run('a', async () => 'next', 1000))).toMatchObject({ value: 'next', tookMs: 0 });
   });
 
   it("gives up waiting at the caller's deadline, and a call that gave up never lets the next one in beside the one running", async () => {
-    const lanes = new DeviceLanes();
+    const { clock, lanes, tick } = rig();
     const log: string[] = [];
-    const t0 = performance.now();
     const first = lanes.run(
       'a',
       async () => {
@@ -54,21 +62,21 @@ describe('device lanes', () => {
       5000,
     );
     const gaveUp = lanes.run('a', async () => log.push('second ran'), 50);
-    await expect(gaveUp).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT' });
-    expect(performance.now() - t0).toBeLessThan(190); // answered at its own deadline, not the first's end
+    // Answered at its own deadline, not the first's end.
+    expect(await clock.until(gaveUp)).toMatchObject({ tookMs: 50, error: { code: 'COMMAND_TIMEOUT' } });
     const third = lanes.run('a', async () => log.push('third start'), 5000);
-    await Promise.all([first, third]);
+    expect(await clock.until(Promise.all([first, third]))).toMatchObject({ tookMs: 150 });
     expect(log).toEqual(['first start', 'first end', 'third start']);
   });
 
   it('goes on after a call that failed, and gives its caller the failure', async () => {
-    const lanes = new DeviceLanes();
+    const { clock, lanes, tick } = rig();
     const failed = lanes.run('a', async () => {
       await tick(5);
       throw new Error('the drag was refused');
     });
     const next = lanes.run('a', async () => 'ran');
-    await expect(failed).rejects.toThrow('the drag was refused');
-    await expect(next).resolves.toBe('ran');
+    expect(await clock.until(failed)).toMatchObject({ tookMs: 5, error: { message: 'the drag was refused' } });
+    expect(await clock.until(next)).toMatchObject({ value: 'ran', tookMs: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 import type { Schemas } from '../../openapi/contract.js';
 import type { DeviceRow } from '../../server/db/repositories/devices.js';
 import type { SessionRow } from '../../server/db/repositories/sessions.js';
@@ -29,7 +30,7 @@ describe('in-memory socket pair', () => {
     a.on('close', (c: number, r: Buffer) => closes.push(['a', c, r.toString()]));
     b.on('close', (c: number, r: Buffer) => closes.push(['b', c, r.toString()]));
     a.close(4400, 'PROTOCOL_ERROR');
-    await new Promise((r) => setTimeout(r, 10));
+    await waitFor('both ends closed', () => closes.length === 2 || undefined, 1000, 1);
     expect(got).toEqual(['one', 'two']);
     expect(closes).toEqual([
       ['a', 4400, 'PROTOCOL_ERROR'],

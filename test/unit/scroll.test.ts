@@ -3,16 +3,18 @@
 // touch slop), and stops at the content's end. The scroll is measured from the readings alone.
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../../workers/acting/deadline.js';
+import { delay } from '../../workers/clock.js';
 import { scrollBy, scrollTo } from '../../workers/acting/scroll.js';
 import type { DeviceBackend, TouchFrame } from '../../workers/devices/backend.js';
 import type { Read } from '../../workers/understanding/service.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
 
 const SCREEN = { widthPt: 390, heightPt: 844 };
 const ROWS = 60;
 const ROW_PT = 50;
 
 /** A list of 60 rows; `offset` is how far it has been scrolled (0 … maxOffset). */
-function simulated(lossPt: number[], touchMs = 0) {
+function simulated(lossPt: number[], touchMs = 0, clock = new VirtualClock()) {
   let offset = 0;
   const maxOffset = ROWS * ROW_PT - SCREEN.heightPt;
   const drags: number[] = [];
@@ -21,7 +23,7 @@ function simulated(lossPt: number[], touchMs = 0) {
     async touch(frames: TouchFrame[]) {
       const ys = frames.flatMap((f) => f.touches.map((t) => t.y));
       const travelled = ys[0]! - ys.at(-1)!; // finger up: content down
-      if (touchMs) await new Promise((r) => setTimeout(r, touchMs));
+      if (touchMs) await delay(clock, touchMs);
       const lost = lossPt[drags.length] ?? 0;
       drags.push(travelled);
       const moved = Math.sign(travelled) * Math.max(0, Math.abs(travelled) - 8 - lost); // slop, then the loss
@@ -37,7 +39,7 @@ function simulated(lossPt: number[], touchMs = 0) {
     }));
     return { reading: { screen: SCREEN, elements, regionOf: elements.map(() => 'content'), regions: {} } } as unknown as Read;
   };
-  return { device, read, drags, offset: () => offset, maxOffset };
+  return { device, read, drags, offset: () => offset, maxOffset, clock };
 }
 
 describe('scrolling by a distance', () => {
@@ -74,25 +76,29 @@ describe('scrolling by a distance', () => {
   it("does not begin a correction that would not finish within the caller's time: it reports what moved", async () => {
     // The drag takes 300 ms; a correction would take as long again, and only 200 ms are left.
     const slow = simulated([20], 300);
-    const out = await withDeadline(500, () => scrollBy(slow.device, slow.read(), 'down', 300, async () => slow.read()));
+    const out = await slow.clock.until(withDeadline(500, () => scrollBy(slow.device, slow.read(), 'down', 300, async () => slow.read()), slow.clock));
     expect(slow.drags).toHaveLength(1);
-    expect(out).toMatchObject({ movedPt: 280, atEnd: false });
+    expect(out).toMatchObject({ value: { movedPt: 280, atEnd: false }, tookMs: 300 });
     // With time enough, the same slow device is corrected.
     const roomy = simulated([20], 300);
-    const corrected = await withDeadline(5000, () => scrollBy(roomy.device, roomy.read(), 'down', 300, async () => roomy.read()));
+    const corrected = await roomy.clock.until(
+      withDeadline(5000, () => scrollBy(roomy.device, roomy.read(), 'down', 300, async () => roomy.read()), roomy.clock),
+    );
     expect(roomy.drags).toHaveLength(2);
-    expect(corrected.movedPt).toBe(300);
+    expect(corrected).toMatchObject({ value: { movedPt: 300 }, tookMs: 600 });
   });
 
   it("begins no further scroll of a hunt once the caller's time is up, and no correction", async () => {
     const sim = simulated([20, 20, 20, 20], 150);
     const never = () => null; // the target never shows
-    const hunt = withDeadline(400, () => scrollTo(sim.device, sim.read(), never, 'down', 10, async () => sim.read()));
-    await expect(hunt).rejects.toMatchObject({ code: 'COMMAND_TIMEOUT', message: expect.stringContaining('of the hunt for the target was not begun') });
+    const hunt = withDeadline(400, () => scrollTo(sim.device, sim.read(), never, 'down', 10, async () => sim.read()), sim.clock);
+    expect(await sim.clock.until(hunt)).toMatchObject({
+      error: { code: 'COMMAND_TIMEOUT', message: expect.stringContaining('of the hunt for the target was not begun') },
+    });
+    // Drags of 150 ms each: two and their corrections would not fit in 400 ms; not the 10 scrolls asked for.
     const made = sim.drags.length;
-    expect(made).toBeGreaterThanOrEqual(1);
-    expect(made).toBeLessThan(5); // not the 10 scrolls (and their corrections) asked for
-    await new Promise((r) => setTimeout(r, 400));
+    expect(made).toBe(3);
+    await sim.clock.advance(400);
     expect(sim.drags).toHaveLength(made); // nothing touched the device after the answer
   });
 

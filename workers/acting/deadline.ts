@@ -19,6 +19,11 @@ export function timeLeft(): number {
   return d === undefined ? Infinity : d.at - d.clock.now();
 }
 
+/** The clock the caller's deadline is on (the system's when no one set a deadline): for timing work against it. */
+export function deadlineClock(): Clock {
+  return current.getStore()?.clock ?? systemClock;
+}
+
 /** Throws when the caller's time is up, saying what was not begun. */
 export function checkDeadline(what: string): void {
   const d = current.getStore();

@@ -6,6 +6,7 @@
 // A call waits its turn only as long as its caller waits for it (deadline.ts): past that it is
 // answered COMMAND_TIMEOUT, not begun. The device stays held by the call that is running, however
 // long that runs, so a call that gave up never lets the next one in beside it.
+import { type Clock, systemClock } from '../clock.js';
 import { LATE, within } from '../within.js';
 import { checkDeadline, notBegun, withDeadline } from './deadline.js';
 
@@ -14,19 +15,25 @@ const WAITED = 'the call, which waited for the one before it on this device,';
 export class DeviceLanes {
   private readonly tails = new Map<string, Promise<void>>();
 
+  constructor(private readonly clock: Clock = systemClock) {}
+
   /** Runs `fn` once every earlier call on this device has finished (failed or not), within `budgetMs` of now. */
   run<T>(localId: string, fn: () => Promise<T>, budgetMs?: number): Promise<T> {
     const previous = this.tails.get(localId) ?? Promise.resolve();
     let began = false;
-    const result = withDeadline(budgetMs, async () => {
-      if (budgetMs === undefined) await previous;
-      // A wait that ran out is out, even when Node's whole-millisecond timer fired a hair before the
-      // deadline as performance.now() measures it (CI began such a call once).
-      else if ((await within(previous, budgetMs)) === LATE) throw notBegun(WAITED);
-      checkDeadline(WAITED);
-      began = true;
-      return fn();
-    });
+    const result = withDeadline(
+      budgetMs,
+      async () => {
+        if (budgetMs === undefined) await previous;
+        // A wait that ran out is out, even when Node's whole-millisecond timer fires a hair before the
+        // deadline as performance.now() measures it.
+        else if ((await within(previous, budgetMs, this.clock)) === LATE) throw notBegun(WAITED);
+        checkDeadline(WAITED);
+        began = true;
+        return fn();
+      },
+      this.clock,
+    );
     // The lane frees when this call has finished, or — had it never begun — when the one before it has.
     const tail = result.then(
       () => undefined,

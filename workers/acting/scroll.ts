@@ -6,7 +6,7 @@ import type { Point } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { DeviceBackend } from '../devices/backend.js';
 import type { Read } from '../understanding/service.js';
-import { checkDeadline, timeLeft } from './deadline.js';
+import { checkDeadline, deadlineClock, timeLeft } from './deadline.js';
 import { movement, STALL_PT } from './scroll-sensor.js';
 
 export type Direction = 'up' | 'down' | 'left' | 'right';
@@ -86,10 +86,11 @@ export async function scrollBy(
   settleRead: () => Promise<Read>,
   within?: Point,
 ): Promise<ScrollOutcome> {
-  const t0 = performance.now();
+  const clock = deadlineClock();
+  const t0 = clock.now();
   for (const drag of scrollDrags(contentBand(before), direction, distance, device.touchSlopPt, within)) await device.touch(drag);
   const after = await settleRead();
-  const tookMs = performance.now() - t0;
+  const tookMs = clock.now() - t0;
   const movedPt = movedBetween(before, after, direction);
   if (movedPt === null || Math.abs(movedPt) < STALL_PT) return { movedPt, atEnd: movedPt !== null, after };
   const off = distance - movedPt;

@@ -10,6 +10,7 @@
 // one, none outside; one more came 50 ms after the capture answered). So a frame painted while a
 // capture ran, or just after, is left out, whatever it shows, and once that is over the device
 // sends one fresh frame of the screen in their place, so a change that happened meanwhile is seen.
+import { type Clock, systemClock } from '../../clock.js';
 
 /** Slack before a window, for the two clocks' resolutions (Chromium's and Node's). */
 const SLACK_MS = 5;
@@ -38,23 +39,26 @@ export class CapturePaints {
   /** Frames left out over the device's life. */
   dropped = 0;
 
-  constructor(private readonly screen: { width: number; height: number }) {}
+  constructor(
+    private readonly screen: { width: number; height: number },
+    private readonly clock: Pick<Clock, 'wall'> = systemClock,
+  ) {}
 
   /** Around a capture at another density: frames painted while it runs are not the screen. */
   async during<T>(capture: () => Promise<T>): Promise<T> {
-    if (this.open++ === 0) this.openedAt = Date.now();
+    if (this.open++ === 0) this.openedAt = this.clock.wall();
     try {
       return await capture();
     } finally {
       if (--this.open === 0) {
-        this.windows.push({ from: this.openedAt, to: Date.now() });
+        this.windows.push({ from: this.openedAt, to: this.clock.wall() });
         if (this.windows.length > KEPT) this.windows.shift();
       }
     }
   }
 
   /** Whether a screencast frame is a capture's paint (counted, and owed a fresh frame) or the screen. */
-  isCapturePaint(m: PaintMetadata, receivedAt = Date.now()): boolean {
+  isCapturePaint(m: PaintMetadata, receivedAt = this.clock.wall()): boolean {
     const painted = m.timestamp !== undefined ? m.timestamp * 1000 : receivedAt;
     const sized = Math.abs(m.deviceWidth - this.screen.width) > 1 || Math.abs(m.deviceHeight - this.screen.height) > 1;
     const inside =

@@ -11,6 +11,7 @@
 // idle, and a caller (a look, an OCR read) is better served by a coded failure in seconds than by
 // the gateway's timeout. One retry goes out first, since the second request usually finds a frame.
 import type { CDPSession } from 'playwright-core';
+import { type Clock, systemClock } from '../../clock.js';
 import { LATE, within } from '../../within.js';
 import { DeviceError, type Screenshot } from '../backend.js';
 
@@ -21,16 +22,19 @@ export interface CaptureOptions {
   scale: number;
   /** How long one request may go unanswered before a second is sent; both may then answer. */
   attemptMs?: number;
+  /** The attempts' timers; the system clock unless a test gives its own. */
+  clock?: Clock;
 }
 
 export async function capturePng(cdp: CDPSession, opts: CaptureOptions): Promise<Screenshot> {
   const attemptMs = opts.attemptMs ?? CAPTURE_ATTEMPT_MS;
-  const t0 = performance.now();
+  const clock = opts.clock ?? systemClock;
+  const t0 = clock.now();
   const first = requestCapture(cdp, opts.scale);
-  let png = await within(first, attemptMs);
-  if (png === LATE) png = await within(Promise.race([first, requestCapture(cdp, opts.scale)]), attemptMs);
+  let png = await within(first, attemptMs, clock);
+  if (png === LATE) png = await within(Promise.race([first, requestCapture(cdp, opts.scale)]), attemptMs, clock);
   if (png === LATE) {
-    const stalledMs = Math.round(performance.now() - t0);
+    const stalledMs = Math.round(clock.now() - t0);
     throw new DeviceError(
       'DEVICE_FAILED',
       `the browser did not capture the screen within ${stalledMs} ms (two requests)`,
