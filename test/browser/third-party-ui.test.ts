@@ -12,6 +12,7 @@ import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 import { serveDirectory } from '../helpers/static-server.js';
 // Sleeps here wait on real Chromium (its frames, its pages' own timers): no virtual clock reaches into the browser.
+import { captureLabels, captureTree } from '../helpers/tree-capture.js';
 import { sleep } from '../helpers/wait.js';
 import { webDevice } from '../helpers/web-device.js';
 
@@ -30,7 +31,9 @@ const same: [string, string][] = [
 const page = () => device.currentPageForTests;
 const read = async (app: string, name: string) => {
   await sleep(700);
-  readings.set(name, { app, r: readScreen(await device.tree(), 'web') });
+  const tree = await device.tree();
+  captureTree('kits', name, tree);
+  readings.set(name, { app, r: readScreen(tree, 'web') });
 };
 const open = async (path: string) => {
   await device.open(`${server.origin}/${path}`);
@@ -113,6 +116,7 @@ beforeAll(async () => {
   await read('ratchet movies', 'movies scrolled');
   await open('ratchet-npm/docs/examples/app-movies/choose-theater.html');
   await read('ratchet movies', 'choose theater');
+  captureLabels('kits', [...readings.keys()], same, (name) => readings.get(name)!.app);
 }, 120_000);
 afterAll(async () => {
   await provider?.close();

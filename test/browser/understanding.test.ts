@@ -9,6 +9,7 @@ import { compare, SAME_SCREEN } from '../../workers/understanding/identity.js';
 import { outlineText } from '../../workers/understanding/outline.js';
 import { readScreen, type ScreenReading } from '../../workers/understanding/screen.js';
 // Sleeps here wait on real Chromium (its frames, its pages' own timers): no virtual clock reaches into the browser.
+import { captureLabels, captureTree } from '../helpers/tree-capture.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { webDevice } from '../helpers/web-device.js';
 
@@ -50,7 +51,9 @@ describe('the sample app, read', () => {
     const at = async (name: string, route: string | null, then?: () => Promise<unknown>) => {
       if (route !== null) await show(route);
       if (then) await then();
-      readings.set(name, await read());
+      const tree = await device.tree();
+      captureTree('sample', name, tree);
+      readings.set(name, readScreen(tree, 'web'));
     };
     await at('inbox', 'inbox');
     await at('inbox later', null, () => sleep(1100)); // the header clock has ticked
@@ -145,6 +148,7 @@ describe('the sample app, read', () => {
       ['form middle', 'form bottom'],
       ['wizard 1', 'wizard 1 filled'],
     );
+    captureLabels('sample', [...readings.keys()], same, () => 'simfleet sample app');
   }, 120_000);
 
   it('every screen reads to a short outline, the same bytes twice, far smaller than its tree', async () => {

@@ -35,11 +35,25 @@ describe('simfleet inspect', () => {
   it('compares every pair, as text and as JSON', async () => {
     const text = await run('--compare', SETTINGS, ACCESSIBILITY, SETTINGS);
     expect(text.code).toBe(0);
-    expect(text.stdout.trim().split('\n')).toHaveLength(3);
-    expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\)/m);
-    expect(text.stdout).toMatch(/^same {6}1\.000 /m);
+    // A line saying the rule, then for each pair its decision and a line of evidence.
+    expect(text.stdout.trim().split('\n')).toHaveLength(1 + 3 * 2);
+    expect(text.stdout).toMatch(/^# same screen when the similarity is at least 0\.\d+ and nothing vetoes it\n/);
+    expect(text.stdout).toMatch(/^different \d\.\d{3} .*\n {2}.*veto: title/m);
+    expect(text.stdout).toMatch(/^same {6}1\.000 .*\n {2}ids \d+ of \d+\|\d+ \(1\.00\)/m);
     const json = JSON.parse((await run('--compare', '--json', SETTINGS, ACCESSIBILITY)).stdout);
-    expect(json).toEqual({ pairs: [{ a: SETTINGS, b: ACCESSIBILITY, similarity: expect.any(Number), titleVeto: true, same: false }], failures: [] });
+    expect(json).toEqual({
+      pairs: [
+        {
+          a: SETTINGS,
+          b: ACCESSIBILITY,
+          similarity: expect.any(Number),
+          titleVeto: true,
+          same: false,
+          evidence: { families: expect.objectContaining({ ids: { a: 9, b: 6, shared: 0, score: 0 } }), vetoes: ['title'], titleSlot: false },
+        },
+      ],
+      failures: [],
+    });
   });
 
   it('compares the files it could read when one cannot be read, says which one and why, and exits 1', async () => {
@@ -59,7 +73,7 @@ describe('simfleet inspect', () => {
     ]);
     const text = await run('--compare', SETTINGS, junk, ACCESSIBILITY);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/^different \d\.\d{3} \(title veto\) {2}\S+SettingsTopScreen\.xml {2}\S+AccessibilityScreen\.xml\n$/);
+    expect(text.stdout).toMatch(/\ndifferent \d\.\d{3} {2}\S+SettingsTopScreen\.xml {2}\S+AccessibilityScreen\.xml\n {2}.*veto: title\n$/);
     expect(text.stderr).toContain(`${junk}: expected Android uiautomator/Appium XML`);
     // One file left: no pairs, and still one JSON document.
     expect(JSON.parse((await run('--compare', '--json', SETTINGS, join(dir, 'missing.xml'))).stdout)).toEqual({

@@ -3,7 +3,7 @@
 // test/browser/understanding.test.ts and test/unit/corpus-understanding.test.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compare, ScreenBook } from '../../workers/understanding/identity.js';
+import { compare, ScreenBook, SLOT_TOKEN } from '../../workers/understanding/identity.js';
 import { mergeSources } from '../../workers/understanding/merge.js';
 import { isName } from '../../workers/understanding/names.js';
 import { outlineText } from '../../workers/understanding/outline.js';
@@ -71,7 +71,8 @@ describe('regions, lists and tap points', () => {
     expect(r.regions.top).toBeNull();
     expect(r.regionOf[r.elements.findIndex((e) => e.label === 'Mailboxes')]).toBe('content');
     expect(r.title).toBe('Mailboxes');
-    expect(r.fingerprint.title).toBe('Mailboxes');
+    // It names the screen; it vetoes nothing: a scrolled page shows another first row there.
+    expect(r.fingerprint.title).toBeNull();
     // Under a navigation bar that holds only a back button (iOS's large-title style), the same.
     const under = readScreen(mailboxes(41, [n('navbar', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 70, 36])] })]), 'ios');
     expect(under.regions.evidence.top).toBe('declared');
@@ -301,55 +302,62 @@ describe('identity', () => {
     expect(c.same).toBe(false);
   });
 
-  it('makes a fingerprint of roles, quantised sizes, regions, sibling-count buckets, the list shape and names; never data', () => {
-    const inbox = (o: { clock: string; price: string; notes: string[]; rows: number; compose: number }) =>
-      tree([
-        n('header', '', [0, 0, 393, 88], {
-          children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24]), n('text', o.clock, [330, 10, 50, 16])],
-        }),
-        n('button', 'Compose', [16, 100, o.compose, 44]),
-        n('button', o.price, [200, 100, 120, 44]),
-        ...o.notes.map((x, i) => n('text', x, [16, 150 + i * 24, 300, 20])),
-        n('list', '', [0, 260, 393, 500], {
-          children: ROWS.slice(0, o.rows).map((x, i) => n('cell', '', [0, 260 + i * 56, 393, 56], { children: [n('text', x, [16, 278 + i * 56, 300, 20])] })),
-        }),
-        n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) }),
-      ]);
+  it('makes a fingerprint of ids, names in the chrome and of controls, kinds of element and of list rows; never data', () => {
+    const inbox = (o: { clock: string; price: string; notes: string[]; rows: number; compose: number; width: number }) =>
+      tree(
+        [
+          n('header', '', [0, 0, o.width, 88], {
+            children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24]), n('text', o.clock, [o.width - 63, 10, 50, 16])],
+          }),
+          n('button', 'Compose', [16, 100, o.compose, 44], { id: 'compose' }),
+          n('button', o.price, [200, 100, 120, 44]),
+          ...o.notes.map((x, i) => n('text', x, [16, 150 + i * 24, 300, 20])),
+          n('list', '', [0, 260, o.width, 500], {
+            id: 'messages',
+            children: ROWS.slice(0, o.rows).map((x, i) =>
+              n('cell', '', [0, 260 + i * 56, o.width, 56], { id: `message-${i + 1}`, children: [n('text', x, [16, 278 + i * 56, 300, 20])] }),
+            ),
+          }),
+          n('tabbar', '', [0, 768, o.width, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [(i * o.width) / 2, 772, o.width / 2, 48])) }),
+        ],
+        { widthPt: o.width, heightPt: 852, scale: o.width > 500 ? 2 : 3 },
+      );
     const fp = readScreen(
-      inbox({ clock: '10:42', price: '$4.99', notes: ['3 new messages since Monday', 'Synced at 10:41', 'Offline'], rows: 4, compose: 120 }),
+      inbox({ clock: '10:42', price: '$4.99', notes: ['3 new messages since Monday', 'Synced at 10:41', 'Offline'], rows: 4, compose: 120, width: 393 }),
       'web',
     ).fingerprint;
     expect(fp.tokens).toEqual([
-      'c:bottom:home', // names in the bars
-      'c:bottom:settings',
-      'c:top:back',
-      'e:bottom:tab:2x2', // an element: region, role, width in quarters of the screen x height step
-      'e:content:button:1x2',
-      'e:content:text:3x1',
-      'e:top:button:1x2',
-      'e:top:heading:1x1',
-      'e:top:text:1x1',
-      'l1:content:cell:2', // the primary list: its region, row role and row height step, not its length
-      'n:button:compose', // a control's name in the content
-      's:bottom:tab:2', // how many of a role a region holds, bucketed
-      's:content:button:2',
-      's:content:text:3-4',
-      's:top:button:1',
-      's:top:heading:1',
-      's:top:text:1',
+      'c:back', // names in the chrome (what does not scroll), the title held apart
+      'c:home',
+      'c:settings',
+      'i:compose', // stable ids, a list row's with its digits as #: the template, never the count
+      'i:message-#',
+      'i:messages',
+      'l:cell', // the kind of each list's rows
+      'n:compose', // a control's name in the content
+      'r:button', // the kinds of element the screen holds, not how many
+      'r:cell',
+      'r:heading',
+      'r:tab',
+      'r:text',
     ]);
     expect(fp.title).toBe('Inbox'); // held apart for the veto, not a token
     // No time, price, count or weekday in any token, nor a digit anywhere a name goes.
     for (const t of fp.tokens) {
-      expect(t, t).toMatch(
-        /^(e:(top|content|bottom|modal|keyboard):[a-z]+(:readonly)?:[0-4]x[0-5]|s:(top|content|bottom|modal|keyboard):[a-z]+:(1|2|3-4|5-8|9\+)|l[12]:[a-z]+:[a-z]+:[0-5]|[cn]:[a-z]+:\D+|m:[a-z]+|k:keyboard)$/,
-      );
+      expect(t, t).toMatch(/^([cns]:\D+|i:[^\d]+|r:[a-z]+(:readonly)?|l:[a-z]+|m:[a-z]+)$/);
       expect(t).not.toMatch(/10:4|4\.99|monday|synced|inbox/i);
     }
-    // Another minute, price, count and weekday, a fourth note, more rows and a slightly wider button:
-    // the same tokens.
+    // Another minute, price, count and weekday, a fourth note, more rows, a wider button and a
+    // tablet's width: the same tokens.
     const later = readScreen(
-      inbox({ clock: '10:43', price: '$5.49', notes: ['4 new messages since Tuesday', 'Synced at 10:43', 'Offline', 'Paused'], rows: 9, compose: 130 }),
+      inbox({
+        clock: '10:43',
+        price: '$5.49',
+        notes: ['4 new messages since Tuesday', 'Synced at 10:43', 'Offline', 'Paused'],
+        rows: 9,
+        compose: 130,
+        width: 820,
+      }),
       'web',
     ).fingerprint;
     expect(later.tokens).toEqual(fp.tokens);
@@ -357,19 +365,10 @@ describe('identity', () => {
   });
 
   it('keeps several fingerprints on one screen node: a reading that differs a little joins and adds its own', () => {
-    // The inbox with one, two, then three toolbar buttons (a selection mode, say). Each reading is
-    // close to the one before; the third is not close enough to the first (0.667), only to the second.
-    const inbox = (buttons: string[]) =>
-      readScreen(
-        tree([
-          n('header', '', [0, 0, 393, 88], { children: [n('button', 'Back', [8, 44, 80, 36]), n('heading', 'Inbox', [140, 50, 113, 24])] }),
-          ...buttons.map((b, i) => n('button', b, [16 + i * 90, 100, 80, 44])),
-          n('list', '', [0, 180, 393, 560], { children: ROWS.slice(0, 4).map((x, i) => n('cell', x, [0, 180 + i * 56, 393, 56])) }),
-          n('tabbar', '', [0, 768, 393, 84], { children: ['Home', 'Settings'].map((x, i) => n('tab', x, [i * 196.5, 772, 196.5, 48])) }),
-        ]),
-        'web',
-      ).fingerprint;
-    const [one, two, three] = [inbox(['Compose']), inbox(['Compose', 'Filter']), inbox(['Compose', 'Filter', 'Select'])];
+    // Three faces of one screen as it loads more sections: each close to the one before, the third
+    // not close enough to the first, only to the second.
+    const face = (ids: string[]) => ({ tokens: ids.map((i) => `i:${i}`), title: 'Inbox', hash: ids.join('').padEnd(8, '0') });
+    const [one, two, three] = [face(['a', 'b', 'c', 'd']), face(['a', 'b', 'c', 'd', 'e', 'f']), face(['b', 'c', 'd', 'e', 'f', 'g'])];
     expect(compare(one, two).same).toBe(true);
     expect(compare(one, three).same).toBe(false);
     expect(compare(two, three).same).toBe(true);
@@ -384,6 +383,56 @@ describe('identity', () => {
     book.identify(two, 'Inbox');
     expect(first.node).toMatchObject({ readings: 4, fingerprints: { length: 3 } });
     expect(book.size).toBe(1);
+  });
+
+  it('joins a reading that arrives by scrolling to the node it scrolled from, though its structure alone would not', () => {
+    // A long settings page: the top and the bottom share only their chrome (ids of other rows).
+    const face = (ids: string[], title: string) => ({ tokens: ids.map((i) => `i:${i}`), title, hash: `${ids.join('')}${title}`.slice(0, 8) });
+    const top = face(['hub-name', 'members', 'member-row'], 'Settings');
+    const bottom = face(['tools', 'subscriptions', 'reminders'], 'Settings');
+    expect(compare(top, bottom).same).toBe(false);
+    const book = new ScreenBook();
+    const first = book.identify(top, 'Settings');
+    const arrival = (scrolled: boolean) => ({ from: first.node.id, scrolled, reached: () => false });
+    expect(book.identify(bottom, 'Settings', arrival(false))).toMatchObject({ known: false, how: 'new' });
+    const again = new ScreenBook();
+    const a = again.identify(top, 'Settings');
+    expect(again.identify(bottom, 'Settings', { from: a.node.id, scrolled: true, reached: () => false })).toMatchObject({
+      known: true,
+      how: 'scrolled',
+      node: { id: a.node.id },
+    });
+    expect(a.node.fingerprints).toHaveLength(2); // the bottom is a face of the page now: the next visit needs no scroll
+    // Scrolling does not carry a reading across a veto: another title is another screen.
+    const other = face(['tools', 'subscriptions', 'reminders'], 'Privacy');
+    expect(again.identify(other, 'Privacy', { from: a.node.id, scrolled: true, reached: () => false })).toMatchObject({ how: 'new' });
+  });
+
+  it('learns a title that is data as a slot: reached from the same screen, alike but for the title', () => {
+    const face = (title: string) => ({ tokens: ['i:avatar', 'i:bio', 'i:follow', 'r:button'], title, hash: title.padEnd(8, '0') });
+    const book = new ScreenBook();
+    const list = book.identify({ tokens: ['i:people', 'l:cell'], title: 'People', hash: 'people00' }, 'People');
+    const alice = book.identify(face('Alice'), 'Alice');
+    expect(compare(face('Alice'), face('Bob'))).toMatchObject({ same: false, titleVeto: true });
+    // Without the transition, a differing title stays a veto: look-alike siblings stay apart.
+    const lone = new ScreenBook();
+    lone.identify(face('Alice'), 'Alice');
+    expect(lone.identify(face('Bob'), 'Bob', { from: 'elsewhere', scrolled: false, reached: () => false })).toMatchObject({ how: 'new' });
+    // Reached from the list before, and now again from the list, built of the very same ids: the title is data.
+    const edges = new Set([`${list.node.id}>${alice.node.id}`]);
+    const reached = (from: string, to: string) => edges.has(`${from}>${to}`);
+    expect(book.identify(face('Bob'), 'Bob', { from: list.node.id, scrolled: false, reached })).toMatchObject({ how: 'slot', node: { id: alice.node.id } });
+    expect(alice.node.fingerprints.every((f) => f.tokens.includes(SLOT_TOKEN))).toBe(true); // kept with the faces, so memory shares it
+    // Look-alike siblings reached from one screen (Settings > Notifications, Settings > Privacy) are
+    // built of other ids: their titles stay names.
+    const settings = new ScreenBook();
+    const from = settings.identify({ tokens: ['i:rows'], title: 'Settings', hash: 'settings' }, 'Settings');
+    const notifications = settings.identify({ tokens: ['i:switch-badges', 'i:back', 'r:switch'], title: 'Notifications', hash: 'notifica' }, 'Notifications');
+    const siblings = (f: string, t: string) => f === from.node.id && t === notifications.node.id;
+    const privacy = { tokens: ['i:switch-location', 'i:back', 'r:switch'], title: 'Privacy', hash: 'privacy0' };
+    expect(settings.identify(privacy, 'Privacy', { from: from.node.id, scrolled: false, reached: siblings })).toMatchObject({ how: 'new' });
+    // From now on any profile joins by structure, however it is reached.
+    expect(book.identify(face('Carol'), 'Carol')).toMatchObject({ how: 'structure', node: { id: alice.node.id } });
   });
 
   it('joins a reading to a node only on evidence: a screen sharing nothing is a new node, never a default', () => {

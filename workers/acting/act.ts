@@ -118,6 +118,8 @@ export class Actor {
       );
     }
     const key = actionKey(kind, el, req);
+    // The transition that leads to the next read, for identity's evidence of a template (identity.ts).
+    const via = key ? { via: { from: before.identified.node.id, action: key } } : {};
     const predicted = opts.expectTo
       ? { to: opts.expectTo, count: 0, verified: 0 }
       : NAVIGATING.has(kind) && key
@@ -150,10 +152,10 @@ export class Actor {
           const newest = eyes.store.newest();
           if (newest && memory.matchPixels(newest, [predicted.to])?.node === predicted.to) {
             settledBy = 'arrival';
-            return (await u.current(localId, epoch, team, { expect: [predicted.to], arrived: true })).read;
+            return (await u.current(localId, epoch, team, { expect: [predicted.to], arrived: true, ...via })).read;
           }
         }
-        if (w.status !== 'settled' && w.status !== 'changed') return (await u.current(localId, epoch, team, { expect: [predicted.to] })).read;
+        if (w.status !== 'settled' && w.status !== 'changed') return (await u.current(localId, epoch, team, { expect: [predicted.to], ...via })).read;
       }
       const left = () => Math.max(1, deadline - performance.now());
       const w = await doubtNoChange(
@@ -168,7 +170,7 @@ export class Actor {
       if (waited?.status === 'settled' && w.status === 'no-change') waited = { ...waited, waitedMs };
       else waited = waited && w.status === 'settled' ? { ...w, waitedMs, ...(waited.transition ? { transition: waited.transition } : {}) } : w;
       if (w.status === 'settled') await streamQuiet(eyes, quietMs, deadline);
-      return (await u.current(localId, epoch, team, predicted ? { expect: [predicted.to] } : {})).read;
+      return (await u.current(localId, epoch, team, { ...(predicted ? { expect: [predicted.to] } : {}), ...via })).read;
     };
 
     let after: Read;

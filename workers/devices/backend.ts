@@ -108,6 +108,11 @@ export interface TreeNode {
   /** Its content scrolls (web: overflow auto/scroll; Android: scrollable; iOS: tables, scroll views). */
   scrollable?: boolean;
   /**
+   * Drawn by the system's own UI over the app (Android's status bar, in a dump of every window):
+   * shown, but no part of which screen of the app this is.
+   */
+  system?: boolean;
+  /**
    * Something drawn over the middle of its visible part hides it (web: a later-painted opaque box,
    * such as the page pushed over this one). Platforms that cannot tell leave it out.
    */

@@ -3,7 +3,7 @@
 // similarity, whether a title veto applied and the same/different decision. Pure: the caller reads
 // the files and prints.
 import type { TreeSnapshot } from '../devices/backend.js';
-import { compare } from './identity.js';
+import { type Comparison, compare, SAME_SCREEN } from './identity.js';
 import { outlineJson, outlineText } from './outline.js';
 import { readScreen, type Platform, type ScreenReading } from './screen.js';
 import { DumpError, parseDump, type DumpFormat } from './sources/index.js';
@@ -49,6 +49,13 @@ export function inspect(file: string, text: string, opts: { format?: InspectForm
       throw err;
     }
   }
+  if (tree.nodes.length === 0) {
+    throw new InspectError(
+      file,
+      'the dump holds no elements: an empty or cut-short dump is no screen to read or compare',
+      'save it again with the app in front',
+    );
+  }
   const reading = readScreen(tree, platform);
   const outline = outlineText(reading, { device: `${platform} (${format})`, screenId: reading.fingerprint.hash, name: reading.title });
   return { file, format, platform, notes, reading, outline };
@@ -90,6 +97,8 @@ export interface Pair {
   similarity: number;
   titleVeto: boolean;
   same: boolean;
+  /** What matched and what differed, family by family; the vetoes that applied; a title taken as data. */
+  evidence: Comparison['evidence'];
 }
 
 /** Every pair of the inspected files, in the order given. */
@@ -98,7 +107,7 @@ export function comparePairs(files: Inspected[]): Pair[] {
   for (let i = 0; i < files.length; i++) {
     for (let j = i + 1; j < files.length; j++) {
       const c = compare(files[i]!.reading.fingerprint, files[j]!.reading.fingerprint);
-      pairs.push({ a: files[i]!.file, b: files[j]!.file, similarity: c.similarity, titleVeto: c.titleVeto, same: c.same });
+      pairs.push({ a: files[i]!.file, b: files[j]!.file, similarity: c.similarity, titleVeto: c.titleVeto, same: c.same, evidence: c.evidence });
     }
   }
   return pairs;
@@ -106,7 +115,14 @@ export function comparePairs(files: Inspected[]): Pair[] {
 
 export function pairsText(pairs: Pair[]): string {
   if (!pairs.length) return ''; // fewer than two files could be read
-  return `${pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}${p.titleVeto ? ' (title veto)' : ''}  ${p.a}  ${p.b}`).join('\n')}\n`;
+  return `# same screen when the similarity is at least ${SAME_SCREEN} and nothing vetoes it\n${pairs.map((p) => `${p.same ? 'same     ' : 'different'} ${p.similarity.toFixed(3)}  ${p.a}  ${p.b}\n  ${evidenceText(p.evidence)}`).join('\n')}\n`;
+}
+
+/** One line: each family's shared/own counts and agreement, then the vetoes and a title taken as data. */
+export function evidenceText(e: Comparison['evidence']): string {
+  const families = Object.entries(e.families).map(([name, f]) => `${name} ${f.shared} of ${f.a}|${f.b} (${f.score.toFixed(2)})`);
+  const vetoes = e.vetoes.map((v) => `veto: ${v}`);
+  return [...families, ...vetoes, ...(e.titleSlot ? ['title is data (a slot)'] : [])].join('; ') || 'nothing in common';
 }
 
 function isSimfleetTree(text: string): boolean {

@@ -40,8 +40,11 @@ export function readScreen(tree: TreeSnapshot, platform: Platform): ScreenReadin
   const regionNames = elements.map((e) => regionOf(e, regions));
   let next = 1;
   const refs = elements.map((e) => (e.tap ? next++ : null));
-  const title = titleOf(elements, regionNames, regions, tree);
-  const fingerprint = fingerprintOf(elements, regions, lists, title, screen.widthPt);
+  // Only a title the chrome shows may veto a match; a large title read from the content is the
+  // screen's name in the outline, but a scrolled page shows another one there.
+  const chromeTitle = titleOf(elements, regionNames, regions, tree);
+  const title = chromeTitle ?? largeTitleOf(elements, regionNames);
+  const fingerprint = fingerprintOf(tree.nodes, elements, regions, lists, chromeTitle, screen);
   return { platform, screen, elements, refs, regionOf: regionNames, regions, lists, title, fingerprint, nodeCount: tree.nodes.length };
 }
 
@@ -68,9 +71,8 @@ function ordered(elements: Element[], regions: Regions, platform: Platform): num
 }
 
 /**
- * The screen's title: a modal's own name when one covers the screen; else what the top bar
- * declares or holds (a heading, or the text nearest the middle); else a large title, a heading or
- * big text drawn first in the content, tight above the rest.
+ * The title the chrome shows: a modal's own name when one covers the screen; else what the top bar
+ * declares or holds (a heading, or the text nearest the middle).
  */
 function titleOf(elements: Element[], region: RegionName[], regions: Regions, tree: TreeSnapshot): string | null {
   const named = (s: string | null | undefined) => (s && normaliseLabel(s) ? normaliseLabel(s) : null);
@@ -78,8 +80,9 @@ function titleOf(elements: Element[], region: RegionName[], regions: Regions, tr
     const inModal = elements.filter((_, i) => region[i] === 'modal');
     return named(regions.modal.label) ?? named(inModal.find((e) => e.role === 'heading')?.label) ?? null;
   }
-  const bar = tree.nodes.find((n) => (n.role === 'navbar' || n.role === 'toolbar') && regions.top && n.frame.y < regions.top.y1);
-  if (bar && isName(bar.label)) return normaliseLabel(bar.label);
+  // The first bar in the top region that names itself (an app bar holds a collapsing toolbar that does).
+  const bar = tree.nodes.find((n) => (n.role === 'navbar' || n.role === 'toolbar') && regions.top && n.frame.y < regions.top.y1 && isName(n.label));
+  if (bar) return normaliseLabel(bar.label);
   const top = elements.filter((e, i) => region[i] === 'top' && e.visible);
   // A bar that names itself without a role (Android's collapsing toolbar): a named group holding
   // the top bar's controls.
@@ -100,15 +103,19 @@ function titleOf(elements: Element[], region: RegionName[], regions: Regions, tr
   // middle, so the one that starts furthest left (in the left third, not reaching the actions).
   const leading = [...texts].sort((a, b) => a.frame.x - b.frame.x)[0];
   if (leading && leading.frame.x < W / 3 && leading.frame.x + leading.frame.width <= W * 0.75) return leading.label;
-  // A large title: the first content row, one heading or text clearly bigger than the screen's text,
-  // whether it shows or has scrolled away under the bar (the page still holds it).
+  return null;
+}
+
+/** A large title: the first content row, one heading or text clearly bigger than the screen's text, whether it shows or has scrolled away under the bar (the page still holds it). */
+function largeTitleOf(elements: Element[], region: RegionName[]): string | null {
   const content = elements.filter((e, i) => (region[i] === 'content' && !e.flags.includes('offscreen')) || (region[i] === 'content' && e.frame.y < 0));
   const rows = rowsOf(content.map((e) => ({ ...e, visible: e.frame })));
   const first = rows[0];
   if (first && first.members.length === 1) {
     const e = first.members[0]!;
     const textHeight = median(elements.filter((x) => x.role === 'text').map((x) => x.frame.height));
-    if (e.role === 'heading' || (e.role === 'text' && textHeight > 0 && e.frame.height >= 1.3 * textHeight)) return named(e.label);
+    const label = normaliseLabel(e.label);
+    if (label && (e.role === 'heading' || (e.role === 'text' && textHeight > 0 && e.frame.height >= 1.3 * textHeight))) return label;
   }
   return null;
 }

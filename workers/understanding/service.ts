@@ -11,7 +11,7 @@ import { type AppMemory, Memories, versionBand } from '../memory/app-memory.js';
 import type { MemorySync } from '../memory/sync.js';
 import type { Eyes } from '../perception/eyes.js';
 import { exitHints } from './hints.js';
-import type { Identified } from './identity.js';
+import type { Arrival, Identified } from './identity.js';
 import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
 import { readScreen, type ScreenReading } from './screen.js';
@@ -100,6 +100,8 @@ export interface CurrentOptions {
   live?: boolean;
   /** Fires when the caller stopped waiting: the read goes on, and is kept for the next call. */
   signal?: AbortSignal;
+  /** The action that led here, from which screen (its graph key), for identity's transition evidence. */
+  via?: { from: string; action: string };
 }
 
 export class Understanding {
@@ -343,7 +345,7 @@ export class Understanding {
       ...(pixels.captureMs === undefined ? {} : { capture: pixels.captureMs }),
     };
     const reading = readScreen(tree, d.backend.platform);
-    const identified = memory.book.identify(reading.fingerprint, reading.title);
+    const identified = memory.book.identify(reading.fingerprint, reading.title, arrivalOf(d.last, memory, eyes, opts.via));
     const t2 = this.clock.now();
     // Memory expected this screen and the tree agrees, but the pixels did not: say so (two screens
     // sharing a fingerprint is the usual cause; new content is the benign one).
@@ -591,3 +593,19 @@ function numberedOf(read: Read): Numbered {
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
+
+/**
+ * Where this read arrives from: the screen of the read before on this device (same app's memory),
+ * and whether every transition the eyes classified since was a scroll.
+ */
+function arrivalOf(previous: Read | undefined, memory: AppMemory, eyes: Eyes, via: CurrentOptions['via']): Arrival | undefined {
+  if (!previous || previous.memory !== memory || previous.seq === undefined) return undefined;
+  const since = eyes.activity.transitionsAfter(previous.seq);
+  // Row ids differ only by their digits (row_3, row_7): one template, one transition.
+  const template = (action: string) => action.replace(/\d+/g, '#');
+  return {
+    from: via?.from ?? previous.identified.node.id,
+    scrolled: since.length > 0 && since.every((t) => t.kind === 'scroll'),
+    reached: (from, to) => via !== undefined && memory.graph.exits(from).some((e) => e.to === to && template(e.action) === template(via.action)),
+  };
+}

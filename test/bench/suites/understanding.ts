@@ -9,6 +9,8 @@ import { pino } from 'pino';
 import type { TreeSnapshot } from '../../../workers/devices/backend.js';
 import { PROFILES } from '../../../workers/devices/web/profiles.js';
 import { WebProvider } from '../../../workers/devices/web/provider.js';
+import { fingerprintOf } from '../../../workers/understanding/fingerprint.js';
+import { ScreenBook } from '../../../workers/understanding/identity.js';
 import { outlineText } from '../../../workers/understanding/outline.js';
 import { readScreen } from '../../../workers/understanding/screen.js';
 import { parseDump } from '../../../workers/understanding/sources/index.js';
@@ -78,6 +80,28 @@ export const understandingSuite: Suite = {
       figures.push(
         summarise(S, `outline build from a ${t300.nodes.length}-node tree (elements, regions, lists, fingerprint, text)`, 'ms', build.slice(20), {
           goal: '≤ 5 ms',
+        }),
+      );
+
+      // Identity of that screen: its fingerprint, then its place in a book of 60 screens of 8 faces
+      // each (every face another screen's, so the whole book is compared).
+      const reading = readScreen(t300, 'web');
+      const book = new ScreenBook();
+      for (let k = 0; k < 60 * 8; k++) {
+        const tokens = reading.fingerprint.tokens.map((t) => `${t}${k % 60}`);
+        book.restore({ id: `n${k % 60}`, name: null, fingerprints: [{ tokens, title: reading.fingerprint.title, hash: `h${k}` }], readings: 1 });
+      }
+      book.restore({ id: 'this', name: null, fingerprints: [reading.fingerprint], readings: 1 }); // found after all the others: the book does not grow
+      const identity: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const s = performance.now();
+        const fp = fingerprintOf(t300.nodes, reading.elements, reading.regions, reading.lists, reading.title, reading.screen);
+        book.identify(fp, reading.title);
+        identity.push(performance.now() - s);
+      }
+      figures.push(
+        summarise(S, `identity of a ${t300.nodes.length}-node screen: fingerprint and a book of 60 screens × 8 faces`, 'ms', identity.slice(20), {
+          goal: '≤ 1 ms',
         }),
       );
 

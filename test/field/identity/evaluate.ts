@@ -21,6 +21,8 @@ export interface JudgedPair {
   app: string;
   truth: 'same' | 'different' | 'ambiguous';
   half: Half;
+  /** A same-screen pair of a group whose captures differ by scroll position. */
+  scroll: boolean;
   /** Both groups' names (one when the truth is same). */
   groups: string;
   comparison: Comparison;
@@ -68,6 +70,7 @@ export function judgePairs(set: LabelledSet, read: { f: LabelledFile; i: Inspect
         app: a.f.app,
         truth,
         half: halfOf(a.f.app),
+        scroll: sameGroup && a.f.scroll,
         groups: sameGroup ? a.f.group : `${a.f.group} / ${b.f.group}`,
         comparison: compare(a.i.reading.fingerprint, b.i.reading.fingerprint),
       });

@@ -17,6 +17,8 @@ export interface LabelledFile {
   app: string;
   platform: string;
   ambiguous: boolean;
+  /** The group's note says its captures differ by scroll position. */
+  scroll: boolean;
 }
 
 export interface LabelledSet {
@@ -42,7 +44,16 @@ export function loadSet(name: string, dir: string): LabelledSet | undefined {
     for (const file of g.files) {
       const path = join(dir, file);
       if (!existsSync(path)) continue;
-      files.push({ set: name, file, text: readFileSync(path, 'utf8'), group, app: g.app, platform: g.platform, ambiguous: /AMBIGUOUS/.test(g.note ?? '') });
+      files.push({
+        set: name,
+        file,
+        text: readFileSync(path, 'utf8'),
+        group,
+        app: g.app,
+        platform: g.platform,
+        ambiguous: /AMBIGUOUS/.test(g.note ?? ''),
+        scroll: /scroll/i.test(g.note ?? ''),
+      });
     }
   }
   return { name, files };

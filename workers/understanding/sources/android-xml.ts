@@ -38,8 +38,24 @@ const CLASS_ROLE: Record<string, string> = {
   WebView: 'webview',
   TabWidget: 'tabbar',
   TabLayout: 'tabbar',
+  BottomNavigationView: 'tabbar',
+  BottomNavigationMenuView: 'tabbar',
+  NavigationBarView: 'tabbar',
+  NavigationBarMenuView: 'tabbar',
+  NavigationRailView: 'tabbar',
   Toolbar: 'toolbar',
+  AppBarLayout: 'toolbar',
 };
+
+/**
+ * Bars that a generic container class hides (a ViewGroup, a FrameLayout), known by the resource id
+ * the platform's templates and libraries give them: toolbar, action_bar, app_bar; nav_view,
+ * bottom_navigation, tab_layout.
+ */
+const ID_ROLE: [RegExp, string][] = [
+  [/(^|_)(toolbar|action_?bar|app_?bar|top_?app_?bar|title_?bar)$/i, 'toolbar'],
+  [/(^|_)(nav_?view|bottom_?nav(igation)?(_?view|_?bar)?|navigation_?(view|bar|rail)|tab_?(layout|bar|host)|tabs)$/i, 'tabbar'],
+];
 
 const TEXT_FIELDS = new Set(['EditText', 'AutoCompleteTextView', 'MultiAutoCompleteTextView']);
 
@@ -49,8 +65,11 @@ export function readAndroid(root: XmlElement, density: number | undefined, notes
   const screen: ScreenSize = { widthPt: round(px.width / d), heightPt: round(px.height / d), scale: d };
   const builder = new TreeBuilder('uiautomator', screen);
   const seen = { obfuscated: 0 };
+  const app = appPackage(root);
   const visit = (el: XmlElement, parent: number | null): void => {
-    const here = builder.add(candidate(el, d, builder.roleOf(parent), seen), parent);
+    const c = candidate(el, d, builder.roleOf(parent), seen);
+    if (app && el.attrs.package === SYSTEM_UI) c.system = true;
+    const here = builder.add(c, parent);
     for (const child of el.children) visit(child, here);
   };
   for (const el of root.children) visit(el, null);
@@ -58,6 +77,20 @@ export function readAndroid(root: XmlElement, density: number | undefined, notes
   notes.push(...builder.notes());
   if (seen.obfuscated > 0) notes.push(`${seen.obfuscated} obfuscated resource-ids (…_resource_name_obfuscated) read as no id`);
   return builder.snapshot();
+}
+
+const SYSTEM_UI = 'com.android.systemui';
+
+/** The package most of the dump's nodes belong to, other than the system UI; null for a dump of the system UI alone. */
+function appPackage(root: XmlElement): string | null {
+  const counts = new Map<string, number>();
+  const walk = (el: XmlElement): void => {
+    const p = el.attrs.package;
+    if (p && p !== SYSTEM_UI) counts.set(p, (counts.get(p) ?? 0) + 1);
+    el.children.forEach(walk);
+  };
+  root.children.forEach(walk);
+  return [...counts].sort((x, y) => y[1] - x[1])[0]?.[0] ?? null;
 }
 
 // Google's apps ship with resource names stripped: every such element reports the same
@@ -79,7 +112,9 @@ function candidate(el: XmlElement, density: number, parentRole: string | undefin
   const flag = (k: string): boolean => a[k] === 'true';
   const clickable = flag('clickable');
   const checkable = flag('checkable');
-  const role = roleOf(a.class || (el.tag === 'node' ? '' : el.tag), clickable, checkable, flag('password'), parentRole);
+  const id = idOf(clean(a['resource-id']), seen);
+  const classRole = roleOf(a.class || (el.tag === 'node' ? '' : el.tag), clickable, checkable, flag('password'), parentRole);
+  const role = classRole === 'group' && id ? (ID_ROLE.find(([re]) => re.test(id))?.[1] ?? classRole) : classRole;
   const field = role === 'textfield' || role === 'securefield';
   const text = clean(a.text);
   const desc = clean(a['content-desc']);
@@ -93,7 +128,7 @@ function candidate(el: XmlElement, density: number, parentRole: string | undefin
     value: field && text !== hint ? orNull(text) : null,
     states: states({ checked: checkable && flag('checked'), selected: flag('selected'), disabled: a.enabled === 'false', focused: flag('focused') }),
     frame: b ? { x: b.x / density, y: b.y / density, width: b.width / density, height: b.height / density } : null,
-    id: idOf(clean(a['resource-id']), seen),
+    id,
     interactive: clickable || checkable || flag('long-clickable') || field,
     hidden: a.displayed === 'false' || a.visible === 'false',
     scrollable: flag('scrollable'),

@@ -148,6 +148,8 @@ export interface Candidate {
   hidden: boolean;
   /** The dump says its content scrolls (Android scrollable="true"). */
   scrollable?: boolean;
+  /** Drawn by the system's own UI over the app (Android's status bar in a dump of every window). */
+  system?: boolean;
 }
 
 /** Collects nodes in document order; each source walks its dump and offers every element. */
@@ -206,6 +208,7 @@ export class TreeBuilder {
       unnamed: c.interactive && c.label === '',
       offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= widthPt || frame.y >= heightPt,
       ...(scrollable ? { scrollable: true } : {}),
+      ...(c.system ? { system: true } : {}),
     });
     return index;
   }
