@@ -90,6 +90,11 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
     message: 'nothing on the screen matches the target',
     hint: 'read the screen (GET /v1/sessions/{id}/screen) for the elements it has; details.near lists labels that come close',
   },
+  NOT_A_FIELD: {
+    status: 422,
+    message: 'the target takes no text',
+    hint: 'type into a text field (a textfield line of the outline); details.target is the element the target named',
+  },
   AMBIGUOUS: { status: 409, message: 'the target matches more than one element', hint: 'name one of details.candidates by its ref (@N), or add a role' },
   PLAN_CHANGED: {
     status: 409,

@@ -3072,6 +3072,7 @@ const document: Record<string, unknown> = {
           "UNKNOWN_MARK",
           "DESTRUCTIVE_REFUSED",
           "STALE_REF",
+          "NOT_A_FIELD",
           "NO_MATCH",
           "AMBIGUOUS",
           "ORIGIN_NOT_ALLOWED",
@@ -6644,10 +6645,11 @@ const document: Record<string, unknown> = {
                 "partly-offscreen",
                 "covered",
                 "partly-covered",
-                "probed"
+                "probed",
+                "label-beside"
               ]
             },
-            "description": "probed: found by the platform's hit test inside a container the tree reported empty"
+            "description": "probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail"
           },
           "source": {
             "type": "string",

@@ -971,7 +971,7 @@ export type components = {
          *     (server/errors.ts holds the table); protocol codes travel as WebSocket close reasons.
          * @enum {string}
          */
-        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "HOST_OVERLOADED" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "PERMISSION_UNSUPPORTED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
+        ErrorCode: "MALFORMED_JSON" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INVALID_TOKEN" | "INVALID_TICKET" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "BODY_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UPGRADE_REQUIRED" | "NO_MATCHING_DEVICE" | "IDEMPOTENCY_KEY_REUSED" | "SESSION_ENDED" | "HOST_UNREACHABLE" | "STALE_LEASE" | "COMMAND_TIMEOUT" | "HOST_OVERLOADED" | "DEVICE_FAILED" | "DEVICE_BUSY" | "SESSION_NOT_READY" | "UNKNOWN_MARK" | "DESTRUCTIVE_REFUSED" | "STALE_REF" | "NOT_A_FIELD" | "NO_MATCH" | "AMBIGUOUS" | "ORIGIN_NOT_ALLOWED" | "PLAN_CHANGED" | "RECORDING_ACTIVE" | "EMPTY_RECORDING" | "MAESTRO_UNSUPPORTED" | "LOOK_UNAVAILABLE" | "APP_UNREACHABLE" | "PERMISSION_UNSUPPORTED" | "NOT_READY" | "SHUTTING_DOWN" | "INTERNAL" | "PROTOCOL_ERROR" | "PROTOCOL_VERSION_MISMATCH" | "HELLO_TIMEOUT" | "HEARTBEAT_TIMEOUT" | "HOST_ID_IN_USE" | "HOST_REPLACED" | "MESSAGE_TOO_LARGE";
         Error: {
             error: {
                 code: components["schemas"]["ErrorCode"];
@@ -1981,8 +1981,8 @@ export type components = {
             /** @description centre of the visible part, in points; null when none of it shows */
             tap: components["schemas"]["Point"] | null;
             frame: components["schemas"]["Box"];
-            /** @description probed: found by the platform's hit test inside a container the tree reported empty */
-            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered" | "probed")[];
+            /** @description probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail */
+            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered" | "probed" | "label-beside")[];
             /** @enum {string} */
             source: "web" | "uiautomator" | "xcuitest" | "idb" | "axe" | "ocr";
             /**

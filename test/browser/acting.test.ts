@@ -123,6 +123,35 @@ describe('actions with verdicts and memory', () => {
     }
   });
 
+  it('records no edge in the memory graph for a tap that changed nothing', async () => {
+    const idle = await farm.token('agent', 'idle-taps');
+    const id = await settledSession(idle);
+    try {
+      const at = { params: { sessionId: id } };
+      const nothing = await idle.call('runAction', { ...at, body: { action: 'tap', target: 'Inbox', role: 'heading' } });
+      expect(nothing.status).toBe(200);
+      expect(nothing.body.verdict).toBe('no-visible-change');
+      const moved = await idle.call('runAction', { ...at, body: { action: 'tap', target: 'Settings', role: 'tab' } });
+      expect(moved.status).toBe(200);
+      // Memory is written behind: wait for the tab's edge, then the heading's must not be there.
+      const edges = await waitFor(
+        'the tab edge in the graph',
+        async () => {
+          const app = (await idle.call('listApps')).body.apps[0];
+          if (!app) return undefined;
+          const graph = (await idle.call('getAppGraph', { params: { appId: app.id } })).body as { edges: { action: string }[] };
+          return graph.edges.some((e) => e.action === `tap #${moved.body.target.id}`) ? graph.edges : undefined;
+        },
+        15_000,
+      );
+      const heading = nothing.body.target as { id: string | null; label: string };
+      expect(edges.map((e) => e.action)).not.toContain(heading.id ? `tap #${heading.id}` : `tap heading ${JSON.stringify(heading.label)}`);
+    } finally {
+      await idle.call('releaseSession', { params: { sessionId: id } });
+      await waitFor('device free', async () => ((await farm.admin.call('listDevices')).body.devices[0]?.state === 'available' ? true : undefined), 20_000);
+    }
+  });
+
   it('escalates an alert nobody predicted as unfamiliar-modal, with the verdict and its evidence', async () => {
     const id = await session();
     try {

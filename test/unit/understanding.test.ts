@@ -260,6 +260,24 @@ describe('merging by containment', () => {
     expect(readScreen(android, 'android').elements.map((e) => [e.role, e.label, e.flags])).toEqual([['switch', 'Use location', []]]);
   });
 
+  it('keeps a checkbox laid over the edge of a text field as a control of its own, and the field (a to-do list\'s "toggle all")', () => {
+    // TodoMVC: the toggle-all checkbox sits over the left end of the new-entry field, unnamed, inside
+    // the field's box. Taking it for the field's toggle named it with the placeholder and dropped the
+    // field: `type` into the placeholder then tapped the checkbox.
+    const t = tree([
+      n('textfield', 'What needs to be done?', [1, 146, 392, 65], { id: 'new-todo', states: { focused: true } }),
+      n('checkbox', '', [2, 148, 41, 64], { id: 'toggle-all', states: { checked: false } }),
+      n('list', '', [1, 213, 392, 59], { children: [n('cell', 'Buy milk', [1, 213, 392, 59], { children: [n('checkbox', '', [1, 222, 40, 40])] })] }),
+    ]);
+    const r = readScreen(t, 'web');
+    const field = r.elements.find((e) => e.role === 'textfield');
+    const toggle = r.elements.find((e) => e.id === 'toggle-all');
+    expect(field).toMatchObject({ label: 'What needs to be done?', id: 'new-todo' });
+    expect(toggle).toMatchObject({ role: 'checkbox', label: '' });
+    // The row's own checkbox still takes the row's name.
+    expect(r.elements.filter((e) => e.role === 'checkbox').map((e) => e.label)).toEqual(['', 'Buy milk']);
+  });
+
   it('keeps a switch in a row about something else as its own control', () => {
     const t = tree([n('cell', 'Notifications', [0, 200, 393, 50], { children: [n('switch', 'Allow', [330, 210, 51, 31])] })]);
     expect(readScreen(t, 'ios').elements.map((e) => e.role)).toEqual(['cell', 'switch']);

@@ -3,6 +3,7 @@
 // the screen waited on until it settles, read again (from memory when the pixels agree), and a
 // verdict given with its evidence. The graph and the app's memory learn from it; an escalation is
 // raised when simfleet cannot vouch for the outcome.
+import { TAKES_TEXT } from '../understanding/elements.js';
 import type { Logger } from 'pino';
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type NodeStates } from '../devices/backend.js';
@@ -117,6 +118,16 @@ export class Actor {
         { target: u.elementJson(before, index!), screen: identity(before) },
       );
     }
+    if ((kind === 'type' || kind === 'clear') && el && !TAKES_TEXT.has(el.role)) {
+      // Typing into what takes no text would tap it (a checkbox laid over a field completed every
+      // to-do), and the tap's own effect would pass for the typing's.
+      throw new DeviceError(
+        'NOT_A_FIELD',
+        `${el.role} ${JSON.stringify(el.label)} takes no text; nothing was touched`,
+        'name a text field: a textfield line of the outline (a label beside a field names it)',
+        { target: u.elementJson(before, index!) },
+      );
+    }
     const key = actionKey(kind, el, req);
     // The transition that leads to the next read, for identity's evidence of a template (identity.ts).
     const via = key ? { via: { from: before.identified.node.id, action: key } } : {};
@@ -229,7 +240,10 @@ export class Actor {
       ...(delivered !== undefined ? { delivered } : {}),
     });
     const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, outcome.verdict);
-    if (NAVIGATING.has(kind) && key)
+    // An action that did nothing (no change, or not delivered) leads nowhere: it is no edge of the
+    // graph, which would otherwise predict the same nothing as an outcome next time.
+    const didSomething = outcome.verdict !== 'no-visible-change' && outcome.verdict !== 'not-delivered';
+    if (NAVIGATING.has(kind) && key && didSomething)
       memory.recordEdge(before.identified.node.id, key, after.identified.node.id, {
         durationMs: t3 - t1,
         kind: waited?.transition?.kind ?? null,
@@ -357,8 +371,9 @@ function changedInPlace(
   found: number | null,
   changed: string,
 ): string | null {
+  // A tap's effect is a toggle; typing's is the field's value, and nothing else counts for it.
+  if ((kind === 'type' || kind === 'clear') && el && same) return (el.value ?? '') !== (same.value ?? '') ? "the field's value changed" : null;
   if (a && b && toggled(a, b)) return 'the element changed state';
-  if ((kind === 'type' || kind === 'clear') && el && same && (el.value ?? '') !== (same.value ?? '')) return "the field's value changed";
   if (kind === 'scroll') {
     if (found !== null) return 'the element came into view';
     if (scrolled?.movedPt != null && Math.abs(scrolled.movedPt) >= STALL_PT) return `the content moved ${Math.round(Math.abs(scrolled.movedPt))} pt`;

@@ -107,6 +107,8 @@ export interface TreeNode {
   offscreen: boolean;
   /** Its content scrolls (web: overflow auto/scroll; Android: scrollable; iOS: tables, scroll views). */
   scrollable?: boolean;
+  /** A field whose only name is its placeholder, or none: no label is tied to it (a label beside it may be meant). */
+  nameFrom?: 'placeholder';
   /**
    * Drawn by the system's own UI over the app (Android's status bar, in a dump of every window):
    * shown, but no part of which screen of the app this is.

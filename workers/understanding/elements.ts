@@ -5,7 +5,7 @@ import type { NodeSource, NodeStates, Point, Rect, TreeNode, TreeSnapshot } from
 import { area, containment, intersect } from './geometry.js';
 import { normaliseLabel } from './names.js';
 
-export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered' | 'probed';
+export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered' | 'probed' | 'label-beside';
 
 export interface Element {
   /** The tree node it came from (index into the snapshot's nodes). */
@@ -90,19 +90,27 @@ export function elementsOf(tree: TreeSnapshot): Element[] {
       out.push(element(n, words[0]!, words.length > 1 ? words.slice(1, MAX_TEXTS).join(', ') : null));
     }
   }
-  return withoutDuplicates(withoutControlNames(out));
+  return withoutDuplicates(withoutControlNames(labelledByLayout(out, tree.nodes)));
 }
 
 const TOGGLES = new Set(['switch', 'checkbox', 'radio']);
+/** Controls a row is made of: what may hold a toggle of the same meaning (an iOS cell and its switch). */
+const ROWS = new Set(['cell', 'button', 'link', 'group', 'other', 'row', 'listitem', 'menuitem']);
+/** Controls that take text or a value: never a row, never one thing with a control laid over them. */
+export const ENTRY = new Set(['textfield', 'securefield', 'searchfield', 'textarea', 'select', 'combobox', 'slider']);
+/** What `type` may type into. */
+export const TAKES_TEXT = new Set(['textfield', 'securefield', 'searchfield', 'textarea', 'combobox']);
 
 /**
  * One thing described twice, by a container and by what it contains (an iOS cell and its switch, a
  * link wrapped in a text view): the same words, one box inside the other. The inner one stays, as
- * it is what a tap must hit; an unnamed toggle in a named row takes the row's name first.
+ * it is what a tap must hit; an unnamed toggle in a named row takes the row's name first. A text
+ * field is no row: a checkbox laid over its edge (a to-do list's "toggle all") is a control of its
+ * own, and the field stays.
  */
 function withoutDuplicates(els: Element[]): Element[] {
   for (const outer of els) {
-    if (!outer.interactive || !outer.label) continue;
+    if (!outer.interactive || !outer.label || !ROWS.has(outer.role)) continue;
     const toggles = els.filter((t) => t !== outer && TOGGLES.has(t.role) && !t.label && containment(t.frame, outer.frame) >= 0.9);
     if (toggles.length === 1) {
       toggles[0]!.label = outer.label;
@@ -113,7 +121,8 @@ function withoutDuplicates(els: Element[]): Element[] {
   for (const a of els) {
     for (const b of els) {
       if (a === b || drop.has(a) || drop.has(b) || !a.label || a.label !== b.label) continue;
-      // b inside a: drop a, unless b is mere text and a the control.
+      // b inside a: drop a, unless b is mere text and a the control, or a takes text (two controls, not one).
+      if (ENTRY.has(a.role) || (a.interactive && b.interactive && ENTRY.has(b.role))) continue;
       if (containment(b.frame, a.frame) >= 0.9 && (b.interactive || !a.interactive) && area(b.frame) <= area(a.frame)) drop.add(a);
     }
   }
@@ -130,6 +139,39 @@ function withoutControlNames(els: Element[]): Element[] {
     if (e.interactive || e.role !== 'text') return true;
     return !controls.some((c) => c.label === e.label && (sameRow(c.frame, e.frame) || captionOf(e.frame, c.frame)));
   });
+}
+
+/**
+ * A field no label is tied to (its only name its placeholder, or none) takes the text the layout
+ * pairs with it: in its row just before it (a label cell beside an input cell), else a caption just
+ * above its left part. The text is then its name, not a line of its own, and the field says so
+ * (`label-beside`); its placeholder, if any, stays as its detail. `type` into the label's words then
+ * types into the field.
+ */
+function labelledByLayout(els: Element[], nodes: TreeNode[]): Element[] {
+  const used = new Set<Element>();
+  const texts = els.filter((e) => e.role === 'text' && !e.interactive && isLabelText(e.label));
+  for (const field of els) {
+    if (!ENTRY.has(field.role) || (field.label && nodes[field.node]!.nameFrom !== 'placeholder')) continue;
+    const free = texts.filter((t) => !used.has(t));
+    const beside = free
+      .filter((t) => sameRow(t.frame, field.frame) && t.frame.x + t.frame.width <= field.frame.x + 8 && field.frame.x - (t.frame.x + t.frame.width) <= 120)
+      .sort((a, b) => b.frame.x - a.frame.x)[0];
+    const above = free.filter((t) => captionOf(t.frame, field.frame) && Math.abs(t.frame.x - field.frame.x) <= 24).sort((a, b) => b.frame.y - a.frame.y)[0];
+    const label = beside ?? above;
+    if (!label) continue;
+    used.add(label);
+    const placeholder = field.label;
+    field.label = label.label.replace(/\s*[:：]\s*$/, '');
+    field.detail = placeholder || field.detail;
+    field.flags = [...field.flags.filter((f) => f !== 'unnamed'), 'label-beside'];
+  }
+  return els.filter((e) => !used.has(e));
+}
+
+/** Words that can name a field: short, not a sentence. */
+function isLabelText(label: string): boolean {
+  return label.length > 0 && label.length <= 40 && !/[.!?]$/.test(label);
 }
 
 function sameRow(a: Rect, b: Rect): boolean {

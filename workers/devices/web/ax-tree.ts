@@ -9,6 +9,15 @@ import { DomIndex, SNAPSHOT_STYLES, type Snapshot } from './dom-snapshot.js';
 
 interface AXValue {
   value?: unknown;
+  /** How the name was computed, most important first (Chromium's name sources). */
+  sources?: AXNameSource[];
+}
+interface AXNameSource {
+  type: string;
+  value?: { value?: unknown };
+  superseded?: boolean;
+  nativeSource?: string;
+  nativeSourceValue?: { relatedNodes?: { backendDOMNodeId?: number }[] };
 }
 interface AXNode {
   nodeId: string;
@@ -188,13 +197,16 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
       // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
       const scroller = !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
       if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller) && node.backendDOMNodeId !== undefined) {
-        if (!info?.visible || info.rect.width <= 0 || info.rect.height <= 0) {
+        const role = scroller ? 'scroll' : (ROLE[rawRole] ?? rawRole.toLowerCase());
+        const interactive = INTERACTIVE.has(role);
+        // A control drawn by its label (a radio or checkbox visually hidden, its styled label what
+        // shows and what a tap hits) is where its label is.
+        const rect = interactive && !drawn(info) ? labelRect(node, dom) : info?.visible ? info.rect : undefined;
+        if (!rect || rect.width <= 0 || rect.height <= 0) {
           skippedInvisible++;
         } else {
-          const role = scroller ? 'scroll' : (ROLE[rawRole] ?? rawRole.toLowerCase());
-          const frame = toScreen(info.rect);
-          const shown = intersect(info.rect, viewport);
-          const interactive = INTERACTIVE.has(role);
+          const frame = toScreen(rect);
+          const shown = intersect(rect, viewport);
           const index = nodes.length;
           nodes.push({
             index,
@@ -204,12 +216,13 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             value: axValue(node),
             states: statesOf(node),
             frame,
-            id: info.stableId,
+            id: info?.stableId ?? null,
             source: 'web',
             interactive,
             unnamed: interactive && name === '',
             offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= screen.widthPt || frame.y >= screen.heightPt,
-            ...(info.scroller ? { scrollable: true } : {}),
+            ...(info?.scroller ? { scrollable: true } : {}),
+            ...(interactive && nameFromPlaceholder(node) ? { nameFrom: 'placeholder' as const } : {}),
             // Painted over wherever it shows (a pushed page over the last one): no tap can reach it.
             // A row half under a tab bar is not: part of it shows, and the outline taps that part.
             covered:
@@ -229,6 +242,41 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
     if (root) visit(root, null);
   }
   return { nodes, skippedInvisible, screen, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(retakes > 0 ? { retakes } : {}) };
+}
+
+/** Shown at a size a finger can find: a control 1 px square or clipped to nothing is hidden on purpose. */
+function drawn(info: { visible: boolean; rect: Rect } | undefined): boolean {
+  return info?.visible === true && info.rect.width >= 2 && info.rect.height >= 2;
+}
+
+/** The labels Chromium took a control's name from (<label for>, a wrapping <label>). */
+function relatedLabels(node: AXNode): number[] {
+  const out: number[] = [];
+  for (const s of node.name?.sources ?? []) {
+    if (s.type !== 'relatedElement' || !/^label/.test(s.nativeSource ?? '')) continue;
+    for (const r of s.nativeSourceValue?.relatedNodes ?? []) if (r.backendDOMNodeId !== undefined) out.push(r.backendDOMNodeId);
+  }
+  return out;
+}
+
+/** The box of a hidden control's visible labels, together; undefined when none shows. */
+function labelRect(node: AXNode, dom: DomIndex): Rect | undefined {
+  const rects = relatedLabels(node)
+    .map((id) => dom.info.get(id))
+    .filter((i): i is NonNullable<typeof i> => drawn(i))
+    .map((i) => i.rect);
+  if (!rects.length) return undefined;
+  const x0 = Math.min(...rects.map((r) => r.x));
+  const y0 = Math.min(...rects.map((r) => r.y));
+  const x1 = Math.max(...rects.map((r) => r.x + r.width));
+  const y1 = Math.max(...rects.map((r) => r.y + r.height));
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** The control's name is its placeholder (or nothing): no label is tied to it. */
+function nameFromPlaceholder(node: AXNode): boolean {
+  const used = (node.name?.sources ?? []).find((s) => !s.superseded && s.value?.value !== undefined && s.value.value !== '');
+  return used === undefined ? String(node.name?.value ?? '') === '' : used.type === 'placeholder';
 }
 
 function childFrameIds(tree: { childFrames?: { frame: { id: string }; childFrames?: unknown[] }[] }): string[] {
