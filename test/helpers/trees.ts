@@ -10,6 +10,7 @@ export interface N {
   id?: string;
   interactive?: boolean;
   states?: NodeStates;
+  nameFrom?: 'placeholder';
   children?: N[];
 }
 
@@ -38,6 +39,7 @@ export function tree(roots: N[], screen: ScreenSize = { widthPt: 393, heightPt: 
       interactive,
       unnamed: interactive && !(x.label ?? ''),
       offscreen: fy >= screen.heightPt || fy + fh <= 0 || fx >= screen.widthPt || fx + fw <= 0,
+      ...(x.nameFrom ? { nameFrom: x.nameFrom } : {}),
     });
     for (const c of x.children ?? []) visit(c, index);
   };

@@ -278,6 +278,31 @@ describe('merging by containment', () => {
     expect(r.elements.filter((e) => e.role === 'checkbox').map((e) => e.label)).toEqual(['', 'Buy milk']);
   });
 
+  it('names a field no label is tied to by the text beside it in its row, or the caption above it, and says so', () => {
+    const t = tree([
+      n('text', 'Email', [16, 230, 60, 20]),
+      n('textfield', 'you@example.com', [100, 224, 277, 32], { nameFrom: 'placeholder' }),
+      n('text', 'Phone', [16, 270, 60, 20]),
+      n('textfield', '', [100, 264, 277, 32], { nameFrom: 'placeholder' }),
+      n('text', 'Delivery notes:', [16, 310, 200, 20]),
+      n('textfield', '', [16, 334, 361, 60], { nameFrom: 'placeholder' }),
+      // A field with a label of its own keeps it, though a text stands beside it.
+      n('text', 'Promo', [16, 410, 60, 20]),
+      n('textfield', 'Coupon code', [100, 404, 277, 32]),
+    ]);
+    const r = readScreen(t, 'web');
+    const fields = r.elements.filter((e) => e.role === 'textfield').map((e) => [e.label, e.detail, e.flags]);
+    expect(fields).toEqual([
+      ['Email', 'you@example.com', ['label-beside']],
+      ['Phone', null, ['label-beside']],
+      ['Delivery notes', null, ['label-beside']],
+      ['Coupon code', null, []],
+    ]);
+    // The words that name a field are not lines of their own; a text that names nothing stays.
+    expect(r.elements.filter((e) => e.role === 'text').map((e) => e.label)).toEqual(['Promo']);
+    expect(outlineText(r, header(r))).toContain('textfield 239,240 "Email" · you@example.com label-beside');
+  });
+
   it('keeps a switch in a row about something else as its own control', () => {
     const t = tree([n('cell', 'Notifications', [0, 200, 393, 50], { children: [n('switch', 'Allow', [330, 210, 51, 31])] })]);
     expect(readScreen(t, 'ios').elements.map((e) => e.role)).toEqual(['cell', 'switch']);
