@@ -64,7 +64,7 @@ describe('look', () => {
     if (first.spread <= 60) {
       // Two full runs of five under load (2026-12-04) got a crop of the bar's background alone; the
       // second, with this evidence, had a fresh capture (716 ms) of 249 in every channel while the
-      // whole screen fetched right after was fine. Not explained (README, look): it is reported
+      // whole screen fetched right after was fine. Not explained (bench/results/2026-12-04-look-blank-crop.md): it is reported
       // here and the crop is asked again, since what this test checks is where a crop lands.
       const whole = await spread((await look('?scale=2&format=png')).body);
       console.warn(

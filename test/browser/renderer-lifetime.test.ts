@@ -1,6 +1,6 @@
 // What a web device's renderer holds is returned when its session ends. Soaks that keep 20 sessions
 // for an hour or more see Chromium's renderers grow beyond the pages' own state, by under 1 MB per
-// device every ten minutes once the soak's own measuring stopped adding to it (README, Soak). A
+// device every ten minutes once the soak's own measuring stopped adding to it (bench/results/2026-12-07-soak.md). A
 // session's device is prepared on a fresh browser context and reset onto another when it ends
 // (WebDevice.rebuild), so that growth is bounded by a session's length only if the old page's
 // renderer process really exits: this checks it does, on Debian's Chromium.
