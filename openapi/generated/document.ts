@@ -1173,6 +1173,15 @@ const document: Record<string, unknown> = {
         "parameters": [
           {
             "$ref": "#/components/parameters/SessionId"
+          },
+          {
+            "name": "live",
+            "in": "query",
+            "required": false,
+            "description": "read the tree now, whatever the last read or memory would answer (to see what a volatile element says now)",
+            "schema": {
+              "type": "boolean"
+            }
           }
         ],
         "responses": {
@@ -6646,10 +6655,11 @@ const document: Record<string, unknown> = {
                 "covered",
                 "partly-covered",
                 "probed",
-                "label-beside"
+                "label-beside",
+                "volatile"
               ]
             },
-            "description": "probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail"
+            "description": "probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail; volatile: inside a region that changes by itself (a status clock) and changed since the words were read, so its words are left out rather than served stale; read the screen live (GET …/screen?live=true) to see them"
           },
           "source": {
             "type": "string",

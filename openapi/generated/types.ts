@@ -1981,8 +1981,8 @@ export type components = {
             /** @description centre of the visible part, in points; null when none of it shows */
             tap: components["schemas"]["Point"] | null;
             frame: components["schemas"]["Box"];
-            /** @description probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail */
-            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered" | "probed" | "label-beside")[];
+            /** @description probed: found by the platform's hit test inside a container the tree reported empty; label-beside: a field no label is tied to, named by the text the layout pairs with it (in its row before it, or a caption above); its placeholder is its detail; volatile: inside a region that changes by itself (a status clock) and changed since the words were read, so its words are left out rather than served stale; read the screen live (GET …/screen?live=true) to see them */
+            flags: ("unnamed" | "offscreen" | "partly-offscreen" | "covered" | "partly-covered" | "probed" | "label-beside" | "volatile")[];
             /** @enum {string} */
             source: "web" | "uiautomator" | "xcuitest" | "idb" | "axe" | "ocr";
             /**
@@ -3377,7 +3377,10 @@ export interface operations {
     };
     getScreen: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description read the tree now, whatever the last read or memory would answer (to see what a volatile element says now) */
+                live?: boolean;
+            };
             header?: never;
             path: {
                 sessionId: components["parameters"]["SessionId"];

@@ -62,6 +62,11 @@ describe('actions with verdicts and memory', () => {
           const res = await act(id, target, role);
           expect(res.status, `${target}: ${res.text.slice(0, 300)}`).toBe(200);
           verdicts.push(res.body.verdict);
+          // The answer agrees with itself: its outline's header says what its settle says.
+          const settledSaid = /^\S+ .* · settled[ \d]/m.test(res.body.outline.split('\n')[0]);
+          expect(settledSaid, `${target}: settle ${JSON.stringify(res.body.settle)}, header ${res.body.outline.split('\n')[0]}`).toBe(
+            res.body.settle.status === 'settled' || res.body.settle.status === 'no-change',
+          );
           trace.push(`${res.body.verdict} (${res.body.treeReads.action} tree reads, after from ${res.body.evidence.afterFrom})`);
           screens.push(res.body.screen.name ?? res.body.screen.id);
           treeReads = res.body.treeReads.session;
@@ -94,7 +99,7 @@ describe('actions with verdicts and memory', () => {
     } finally {
       await release(id);
     }
-  });
+  }, 180_000); // up to three runs of ten actions, on 2 cores shared with other suites
 
   it('refuses "Se" among Search and Settings as ambiguous, and resolves a typo when one label is clearly meant', async () => {
     const id = await session();

@@ -21,6 +21,9 @@ const PAGES: Record<string, string> = {
     <script>const poll=()=>fetch('/later-state').then(r=>r.text()).then(s=>{if(s==='in')document.getElementById('p').classList.add('in');else setTimeout(poll,100)});poll()</script>`,
   '/spinner': `<style>body{margin:0}.s{position:absolute;left:150px;top:300px;width:60px;height:60px;border:8px solid #ddd;border-top-color:#06c;border-radius:50%;animation:r .8s linear infinite}@keyframes r{to{transform:rotate(360deg)}}</style><h1>Loading</h1><div class="s"></div>`,
   '/still': `<h1>Nothing moves here</h1><p>${'Plain text. '.repeat(30)}</p>`,
+  '/clock': `<style>body{margin:0;font:16px sans-serif}#t{position:fixed;top:4px;left:8px;font:12px monospace}</style>
+    <span id="t"></span><h1 style="margin-top:60px">Departures</h1><p>${'Plain text. '.repeat(20)}</p>
+    <script>const t=document.getElementById('t');let n=0;const tick=()=>{t.textContent='12:00:'+String(n++).padStart(2,'0')};tick();setInterval(tick,1000)</script>`,
   // A list screen that turns into a detail screen when the test says so (it polls /state).
   '/contacts': `<style>body{margin:0;font:16px sans-serif}header{position:fixed;top:0;left:0;right:0;height:56px;background:#f6f6f6;display:flex;align-items:center;justify-content:center}
     ul{list-style:none;margin:56px 0 0;padding:0}li button{display:block;width:100%;height:56px;border:0;border-bottom:1px solid #ddd;background:#fff;text-align:left;padding:0 16px;font:16px sans-serif}
@@ -156,6 +159,33 @@ describe('the screen through the session API', () => {
         role: 'button',
         tap: { x: 197, y: 140 },
       });
+    } finally {
+      await release(id);
+    }
+  });
+
+  it("never serves a ticking clock's words stale: read again after a tick, they are marked volatile; ?live=true reads them now", async () => {
+    const id = await session('/clock');
+    try {
+      await agentA.call('waitForScreen', { ...at(id), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 500 } });
+      const json = (q: Record<string, string> = {}) => agentA.call('getScreen', { ...at(id), query: q, headers: { accept: 'application/json' } });
+      const clockOf = (body: { elements: { label: string; flags: string[]; tap: { y: number } | null }[] }) =>
+        body.elements.find((e) => e.tap !== null && e.tap.y < 20 && (e.label.startsWith('12:00:') || e.flags.includes('volatile')));
+      const first = (await json({ live: 'true' })).body;
+      expect(clockOf(first)).toMatchObject({ label: expect.stringMatching(/^12:00:\d\d$/), flags: [] });
+      await sleep(1500); // real time: the page's own clock ticks in Chromium
+      // The tick moved nothing the eyes count, so this answer is the last read served again: its
+      // clock words are from before the tick, and are not served as current.
+      const again = (await json()).body;
+      expect(again.read.cached).toBe(true);
+      expect(clockOf(again)).toMatchObject({ label: '', flags: ['volatile'] });
+      expect(again.text).not.toContain(`"${clockOf(first)!.label}"`);
+      expect(again.text).toMatch(/text \d+,\d+ volatile\n/);
+      // Asked for live, the tree is read: the clock says what it says now.
+      const live = (await json({ live: 'true' })).body;
+      expect(live.read.cached).toBe(false);
+      expect(clockOf(live)!.label).toMatch(/^12:00:\d\d$/);
+      expect(clockOf(live)!.label).not.toBe(clockOf(first)!.label);
     } finally {
       await release(id);
     }

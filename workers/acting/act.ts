@@ -307,7 +307,14 @@ export class Actor {
       settle: { status: settle.status, waitedMs: settle.waitedMs, by: settledBy, ...(waited?.movingRegion ? { movingRegion: waited.movingRegion } : {}) },
       transition: waited?.transition ? { kind: waited.transition.kind, confidence: waited.transition.confidence } : null,
       screen: identity(after),
-      outline: outlineText(after.reading, u.header(localId, after)),
+      // The header says what this answer's settle says (it was settled by arrival, or not settled).
+      outline: outlineText(
+        after.reading,
+        u.header(localId, after, {
+          settled: settle.status === 'settled' || settle.status === 'no-change',
+          ...(waited?.movingRegion ? { movingForMs: waited.movingRegion.movingForMs } : {}),
+        }),
+      ),
       escalation: escalation ? { reason: escalation.reason, screen: escalation.screen, costMs: escalation.costMs } : null,
       timings: { resolveMs: ms(t1 - t0), touchMs: ms(t2 - t1), settleMs: ms(t3 - t2), readMs: ms(t4 - t3), verdictMs: ms(t5 - t4), totalMs: ms(t5 - t0) },
       treeReads: { action: u.treeReads(localId, epoch) - readsBefore, session: u.treeReads(localId, epoch) },

@@ -5,7 +5,7 @@ import type { NodeSource, NodeStates, Point, Rect, TreeNode, TreeSnapshot } from
 import { area, containment, intersect } from './geometry.js';
 import { normaliseLabel } from './names.js';
 
-export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered' | 'probed' | 'label-beside';
+export type ElementFlag = 'unnamed' | 'offscreen' | 'partly-offscreen' | 'covered' | 'partly-covered' | 'probed' | 'label-beside' | 'volatile';
 
 export interface Element {
   /** The tree node it came from (index into the snapshot's nodes). */

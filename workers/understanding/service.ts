@@ -9,8 +9,10 @@ import type { components } from '../../openapi/generated/types.js';
 import { DeviceError, type DeviceBackend, type TreeSnapshot } from '../devices/backend.js';
 import { type AppMemory, Memories, versionBand } from '../memory/app-memory.js';
 import type { MemorySync } from '../memory/sync.js';
+import type { FrameAnalysis } from '../perception/analysis.js';
 import type { Eyes } from '../perception/eyes.js';
 import { exitHints } from './hints.js';
+import { withVolatile } from './volatile.js';
 import type { Arrival, Identified } from './identity.js';
 import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
@@ -54,6 +56,8 @@ export interface Read {
   seq: number | undefined;
   /** When that frame arrived (performance.now): nothing that moved since then, nothing to read again. */
   frameAt: number | undefined;
+  /** The frame the reading's words are from (the one it was read on, or memory's remembered one). */
+  wordsFrom?: FrameAnalysis;
   reading: ScreenReading;
   identified: Identified;
   memory: AppMemory;
@@ -147,7 +151,7 @@ export class Understanding {
   ): Promise<Record<string, unknown>> {
     const giveUpMs = giveUpAfter(budgetMs, this.timing.giveUpMs ?? READ_GIVE_UP_MS);
     const { read, cached } = await this.inTime(localId, giveUpMs, (signal) =>
-      this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4) }),
+      this.current(localId, epoch, team, { signal, answerMs: giveUpMs - Math.min(ANSWER_MARGIN_MS, giveUpMs / 4), live: params.live === true }),
     );
     if (method === 'screen.read') {
       this.number(localId, epoch, read);
@@ -197,8 +201,10 @@ export class Understanding {
     if (!opts.live && d.last && !d.last.memory.forgotten && (!incomplete(d.last) || !d.last.claimed) && seq !== undefined && (d.last.seq === seq || unmoved)) {
       this.counts.cached++;
       if (!opts.signal?.aborted) d.last.claimed = true;
-      // The screen of the last read, seen again: known now, whatever it was then.
-      return { read: { ...d.last, identified: { ...d.last.identified, known: true } }, cached: true };
+      // The screen of the last read, seen again: known now, whatever it was then; its words inside a
+      // region that changed by itself since (a clock) are not served as current.
+      const reading = withVolatile(d.last.reading, d.last.wordsFrom, newest, eyes.store.recent(2000));
+      return { read: { ...d.last, reading, identified: { ...d.last.identified, known: true } }, cached: true };
     }
     // An app's memory is per version band: a new major version may have moved everything.
     const tm = this.clock.now();
@@ -214,7 +220,8 @@ export class Understanding {
         const read: Read = {
           seq,
           frameAt: newest.at,
-          reading: match.remembered.reading,
+          reading: withVolatile(match.remembered.reading, match.remembered.signature, newest, eyes.store.recent(2000)),
+          wordsFrom: match.remembered.signature,
           identified: { node, known: true, similarity: 1 },
           memory,
           source: 'memory',
@@ -367,6 +374,7 @@ export class Understanding {
     const read: Read = {
       seq,
       frameAt,
+      ...(seq !== undefined && eyes.store.range(seq, seq)[0] ? { wordsFrom: eyes.store.range(seq, seq)[0] } : {}),
       reading,
       identified,
       memory,
@@ -501,9 +509,20 @@ export class Understanding {
     }
   }
 
-  header(localId: string, read: Read): OutlineHeader {
+  /**
+   * `settled`: what the caller's own wait concluded (an action's settle, perhaps by arrival on a
+   * remembered face): the header then says the same, where the eyes' tracker, with its longer
+   * window, may not have caught up yet.
+   */
+  header(localId: string, read: Read, settled?: { settled: boolean; movingForMs?: number }): OutlineHeader {
     const d = this.device(localId);
-    const s = this.settle(localId);
+    const own = this.settle(localId);
+    const s =
+      settled === undefined
+        ? own
+        : settled.settled
+          ? { settled: true, forMs: own.settled ? own.forMs : null }
+          : { settled: false, forMs: settled.movingForMs ?? own.forMs };
     // Every note that applies, in this order: one used to overwrite another (a budget cut hid that
     // the tree contradicts the pixels).
     const notes = [

@@ -76,8 +76,8 @@ export class SessionPerception {
     return this.ask(principal, sessionId, 'perception.wait', body, timeoutMs, (v) => (v as Schemas['WaitResult']).status) as Promise<Schemas['WaitResult']>;
   }
 
-  async screen(principal: Principal, sessionId: string): Promise<Schemas['ScreenOutline']> {
-    return this.ask(principal, sessionId, 'screen.read', {}, CALL_TIMEOUT_MS, (v) =>
+  async screen(principal: Principal, sessionId: string, live = false): Promise<Schemas['ScreenOutline']> {
+    return this.ask(principal, sessionId, 'screen.read', live ? { live: true } : {}, CALL_TIMEOUT_MS, (v) =>
       (v as Schemas['ScreenOutline']).screen.known ? 'known' : 'new',
     ) as Promise<Schemas['ScreenOutline']>;
   }

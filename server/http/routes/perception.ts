@@ -13,7 +13,7 @@ export function perceptionRoutes(app: FastifyInstance, s: GatewayServices): void
   contractRoute(app, 'getChanges', async (req) => s.perception.changes(principalOf(req), req.params.sessionId, req.query.since));
 
   contractRoute(app, 'getScreen', async (req, reply) => {
-    const outline = await s.perception.screen(principalOf(req), req.params.sessionId);
+    const outline = await s.perception.screen(principalOf(req), req.params.sessionId, req.query.live === true);
     // Text unless the client asks for JSON: agents read the outline, programs the fields.
     if (wantsJson(req.headers.accept)) return outline;
     reply.type('text/plain; charset=utf-8');
