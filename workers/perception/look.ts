@@ -60,18 +60,31 @@ export async function look(
   const t0 = performance.now();
   const pixels = await capture(device, scale, newest, giveUpMs);
   const pxPerPt = pixels.width / screen.widthPt;
+  // A capture with fewer pixels than asked (a page shown scaled down is captured as the compositor
+  // has it) is served at what it has, and says so in its scale: pixels are never invented.
+  const served = Math.min(scale, pxPerPt);
   const region = {
     left: Math.round(crop.x * pxPerPt),
     top: Math.round(crop.y * pxPerPt),
     width: Math.min(pixels.width - Math.round(crop.x * pxPerPt), Math.max(1, Math.round(crop.width * pxPerPt))),
     height: Math.min(pixels.height - Math.round(crop.y * pxPerPt), Math.max(1, Math.round(crop.height * pxPerPt))),
   };
-  const width = Math.max(1, Math.round(crop.width * scale));
-  const height = Math.max(1, Math.round(crop.height * scale));
+  const width = Math.max(1, Math.round(crop.width * served));
+  const height = Math.max(1, Math.round(crop.height * served));
   const format = req.format ?? 'jpeg';
   const image = await cropAndEncode(pixels.image, region, { width, height, format, quality: req.quality ?? DEFAULT_QUALITY });
   const ageMs = Math.round(performance.now() - (pixels.takenAt ?? t0));
-  return { image: image.toString('base64'), format, width, height, scale, deviceScale: screen.scale, crop, ageMs, source: pixels.source };
+  return {
+    image: image.toString('base64'),
+    format,
+    width,
+    height,
+    scale: Math.round(served * 1000) / 1000,
+    deviceScale: screen.scale,
+    crop,
+    ageMs,
+    source: pixels.source,
+  };
 }
 
 interface Pixels {

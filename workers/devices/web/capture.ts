@@ -22,6 +22,8 @@ export interface CaptureOptions {
   scale: number;
   /** How long one request may go unanswered before a second is sent; both may then answer. */
   attemptMs?: number;
+  /** The screen's width in points, to state the image's true density. */
+  screenWidthPt?: number;
   /** The attempts' timers; the system clock unless a test gives its own. */
   clock?: Clock;
 }
@@ -44,11 +46,21 @@ export async function capturePng(cdp: CDPSession, opts: CaptureOptions): Promise
   }
   const width = png.readUInt32BE(16);
   const height = png.readUInt32BE(20);
-  return { png, width, height, scale: opts.scale };
+  // The image's own density (a page shown scaled down is captured as the compositor has it, which
+  // may be less than asked): width over the screen's width in points, as every caller measures it.
+  return { png, width, height, scale: opts.screenWidthPt ? width / opts.screenWidthPt : opts.scale };
 }
 
 async function requestCapture(cdp: CDPSession, scale: number): Promise<Buffer> {
   const { cssVisualViewport: v } = await cdp.send('Page.getLayoutMetrics');
+  // A page laid out wider than the screen and shown scaled down (no viewport meta tag: 980 px at
+  // 0.4): any clip makes Chromium reset the page's scale to 1 for the capture and paint only the
+  // screen's width of the layout, a corner of the page, and the page stays zoomed in afterwards.
+  // So it is captured as the screen shows it, without a clip, at the compositor's own density.
+  if (v.scale < 0.999) {
+    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false, optimizeForSpeed: true });
+    return Buffer.from(data, 'base64');
+  }
   // clip.scale turns CSS pixels into image pixels: the density asked for times any pinch zoom, so the
   // image has the same size whatever the zoom.
   const clip = { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: scale * (v.zoom ?? 1) * v.scale };

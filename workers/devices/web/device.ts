@@ -203,7 +203,10 @@ export class WebDevice implements DeviceBackend {
     const dsf = this.profile.deviceScaleFactor;
     const cdp = this.session();
     try {
-      return await this.oneCapture(() => this.paints.during(() => capturePng(cdp, { scale: Math.min(dsf, opts.scale ?? dsf) })), opts.signal);
+      return await this.oneCapture(
+        () => this.paints.during(() => capturePng(cdp, { scale: Math.min(dsf, opts.scale ?? dsf), screenWidthPt: this.screen().widthPt })),
+        opts.signal,
+      );
     } finally {
       this.repaintIfOwed();
     }
