@@ -50,4 +50,12 @@ describe('a label as screens are read', () => {
     const plain = 'Settings';
     expect(normaliseLabel(plain)).toBe(plain);
   });
+
+  it('drops icon-font glyphs, which draw a picture and are no words', () => {
+    // Ionicons' checkmark after a radio's name; Font Awesome's envelope before a button's.
+    expect(normaliseLabel('Angular \uf122')).toBe('Angular');
+    expect(normaliseLabel('\uf0e0Mail')).toBe('Mail');
+    expect(normaliseLabel('\u{F0001}')).toBe('');
+    expect(normaliseLabel('Café ✓ 😀')).toBe('Café ✓ 😀');
+  });
 });

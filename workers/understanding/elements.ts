@@ -121,9 +121,15 @@ function withoutDuplicates(els: Element[]): Element[] {
   for (const a of els) {
     for (const b of els) {
       if (a === b || drop.has(a) || drop.has(b) || !a.label || a.label !== b.label) continue;
-      // b inside a: drop a, unless b is mere text and a the control, or a takes text (two controls, not one).
-      if (ENTRY.has(a.role) || (a.interactive && b.interactive && ENTRY.has(b.role))) continue;
-      if (containment(b.frame, a.frame) >= 0.9 && (b.interactive || !a.interactive) && area(b.frame) <= area(a.frame)) drop.add(a);
+      // b inside a: drop a, unless b is mere text and a the control, or a takes text (two controls,
+      // not one: a search field and its Search button). A link is never part of an entry: an iOS
+      // text view holding a link of the same words is the link's text.
+      if ((ENTRY.has(a.role) && b.role !== 'link') || (a.interactive && b.interactive && ENTRY.has(b.role))) continue;
+      if (containment(b.frame, a.frame) >= 0.9 && (b.interactive || !a.interactive) && area(b.frame) <= area(a.frame)) {
+        drop.add(a);
+        // What the outer one said of their state stays said (a tab holding its link: the tab is the selected one).
+        b.states = { ...pick(a.states, ['selected', 'checked', 'expanded']), ...b.states };
+      }
     }
   }
   return els.filter((e) => !drop.has(e));
@@ -200,11 +206,22 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     frame: n.frame,
     visible: null,
     tap: null,
-    flags: [...(n.unnamed && !label ? (['unnamed'] as const) : []), ...(n.covered ? (['covered'] as const) : []), ...(n.probed ? (['probed'] as const) : [])],
+    // A name made only of icon glyphs is none: normalising it left nothing.
+    flags: [
+      ...((n.unnamed || (n.interactive && n.label !== '')) && !label ? (['unnamed'] as const) : []),
+      ...(n.covered ? (['covered'] as const) : []),
+      ...(n.probed ? (['probed'] as const) : []),
+    ],
     underLayer: n.covered === true,
     ...(n.source === 'ocr' || n.labelFrom === 'ocr' ? { fromPixels: { confidence: n.confidence ?? 0 } } : {}),
     ...(n.pixelText ? { pixelText: n.pixelText } : {}),
   };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
 }
 
 function childrenOf(nodes: TreeNode[]): number[][] {

@@ -21,11 +21,18 @@ const LETTER = /\p{L}/gu;
 /** Labels longer than this are prose (a preview, a paragraph), not a name. */
 export const MAX_NAME_LENGTH = 40;
 
-/** Trimmed, inner whitespace collapsed, storable: the form labels are compared in. */
+/**
+ * Private-use code points: icon-font glyphs (Ionicons, Font Awesome, react-native-vector-icons, SF
+ * Symbols in a label) that draw a picture and mean nothing as text. A checkmark glyph after a name
+ * would make "Angular" and "Angular\uf122" two labels of one row.
+ */
+const PRIVATE_USE = /[\uE000-\uF8FF\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}]/gu;
+
+/** Trimmed, inner whitespace collapsed, icon glyphs dropped, storable: the form labels are compared in. */
 export function normaliseLabel(label: string): string {
   // Made storable too: a name read off a page may hold NUL or half an emoji, which nothing downstream
   // (memory, a recorded step) can keep.
-  return storable(label).replace(/\s+/g, ' ').trim();
+  return storable(label).replace(PRIVATE_USE, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /**

@@ -5,7 +5,7 @@
 // which also holds for pages without a viewport meta tag (laid out at 980 px and scaled down).
 import type { CDPSession } from 'playwright-core';
 import type { NodeStates, Rect, ScreenSize, TreeNode, TreeSnapshot } from '../backend.js';
-import { DomIndex, SNAPSHOT_STYLES, type Snapshot } from './dom-snapshot.js';
+import { type DomInfo, DomIndex, SNAPSHOT_STYLES, type Snapshot } from './dom-snapshot.js';
 
 interface AXValue {
   value?: unknown;
@@ -40,6 +40,7 @@ const ROLE: Record<string, string> = {
   searchbox: 'textfield',
   spinbutton: 'textfield',
   date: 'textfield',
+  Date: 'textfield',
   DateTime: 'textfield',
   InputTime: 'textfield',
   checkbox: 'checkbox',
@@ -50,6 +51,12 @@ const ROLE: Record<string, string> = {
   listbox: 'select',
   option: 'option',
   menuitem: 'menuitem',
+  menuitemcheckbox: 'checkbox',
+  menuitemradio: 'radio',
+  treeitem: 'cell',
+  // <summary> and <input type=color>: pressed, they open something.
+  DisclosureTriangle: 'button',
+  ColorWell: 'button',
   tab: 'tab',
   tablist: 'tabbar',
   list: 'list',
@@ -189,19 +196,24 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
   for (const ax of trees) {
     const byId = new Map(ax.map((n) => [n.nodeId, n]));
     const keptIndex = new Map<string, number>();
-    const visit = (node: AXNode, parent: number | null) => {
+    const visit = (node: AXNode, parent: number | null, inControl: boolean) => {
       let here = parent;
       const rawRole = String(node.role?.value ?? '');
       const name = String(node.name?.value ?? '').trim();
       const info = node.backendDOMNodeId === undefined ? undefined : dom.info.get(node.backendDOMNodeId);
+      const tapped = !node.ignored && !inControl && answersClicks(rawRole, info, screen, vv.scale);
       // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
-      const scroller = !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
-      if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller) && node.backendDOMNodeId !== undefined) {
-        const role = scroller ? 'scroll' : (ROLE[rawRole] ?? rawRole.toLowerCase());
-        const interactive = INTERACTIVE.has(role);
+      const scroller = !tapped && !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
+      if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller || tapped) && node.backendDOMNodeId !== undefined) {
+        const mapped = ROLE[rawRole] ?? rawRole.toLowerCase();
+        const role = scroller ? 'scroll' : tapped ? (mapped === 'cell' ? 'cell' : 'button') : mapped;
+        const interactive = INTERACTIVE.has(role) || tapped;
         // A control drawn by its label (a radio or checkbox visually hidden, its styled label what
         // shows and what a tap hits) is where its label is.
-        const rect = interactive && !drawn(info) ? labelRect(node, dom) : info?.visible ? info.rect : undefined;
+        const byLabel = interactive && !drawn(info) ? drawnLabels(node, dom) : undefined;
+        const rect = byLabel ? byLabel.rect : info?.visible ? info.rect : undefined;
+        // What paints it: the control itself, or the labels that draw it (their own content lies over the hidden input).
+        const painters = byLabel ? byLabel.ids : [node.backendDOMNodeId!];
         if (!rect || rect.width <= 0 || rect.height <= 0) {
           skippedInvisible++;
         } else {
@@ -227,26 +239,62 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             // A row half under a tab bar is not: part of it shows, and the outline taps that part.
             covered:
               shown !== null &&
-              SAMPLES.every(([fx, fy]) => dom.coveredAt(node.backendDOMNodeId!, { x: shown.x + fx * shown.width, y: shown.y + fy * shown.height })),
+              SAMPLES.every(([fx, fy]) => painters.every((id) => dom.coveredAt(id, { x: shown.x + fx * shown.width, y: shown.y + fy * shown.height }))),
           });
           keptIndex.set(node.nodeId, index);
           here = index;
         }
       }
+      const inside = inControl || (here !== parent && nodes[here!]!.interactive);
       for (const childId of node.childIds ?? []) {
         const child = byId.get(childId);
-        if (child) visit(child, here);
+        if (child) visit(child, here, inside);
       }
     };
     const root = ax.find((n) => !n.parentId);
-    if (root) visit(root, null);
+    if (root) visit(root, null, false);
   }
   return { nodes, skippedInvisible, screen, durationMs: Math.round((performance.now() - started) * 10) / 10, ...(retakes > 0 ? { retakes } : {}) };
 }
 
-/** Shown at a size a finger can find: a control 1 px square or clipped to nothing is hidden on purpose. */
+/** Roles with no control meaning that a click listener of their own makes a control. */
+const TAPPABLE_ROLES = new Set([
+  'generic',
+  'none',
+  'presentation',
+  'section',
+  'Section',
+  'article',
+  'figure',
+  'group',
+  'paragraph',
+  'listitem',
+  'img',
+  'image',
+]);
+
+/**
+ * A plain element (a div, a list item, a picture) that answers a click by itself: a picker's row,
+ * a card, an icon with a handler. Chromium knows it from the element's own listeners; one that
+ * covers more than half the screen is a root delegating clicks for its children, or a backdrop, and
+ * is no control of its own. A listener delegated to an ancestor (jQuery's `.on(type, selector)`,
+ * React's root) cannot be seen from the element and is not detected.
+ */
+function answersClicks(rawRole: string, info: DomInfo | undefined, screen: ScreenSize, scale: number): boolean {
+  if (!info?.clickable || !info.visible || !TAPPABLE_ROLES.has(rawRole)) return false;
+  const area = info.rect.width * info.rect.height * scale * scale;
+  return area > 0 && area <= (screen.widthPt * screen.heightPt) / 2;
+}
+
+/**
+ * Shown at a size a finger can find, where a scroll can bring it: a control 1 px square, clipped to
+ * nothing, or pushed before the document's start (`left: -9999px`, no scroll reaches there) is hidden
+ * on purpose.
+ */
 function drawn(info: { visible: boolean; rect: Rect } | undefined): boolean {
-  return info?.visible === true && info.rect.width >= 2 && info.rect.height >= 2;
+  if (info?.visible !== true) return false;
+  const r = info.rect;
+  return r.width >= 2 && r.height >= 2 && r.x + r.width > 0 && r.y + r.height > 0;
 }
 
 /** The labels Chromium took a control's name from (<label for>, a wrapping <label>). */
@@ -259,18 +307,16 @@ function relatedLabels(node: AXNode): number[] {
   return out;
 }
 
-/** The box of a hidden control's visible labels, together; undefined when none shows. */
-function labelRect(node: AXNode, dom: DomIndex): Rect | undefined {
-  const rects = relatedLabels(node)
-    .map((id) => dom.info.get(id))
-    .filter((i): i is NonNullable<typeof i> => drawn(i))
-    .map((i) => i.rect);
-  if (!rects.length) return undefined;
+/** A hidden control's visible labels and the box of them together; undefined when none shows. */
+function drawnLabels(node: AXNode, dom: DomIndex): { rect: Rect; ids: number[] } | undefined {
+  const ids = relatedLabels(node).filter((id) => drawn(dom.info.get(id)));
+  if (!ids.length) return undefined;
+  const rects = ids.map((id) => dom.info.get(id)!.rect);
   const x0 = Math.min(...rects.map((r) => r.x));
   const y0 = Math.min(...rects.map((r) => r.y));
   const x1 = Math.max(...rects.map((r) => r.x + r.width));
   const y1 = Math.max(...rects.map((r) => r.y + r.height));
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+  return { rect: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, ids };
 }
 
 /** The control's name is its placeholder (or nothing): no label is tied to it. */

@@ -10,6 +10,8 @@ export interface DomInfo {
   stableId: string | null;
   /** Scrolls its content (overflow-y auto or scroll): a list or a page body under fixed bars. */
   scroller: boolean;
+  /** Answers a click by itself: a click, mouse-down or mouse-up listener of its own, or a link (Chromium's isClickable). */
+  clickable: boolean;
 }
 
 export interface Snapshot {
@@ -21,6 +23,7 @@ export interface Snapshot {
       attributes: number[][];
       nodeName?: number[];
       contentDocumentIndex?: { index: number[]; value: number[] };
+      isClickable?: { index: number[] };
     };
     layout: { nodeIndex: number[]; bounds: number[][]; styles: number[][]; paintOrders?: number[] };
     scrollOffsetX?: number;
@@ -89,6 +92,7 @@ export class DomIndex {
       };
       const hidden = (i: number): boolean =>
         style(i, DISPLAY) === 'none' || style(i, VISIBILITY) === 'hidden' || style(i, VISIBILITY) === 'collapse' || transparent(i);
+      const clickable = new Set(doc.nodes.isClickable?.index ?? []);
       const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], paintOf: new Map() };
       this.docs.push(index);
       doc.nodes.backendNodeId.forEach((backendId, i) => {
@@ -97,7 +101,7 @@ export class DomIndex {
         if (name !== undefined) this.names.set(backendId, name);
         const li = layoutOf.get(i);
         if (li === undefined) {
-          this.info.set(backendId, { rect: { x: 0, y: 0, width: 0, height: 0 }, visible: false, stableId: null, scroller: false });
+          this.info.set(backendId, { rect: { x: 0, y: 0, width: 0, height: 0 }, visible: false, stableId: null, scroller: false, clickable: false });
           return;
         }
         const [x, y, w, h] = doc.layout.bounds[li]!;
@@ -117,6 +121,7 @@ export class DomIndex {
           visible,
           stableId: testId ?? id,
           scroller: visible && (overflow === 'auto' || overflow === 'scroll') && doc.nodes.parentIndex[i] !== -1,
+          clickable: clickable.has(i),
         });
         const paint = doc.layout.paintOrders?.[li];
         if (paint === undefined) return;

@@ -1,0 +1,72 @@
+// How UI kits build controls the accessibility tree alone misreads, each on a page of a few lines
+// written after the markup of a real kit (named at each case): a radio pushed off the page and drawn
+// by its label (Ionic, WeUI), a plain element with a click handler of its own (a picker's rows), an
+// icon-font glyph in a name, a date input. Each asks the outline what an agent would read.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebDevice } from '../../workers/devices/web/device.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import type { Element } from '../../workers/understanding/elements.js';
+import { readScreen } from '../../workers/understanding/screen.js';
+import { webDevice } from '../helpers/web-device.js';
+
+let provider: WebProvider;
+let device: WebDevice;
+
+beforeAll(async () => {
+  ({ provider, device } = await webDevice());
+}, 90_000);
+afterAll(() => provider?.close());
+
+const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
+
+/** The page's elements as the outline has them (those a tap can reach). */
+async function elementsOf(body: string, script = ''): Promise<Element[]> {
+  const page = device.currentPageForTests;
+  await page.setContent(
+    `<!doctype html><html><head>${VIEWPORT}<style>body{margin:0;font:16px sans-serif}</style></head><body>${body}<script>${script}</script></body></html>`,
+  );
+  return readScreen(await device.tree(), 'web').elements.filter((e) => e.tap !== null);
+}
+
+const lines = (els: Element[]) => els.map((e) => `${e.role} ${e.label}${e.states.checked === undefined ? '' : e.states.checked ? ' on' : ' off'}`);
+
+describe('controls UI kits build', () => {
+  it('puts a radio pushed off the page (left: -9999px) where its label draws it, with its state', async () => {
+    // Ionic 1's ion-radio and WeUI's weui-check: the input far off to the left, the label the row.
+    const row = (name: string, checked = '') =>
+      `<label style="display:block;padding:14px;background:#fff;border-bottom:1px solid #ddd"><input type="radio" name="fw" ${checked} style="position:absolute;left:-9999px"><div style="background:#fff">${name}</div></label>`;
+    const els = await elementsOf(row('Backbone') + row('Angular', 'checked') + row('Ember'));
+    expect(lines(els)).toEqual(['radio Backbone off', 'radio Angular on', 'radio Ember off']);
+    for (const e of els) {
+      expect(e.flags).not.toContain('covered');
+      expect(e.tap!.x).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives a plain element with a click handler of its own a line a tap can use, and leaves a page-wide one out', async () => {
+    // A picker's rows (jQuery WeUI's datetime picker): divs, each with its own listener.
+    const rows = ['2024', '2025', '2026'].map((y) => `<div class="item" style="padding:8px">${y}</div>`).join('');
+    const els = await elementsOf(
+      `<div id="root" style="height:100vh"><p>Pick a year</p>${rows}<button><span id="inner">OK</span></button></div>`,
+      `document.querySelectorAll('.item').forEach((d) => d.addEventListener('click', () => d.classList.add('on')));
+       document.getElementById('root').addEventListener('click', () => {});
+       document.getElementById('inner').addEventListener('click', () => {});`,
+    );
+    // The rows become controls; the page-wide root delegating clicks does not, nor the span inside the button.
+    expect(lines(els)).toEqual(['text Pick a year', 'button 2024', 'button 2025', 'button 2026', 'button OK']);
+    expect(els.filter((e) => e.interactive).map((e) => e.label)).toEqual(['2024', '2025', '2026', 'OK']);
+  });
+
+  it("drops an icon font's glyph from a name, so one row is not read twice", async () => {
+    const els = await elementsOf(
+      `<label style="display:block;padding:14px"><input type="radio" checked style="position:absolute;left:-9999px">Angular<i>\uf122</i></label><button>\uf0e0</button>`,
+    );
+    expect(lines(els)).toEqual(['radio Angular on', 'button ']);
+    expect(els[1]!.flags).toContain('unnamed');
+  });
+
+  it('calls a date input a text field', async () => {
+    const els = await elementsOf('<label>Birthday <input type="date"></label>');
+    expect(els.map((e) => [e.role, e.label])).toContainEqual(['textfield', 'Birthday']);
+  });
+});
