@@ -197,6 +197,25 @@ describe('regions, lists and tap points', () => {
     expect(text.indexOf('[keyboard]')).toBeGreaterThan(text.indexOf('"Recent 9"'));
   });
 
+  it('moves a tap off a control drawn over it, to a part of its own, and flags it', () => {
+    // A link bar laid over the last row (a demo's "Show search bar"), and a floating button over a row's middle.
+    const rows = ['Item 17', 'Item 18'].map((x, i) => n('link', x, [0, 707 + i * 41, 393, 41]));
+    const r = readScreen(
+      tree([n('heading', 'Scroll', [0, 0, 393, 50]), ...rows, n('link', 'Show search bar', [0, 755, 393, 45]), n('button', 'Compose', [170, 700, 56, 56])]),
+      'web',
+    );
+    const at = (label: string) => r.elements.find((e) => e.label === label)!;
+    expect(at('Item 18').tap).toEqual({ x: 85, y: 752 }); // the 7 pt above the bar, beside the button
+    expect(at('Item 18').flags).toContain('partly-covered');
+    expect(at('Item 17').tap).toEqual({ x: 85, y: 728 }); // beside the floating button
+    expect(at('Show search bar').tap).toEqual({ x: 197, y: 778 });
+    expect(at('Compose').flags).not.toContain('partly-covered');
+    // A row whose words fill it is not moved off its own words; a control it holds entirely is.
+    const card = readScreen(tree([n('cell', 'Card', [0, 100, 393, 100], { children: [n('button', 'Like', [150, 130, 93, 40])] })]), 'web');
+    const c = card.elements.find((e) => e.label === 'Card')!;
+    expect(c.tap).toEqual({ x: 197, y: 115 });
+  });
+
   it('taps an element the screen edge cuts off in the part that shows, and gives none to one wholly off it', () => {
     const cards = ['One', 'Two', 'Three', 'Four'].map((x, i) => n('cell', x, [16 + i * 148, 100, 140, 200]));
     const r = readScreen(tree([n('heading', 'Featured', [16, 60, 200, 30]), n('list', '', [0, 100, 393, 200], { children: cards })]), 'web');

@@ -40,6 +40,10 @@ const GAP_RATIO = 2;
 const MIN_GAP_PT = 6;
 /** A bottom bar found from gaps must end this close to the bottom edge (a home indicator's inset). */
 const EDGE_PT = 40;
+/** The status bar's height at most (iPhones with a Dynamic Island: 59 pt; Android: 24 to 48 dp). */
+const STATUS_PT = 60;
+/** A bar is never cut by the screen's edge: a row running more than this past it is content in flow. */
+const CUT_PT = 2;
 const TOP_ROLES = new Set(['navbar', 'toolbar', 'header']);
 const BOTTOM_ROLES = new Set(['tabbar', 'toolbar', 'footer']);
 const MODAL_ROLES = new Set(['dialog', 'alert']);
@@ -80,16 +84,28 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
   const atTop = (n: TreeNode) => wide(n.frame) && n.frame.y + n.frame.height / 2 < H / 2 && n.frame.y < H * MAX_BAR_SHARE;
   // Declared: a navigation bar or header; or, where the platform names no role, a short full-width
   // group at the top holding the screen's heading (the shape every navigation bar has).
+  // A bar is at the edge: the app shows nothing beyond it (a page's <footer> with more page below it
+  // is content that scrolls, whatever its role). What the system draws and the keyboard do not count.
+  const parents = nodes.map((x) => x.parent);
+  const shown = elements.filter(
+    (e) => e.visible && !nodes[e.node]?.system && !(keyboard && inside(e.frame, keyboard)) && !(modal && inside(e.frame, modal.frame)),
+  );
+  // Above a top bar only the status bar may show: words within the top STATUS_PT (a clock, a battery),
+  // which an iOS tree lists among the app's own nodes.
+  const nothingAbove = (n: TreeNode) =>
+    !shown.some((e) => bottom(e.frame) <= n.frame.y + 1 && !descends(e.node, n.index, parents) && (e.interactive || bottom(e.frame) > STATUS_PT));
+  const nothingBelow = (n: TreeNode) => !shown.some((e) => e.frame.y >= bottom(n.frame) - 1 && !descends(e.node, n.index, parents));
   const declaredTop =
-    nodes.find((n) => TOP_ROLES.has(n.role) && atTop(n)) ??
-    nodes.find((n) => (n.role === 'group' || n.role === 'other') && atTop(n) && holdsHeading(n.index, nodes));
+    nodes.find((n) => TOP_ROLES.has(n.role) && atTop(n) && nothingAbove(n)) ??
+    nodes.find((n) => (n.role === 'group' || n.role === 'other') && atTop(n) && holdsHeading(n.index, nodes) && nothingAbove(n));
   const declaredBottom = nodes.find(
     (n) =>
       BOTTOM_ROLES.has(n.role) &&
       wide(n.frame) &&
       n.frame.y + n.frame.height / 2 > H / 2 &&
       bottom(n.frame) > H * (1 - MAX_BAR_SHARE) &&
-      (!keyboard || n.frame.y < keyboard.y),
+      (!keyboard || n.frame.y < keyboard.y) &&
+      nothingBelow(n),
   );
 
   // Rows of what shows beneath any modal layer and above any keyboard.
@@ -125,7 +141,10 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
       topBy = 'fixed';
     }
   }
-  if (!top && rows.length >= 3) {
+  // Content the screen's edge cuts (a row half scrolled past the top, a button running on below the
+  // bottom) is a page in flow: no bar is found from the gaps at that edge.
+  const cutAtTop = rows.length > 0 && rows[0]!.members.some((m) => m.frame.y < -CUT_PT);
+  if (!top && rows.length >= 3 && !cutAtTop) {
     // The first one or two rows, when the gap after them stands out.
     for (let i = 0; i < Math.min(2, rows.length - 2); i++) {
       if (rows[i]!.y1 - rows[0]!.y0 > MAX_BAR_SHARE * H) break;
@@ -155,7 +174,8 @@ export function findRegions(nodes: TreeNode[], elements: Element[], screen: Scre
       botBy = 'fixed';
     }
   }
-  if (!bot && rows.length >= 3) {
+  const cutAtBottom = rows.length > 0 && rows[rows.length - 1]!.members.some((m) => bottom(m.frame) > limit + CUT_PT);
+  if (!bot && rows.length >= 3 && !cutAtBottom) {
     const last = rows.length - 1;
     for (let k = 0; k < Math.min(2, rows.length - 2); k++) {
       const i = last - k; // the bar would be rows i..last, after gap i-1

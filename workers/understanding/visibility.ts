@@ -4,11 +4,21 @@
 // what covers them.
 import type { ScreenSize } from '../devices/backend.js';
 import type { Element } from './elements.js';
-import { bottom, centre, inside, intersect, withoutBand } from './geometry.js';
+import type { Rect } from '../devices/backend.js';
+import { area, bottom, centre, containment, inside, intersect, withoutBand } from './geometry.js';
 import { regionOf, type Regions } from './regions.js';
 
 /** Less than this many points of an element showing counts as none (a hairline is not a target). */
 const MIN_VISIBLE_PT = 2;
+
+/**
+ * The screen's edge hides part of what the element shows. A full-width row with a point of negative
+ * margin each side (common in UI kits) is not: the cut must pass 2 pt and 5% of the element.
+ */
+function cutOff(whole: number, shown: number): boolean {
+  const cut = whole - shown;
+  return cut > 2 && cut > whole * 0.05;
+}
 
 /** First pass: what the screen's edges leave of each element. */
 export function clipToScreen(elements: Element[], screen: ScreenSize): void {
@@ -18,7 +28,7 @@ export function clipToScreen(elements: Element[], screen: ScreenSize): void {
     const v = intersect(e.frame, rect);
     e.visible = v && v.width >= MIN_VISIBLE_PT && v.height >= MIN_VISIBLE_PT ? v : null;
     if (!e.visible) e.flags.push('offscreen');
-    else if (e.frame.width - e.visible.width > 1 || e.frame.height - e.visible.height > 1) e.flags.push('partly-offscreen');
+    else if (cutOff(e.frame.width, e.visible.width) || cutOff(e.frame.height, e.visible.height)) e.flags.push('partly-offscreen');
   }
 }
 
@@ -54,7 +64,51 @@ export function clipToRegions(elements: Element[], regions: Regions, screen: Scr
     e.tap = e.visible ? round(centre(e.visible)) : null;
     if (e.visible && bottom(e.visible) <= e.visible.y) e.tap = null;
   }
+  offControlsDrawnOver(elements);
 }
+
+/**
+ * A tap goes to the control on top. Where a control drawn later (after it in the tree, paint order
+ * on every platform but for Android's elevation and custom drawing orders) lies over an element's
+ * tap point without containing the element (a floating button over a list row, a link bar laid over
+ * the last item, a button inside a card), the tap moves to the largest part of the element that no
+ * such control covers: a point of its own whichever is on top. With no such part left the centre
+ * stays, flagged: the tree cannot say which of the two a tap there reaches.
+ */
+function offControlsDrawnOver(elements: Element[]): void {
+  const controls = elements.filter((c) => c.interactive && c.visible);
+  for (const e of elements) {
+    // Words a control lies on are tapped on it, as a person tapping them would: only a control's own point moves.
+    if (!e.interactive || !e.tap || !e.visible) continue;
+    const over = controls.filter((c) => c.node > e.node && containment(e.frame, c.frame) < 0.9 && intersect(c.visible!, e.visible!));
+    if (!over.some((c) => contains(c.visible!, e.tap!))) continue;
+    const free = freeParts(e.visible, over);
+    const best = free.sort((a, b) => area(b) - area(a))[0];
+    if (best) e.tap = round(centre(best));
+    if (!e.flags.includes('partly-covered')) e.flags.push('partly-covered');
+  }
+}
+
+/** What of `r` the boxes leave uncovered, as rectangles big enough to tap (each box cuts every piece into up to four). */
+function freeParts(r: Rect, boxes: Element[]): Rect[] {
+  let pieces = [r];
+  for (const c of boxes) {
+    const b = c.visible!;
+    pieces = pieces.flatMap((p) => {
+      const i = intersect(p, b);
+      if (!i) return [p];
+      return [
+        { x: p.x, y: p.y, width: p.width, height: i.y - p.y },
+        { x: p.x, y: bottom(i), width: p.width, height: bottom(p) - bottom(i) },
+        { x: p.x, y: i.y, width: i.x - p.x, height: i.height },
+        { x: i.x + i.width, y: i.y, width: p.x + p.width - (i.x + i.width), height: i.height },
+      ].filter((q) => q.width >= MIN_VISIBLE_PT && q.height >= MIN_VISIBLE_PT);
+    });
+  }
+  return pieces;
+}
+
+const contains = (r: Rect, p: { x: number; y: number }) => p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
 
 const round = (p: { x: number; y: number }) => ({ x: Math.round(p.x), y: Math.round(p.y) });
 
