@@ -13,10 +13,10 @@ type ActionRequest = components['schemas']['ActionRequest'];
 export interface FieldStep {
   /** The action as an agent sends it. */
   act: ActionRequest;
-  /** A JS expression run in the page before the action; its value is `before` in `then`. */
+  /** A JS expression run in the page before the action; its value is `before` in `done`. */
   probe?: string;
   /** A JS expression (it may use `before`): true when the action did what the user meant by it. */
-  then: string;
+  done: string;
   /**
    * The target is picked from the outline read just before the action, as an agent picks a ref:
    * the element of `role` on the same row as the line labelled `near` (nearest it), or the first of
@@ -76,7 +76,7 @@ export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Prom
     const res = await rig.agent.call('runAction', { params: { sessionId: rig.session }, body: act });
     const body = res.body as { verdict?: Answer; reason?: string; code?: string; message?: string };
     const answer: Answer = res.status === 200 ? body.verdict! : `refused:${body.code ?? res.status}`;
-    const held = await evaluate(rig, `((before) => (${step.then}))(${JSON.stringify(before)})`);
+    const held = await evaluate(rig, `((before) => (${step.done}))(${JSON.stringify(before)})`);
     steps.push({
       index,
       act,

@@ -11,11 +11,11 @@ const titled = (t: string) => `${rows}.find((li) => li.textContent.trim() === ${
 
 function add(title: string): FieldStep[] {
   return [
-    { act: { action: 'type', target: FIELD, text: title }, then: `document.querySelector('.new-todo, #new-todo').value === ${JSON.stringify(title)}` },
+    { act: { action: 'type', target: FIELD, text: title }, done: `document.querySelector('.new-todo, #new-todo').value === ${JSON.stringify(title)}` },
     {
       act: { action: 'key', key: 'Enter' },
       probe: `${rows}.length`,
-      then: `${rows}.length === before + 1 && !!${titled(title)} && document.querySelector('.new-todo, #new-todo').value === ''`,
+      done: `${rows}.length === before + 1 && !!${titled(title)} && document.querySelector('.new-todo, #new-todo').value === ''`,
     },
   ];
 }
@@ -45,12 +45,12 @@ export function todomvcTasks(app: string): FieldTask[] {
         {
           act: { action: 'tap', target: '' },
           pick: { role: 'checkbox', near: 'Walk dog' },
-          then: `${titled('Walk dog')}?.classList.contains('completed') === true`,
+          done: `${titled('Walk dog')}?.classList.contains('completed') === true`,
         },
-        { act: { action: 'tap', target: 'Active', role: 'link' }, then: `${shown}.length === 2 && !${shown}.some((li) => li.classList.contains('completed'))` },
-        { act: { action: 'tap', target: 'Completed', role: 'link' }, then: `${shown}.length === 1 && ${shown}[0].textContent.trim() === 'Walk dog'` },
-        { act: { action: 'tap', target: 'All', role: 'link' }, then: `${shown}.length === 3` },
-        { act: { action: 'tap', target: 'Clear completed' }, then: `${rows}.length === 2 && !${titled('Walk dog')}` },
+        { act: { action: 'tap', target: 'Active', role: 'link' }, done: `${shown}.length === 2 && !${shown}.some((li) => li.classList.contains('completed'))` },
+        { act: { action: 'tap', target: 'Completed', role: 'link' }, done: `${shown}.length === 1 && ${shown}[0].textContent.trim() === 'Walk dog'` },
+        { act: { action: 'tap', target: 'All', role: 'link' }, done: `${shown}.length === 3` },
+        { act: { action: 'tap', target: 'Clear completed' }, done: `${rows}.length === 2 && !${titled('Walk dog')}` },
       ],
     },
     {
@@ -62,16 +62,16 @@ export function todomvcTasks(app: string): FieldTask[] {
         {
           act: { action: 'tap', target: '' },
           pick: { role: 'checkbox' },
-          then: `${rows}.length === 2 && ${rows}.every((li) => li.classList.contains('completed'))`,
+          done: `${rows}.length === 2 && ${rows}.every((li) => li.classList.contains('completed'))`,
         },
         {
           act: { action: 'tap', target: '' },
           pick: { role: 'checkbox', near: 'Call Alice' },
-          then: `!${titled('Call Alice')}.classList.contains('completed') && ${titled('Water plants')}.classList.contains('completed')`,
+          done: `!${titled('Call Alice')}.classList.contains('completed') && ${titled('Water plants')}.classList.contains('completed')`,
         },
-        { act: { action: 'tap', target: 'Active', role: 'link' }, then: `${shown}.length === 1 && ${shown}[0].textContent.trim() === 'Call Alice'` },
+        { act: { action: 'tap', target: 'Active', role: 'link' }, done: `${shown}.length === 1 && ${shown}[0].textContent.trim() === 'Call Alice'` },
         // An agent's slip: Enter in the empty field adds nothing (TodoMVC ignores a blank title).
-        { act: { action: 'key', key: 'Enter' }, probe: `${rows}.length`, then: `${rows}.length === before + 1`, probeOnly: true },
+        { act: { action: 'key', key: 'Enter' }, probe: `${rows}.length`, done: `${rows}.length === before + 1`, probeOnly: true },
       ],
     },
   ];
