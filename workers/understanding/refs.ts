@@ -3,7 +3,7 @@
 // is refused with STALE_REF naming the screen shown now, never tapped. Rows (#N), ids and labels are
 // looked up on the screen as it is; none of them is ever guessed: nothing is NO_MATCH, two things
 // are AMBIGUOUS.
-import { DeviceError } from '../devices/backend.js';
+import { DeviceError, type Rect } from '../devices/backend.js';
 import type { Element } from './elements.js';
 import { inside } from './geometry.js';
 import { editDistance, normaliseLabel } from './names.js';
@@ -149,19 +149,30 @@ function one(matches: number[], what: string, current: Numbered, how: Found['how
       { candidates },
     );
   }
-  if (matches.length)
-    throw new DeviceError('NO_MATCH', `${what} is on the page but not on the screen: it is ${where(els[matches[0]!]!)}`, 'scroll it into view first', {
+  if (matches.length) {
+    const hidden = els[matches[0]!]!;
+    const cover = hidden.flags.includes('covered') ? coverOf(hidden, current) : null;
+    if (cover)
+      throw new DeviceError('NO_MATCH', `${what} is on the screen but covered by ${cover.say}: a tap there would land on it`, cover.hint, {
+        near: [],
+        coveredBy: cover.by,
+      });
+    throw new DeviceError('NO_MATCH', `${what} is on the page but not on the screen: it is ${where(hidden)}`, 'scroll it into view first', {
       near: [],
     });
+  }
   const near = nearLabels(
     what.replace(/^"|"(?: \(.*\))?$/g, ''),
     els.filter((_, i) => current.reading.refs[i] !== null),
   );
+  // A modal layer hides what is behind it from the tree (the web makes it inert): say it is there.
+  const modal = current.reading.regions.modal;
+  const layer = modal ? (modal.label ? `${modal.role} ${JSON.stringify(ellipsize(modal.label, 40))}` : `a ${modal.role}`) : null;
   throw new DeviceError(
     'NO_MATCH',
-    `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}`,
-    'read the screen for the labels it has',
-    { near },
+    `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}${layer ? `; ${layer} is open over the screen` : ''}`,
+    layer ? `close or finish ${layer} first if ${what} is behind it; else read the screen for the labels it has` : 'read the screen for the labels it has',
+    { near, ...(modal ? { modal: { role: modal.role, label: modal.label } } : {}) },
   );
 }
 
@@ -178,6 +189,61 @@ function sameElement(a: Element, b: Element): boolean {
 const describe = (n: Numbered) => `${n.screen.id}${n.screen.name ? ` ${JSON.stringify(n.screen.name)}` : ''}`;
 const say = (e: Element) => `${e.role} ${JSON.stringify(ellipsize(e.label, 40))}`;
 const where = (e: Element) => (e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above the screen' : 'below the screen');
+
+/**
+ * What a tap on a covered element would land on, named so the asker can move it: the dialog it is
+ * behind, the bar it lies under, or else the smallest element on screen over its middle (the banner,
+ * the sheet, the overlay drawn after it). Null when the screen shows nothing there to name.
+ */
+function coverOf(e: Element, current: Numbered): { say: string; hint: string; by: { ref: number | null; role: string; label: string } } | null {
+  const { regions, elements: els, refs } = current.reading;
+  if (regions.modal) {
+    const m = regions.modal;
+    const name = m.label ? `${m.role} ${JSON.stringify(ellipsize(m.label, 40))}` : `a ${m.role}`;
+    return { say: `${name} drawn over the screen`, hint: `close or finish ${name} first`, by: { ref: null, role: m.role, label: m.label } };
+  }
+  const mid = { x: e.frame.x + e.frame.width / 2, y: e.frame.y + e.frame.height / 2 };
+  for (const [band, bar] of [
+    ['top', regions.top],
+    ['bottom', regions.bottom],
+  ] as const)
+    if (bar && mid.y >= bar.y0 && mid.y <= bar.y1)
+      return { say: `the ${band} bar`, hint: `scroll it out from under the ${band} bar first`, by: { ref: null, role: `${band} bar`, label: '' } };
+  let best: number | null = null;
+  els.forEach((c, i) => {
+    const v = c.visible;
+    // Drawn after it (later in the tree): its containers come before it and do not cover it.
+    if (refs[i] === null || !v || c.node <= e.node) return;
+    if (mid.x < v.x || mid.x > v.x + v.width || mid.y < v.y || mid.y > v.y + v.height) return;
+    if (best === null || v.width * v.height < els[best]!.visible!.width * els[best]!.visible!.height) best = i;
+  });
+  if (best !== null) {
+    const c = els[best]!;
+    const named = `@${refs[best]} ${say(c)}`;
+    return { say: named, hint: `dismiss or move ${named} first, then tap again`, by: { ref: refs[best]!, role: c.role, label: c.label } };
+  }
+  // A layer the outline has no line for (a banner's box) is over it: name the nearest line drawn after it.
+  const near = nearestDrawnAfter(e, mid, current);
+  if (near === null) return null;
+  const c = els[near]!;
+  const named = `@${refs[near]} ${say(c)}`;
+  return {
+    say: `something drawn over it (nearest on top: ${named})`,
+    hint: `dismiss or move what is drawn over it (near ${named}) first, then tap again`,
+    by: { ref: refs[near]!, role: c.role, label: c.label },
+  };
+}
+
+function nearestDrawnAfter(e: Element, mid: { x: number; y: number }, current: Numbered): number | null {
+  const { elements: els, refs } = current.reading;
+  const gap = (v: Rect) => Math.hypot(Math.max(v.x - mid.x, 0, mid.x - v.x - v.width), Math.max(v.y - mid.y, 0, mid.y - v.y - v.height));
+  let best: number | null = null;
+  els.forEach((c, i) => {
+    if (refs[i] === null || !c.visible || c.node <= e.node) return;
+    if (best === null || gap(c.visible) < gap(els[best]!.visible!)) best = i;
+  });
+  return best;
+}
 
 /**
  * Up to three visible labels nearest the wanted words, nearest first: containing them or contained
