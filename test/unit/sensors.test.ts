@@ -241,6 +241,17 @@ describe('the delivery verdict', () => {
     // Anything that changed is judged as before, whatever the count.
     expect(decide({ ...base, stateChanged: true, changedHow: 'the switch turned on', delivered: null }).verdict).toBe('ok');
   });
+
+  it('does not call staying on the same screen ok when only pixels moved and nothing the screen says changed', async () => {
+    const { decide } = await import('../../workers/memory/verdict.js');
+    // Enter in an empty to-do field: a focus ring the last tap began still fades; the edge Enter →
+    // this screen is remembered from when Enter added a row.
+    const loop = { settle: 'settled' as const, before: 's1', after: 's1', predicted: 's1', stateChanged: false, delivered: true };
+    expect(decide({ ...loop, contentChanged: false })).toMatchObject({ verdict: 'unverified', reason: expect.stringContaining('only pixels changed') });
+    expect(decide({ ...loop, contentChanged: true }).verdict).toBe('ok');
+    // Arriving at another screen the action has led to before is ok on its own.
+    expect(decide({ ...loop, after: 's2', predicted: 's2', contentChanged: false }).verdict).toBe('ok');
+  });
 });
 
 describe('hit-test probing', () => {

@@ -238,6 +238,7 @@ export class Actor {
       stateChanged: inPlace !== null,
       ...(inPlace ? { changedHow: inPlace } : {}),
       ...(delivered !== undefined ? { delivered } : {}),
+      contentChanged: saysOtherwise(before.reading.elements, after.reading.elements),
     });
     const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, outcome.verdict);
     // An action that did nothing (no change, or not delivered) leads nowhere: it is no edge of the
@@ -388,6 +389,20 @@ function changedInPlace(
   }
   if ((kind === 'swipe' || kind === 'drag' || kind === 'pinch' || kind === 'rotate') && changed === 'yes') return 'the screen changed under the gesture';
   return null;
+}
+
+/** Whether two readings say different things: elements, words, values or states (not where they are). */
+function saysOtherwise(a: Element[], b: Element[]): boolean {
+  if (a.length !== b.length) return true;
+  const says = (e: Element) => `${e.role}\u0000${e.label}\u0000${e.value ?? ''}\u0000${JSON.stringify(e.states)}`;
+  const count = new Map<string, number>();
+  for (const e of a) count.set(says(e), (count.get(says(e)) ?? 0) + 1);
+  for (const e of b) {
+    const n = count.get(says(e));
+    if (!n) return true;
+    count.set(says(e), n - 1);
+  }
+  return false;
 }
 
 /** The index of the element `target` names on a reading (on or off the screen), or null. */

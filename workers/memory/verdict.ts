@@ -23,6 +23,11 @@ export interface VerdictInput {
    * where it cannot tell, undefined for actions that are not input (back, open, launch).
    */
   delivered?: boolean | null;
+  /**
+   * Whether what the screen says changed: an element came or went, or one's words, value or state
+   * changed (the readings before and after). Undefined where no reading was compared.
+   */
+  contentChanged?: boolean;
 }
 
 export interface VerdictOutcome {
@@ -50,6 +55,14 @@ export function decide(i: VerdictInput): VerdictOutcome {
     };
   }
   if (i.predicted !== null) {
+    // Staying on the screen it started on is no evidence by itself: an action that did nothing
+    // stays too, and a few pixels that moved meanwhile (a focus ring, a transition the last action
+    // began) do not say it did anything. It is ok only when what the screen says changed.
+    if (i.after === i.predicted && i.after === i.before && !i.stateChanged && i.contentChanged === false)
+      return {
+        verdict: 'unverified',
+        reason: `stayed on screen ${i.after} as this action has before, but only pixels changed: nothing the screen says and no state changed, so it cannot tell the action did anything`,
+      };
     if (i.after === i.predicted) return { verdict: 'ok', reason: `ended on screen ${i.after}, as this action has before` };
     return { verdict: 'unexpected-screen', reason: `ended on screen ${i.after}; this action has led to ${i.predicted} before` };
   }
