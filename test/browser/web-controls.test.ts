@@ -69,4 +69,16 @@ describe('controls UI kits build', () => {
     const els = await elementsOf('<label>Birthday <input type="date"></label>');
     expect(els.map((e) => [e.role, e.label])).toContainEqual(['textfield', 'Birthday']);
   });
+
+  it('puts a transparent checkbox where the box around it draws it, with its state, and leaves one in a hidden box out', async () => {
+    // Dojo's dijit CheckBox (TodoMVC's Dojo app): the input at opacity 0 inside a div whose sprite
+    // draws the box; the input still takes the taps.
+    const box = (checked: string, hide = '') =>
+      `<div style="display:inline-block;width:24px;height:24px;background:#4a4;position:relative;${hide}"><input type="checkbox" aria-label="Done" ${checked} style="opacity:0;margin:0;width:24px;height:24px;position:absolute;left:0;top:0"></div>`;
+    const els = await elementsOf(`<p>Buy milk</p>${box('checked')}<p>Hidden</p>${box('', 'opacity:0')}`);
+    expect(lines(els)).toEqual(['text Buy milk', 'checkbox Done on', 'text Hidden']);
+    const done = els.find((e) => e.label === 'Done')!;
+    expect(done.tap!.x).toBeGreaterThan(0);
+    expect(done.flags).not.toContain('covered');
+  });
 });

@@ -210,7 +210,7 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
         const interactive = INTERACTIVE.has(role) || tapped;
         // A control drawn by its label (a radio or checkbox visually hidden, its styled label what
         // shows and what a tap hits) is where its label is.
-        const byLabel = interactive && !drawn(info) ? drawnLabels(node, dom) : undefined;
+        const byLabel = interactive && !drawn(info) ? (drawnLabels(node, dom) ?? drawnByParent(info, dom)) : undefined;
         const rect = byLabel ? byLabel.rect : info?.visible ? info.rect : undefined;
         // What paints it: the control itself, or the labels that draw it (their own content lies over the hidden input).
         const painters = byLabel ? byLabel.ids : [node.backendDOMNodeId!];
@@ -317,6 +317,20 @@ function drawnLabels(node: AXNode, dom: DomIndex): { rect: Rect; ids: number[] }
   const x1 = Math.max(...rects.map((r) => r.x + r.width));
   const y1 = Math.max(...rects.map((r) => r.y + r.height));
   return { rect: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, ids };
+}
+
+/**
+ * A control made transparent so that its parent's drawing shows in its place: where the two overlap,
+ * the control's own box (it still takes the taps), painted by the parent. Undefined when the parent
+ * does not show or lies elsewhere.
+ */
+function drawnByParent(info: DomInfo | undefined, dom: DomIndex): { rect: Rect; ids: number[] } | undefined {
+  if (info?.drawnByParent === undefined || info.rect.width < 2 || info.rect.height < 2) return undefined;
+  const parent = dom.info.get(info.drawnByParent);
+  if (!drawn(parent)) return undefined;
+  const both = intersect(info.rect, parent!.rect);
+  if (!both || both.width * both.height < 0.5 * info.rect.width * info.rect.height) return undefined;
+  return { rect: both, ids: [info.drawnByParent] };
 }
 
 /** The control's name is its placeholder (or nothing): no label is tied to it. */

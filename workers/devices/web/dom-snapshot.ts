@@ -12,6 +12,12 @@ export interface DomInfo {
   scroller: boolean;
   /** Answers a click by itself: a click, mouse-down or mouse-up listener of its own, or a link (Chromium's isClickable). */
   clickable: boolean;
+  /**
+   * Transparent by its own opacity only, inside a visible parent: a control a kit hides so that its
+   * parent's drawing shows in its place (Dojo's dijit checkbox, file inputs over a styled button).
+   * The parent's backend id; the control still takes the taps.
+   */
+  drawnByParent?: number;
 }
 
 export interface Snapshot {
@@ -116,12 +122,16 @@ export class DomIndex {
         }
         const visible = !hidden(i);
         const overflow = style(i, OVERFLOW_Y);
+        const parent = doc.nodes.parentIndex[i] ?? -1;
+        const byParent =
+          !visible && parent >= 0 && style(i, OPACITY) === '0' && !hidden(parent) && style(i, DISPLAY) !== 'none' && style(i, VISIBILITY) === 'visible';
         this.info.set(backendId, {
           rect,
           visible,
           stableId: testId ?? id,
-          scroller: visible && (overflow === 'auto' || overflow === 'scroll') && doc.nodes.parentIndex[i] !== -1,
+          scroller: visible && (overflow === 'auto' || overflow === 'scroll') && parent !== -1,
           clickable: clickable.has(i),
+          ...(byParent ? { drawnByParent: doc.nodes.backendNodeId[parent]! } : {}),
         });
         const paint = doc.layout.paintOrders?.[li];
         if (paint === undefined) return;
