@@ -157,7 +157,10 @@ export function installFailure(out: string): string | null {
 }
 
 /** Why `pm grant` / `pm revoke` refused a permission, or null when it printed no refusal. */
-export type PmRefusal = { kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'other'; said: string };
+export type PmRefusal = {
+  kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'shell-not-allowed' | 'other';
+  said: string;
+};
 
 export function pmPermissionRefusal(out: string, code: number): PmRefusal | null {
   const said = out
@@ -172,6 +175,8 @@ export function pmPermissionRefusal(out: string, code: number): PmRefusal | null
   if (/Unknown permission/.test(line)) return { kind: 'unknown-permission', said: line };
   if (/not a changeable permission type/.test(line)) return { kind: 'not-changeable', said: line };
   if (/Unknown package/.test(line)) return { kind: 'unknown-package', said: line };
+  // Xiaomi's MIUI/HyperOS withhold GRANT_RUNTIME_PERMISSIONS from the shell until a developer setting allows it.
+  if (/(?:GRANT|REVOKE)_RUNTIME_PERMISSIONS/.test(line)) return { kind: 'shell-not-allowed', said: line };
   return { kind: 'other', said: line };
 }
 

@@ -30,3 +30,8 @@ export function readAxeVersion(text: string): AxeVersion | null {
 
 /** The version a tool's help text shows an option in: `--point` appears in `describe-ui --help` from AXe 1.6.0. */
 export const AXE_POINT_SINCE = '1.6.0';
+
+/** What a build's help texts offer: a held touch (`touch --down --up --delay`) and the hit test (`describe-ui --point`). */
+export function axeFeatures(touchHelp: string, describeHelp: string): { press: boolean; hitTest: boolean } {
+  return { press: /--delay\b/.test(touchHelp) && /--down\b/.test(touchHelp), hitTest: /--point\b/.test(describeHelp) };
+}

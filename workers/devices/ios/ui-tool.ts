@@ -11,7 +11,7 @@ import { access, constants } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { DeviceError, type Point } from '../backend.js';
 import { run, ToolFailure } from './run.js';
-import { AXE_POINT_SINCE, readAxeVersion } from './axe-version.js';
+import { AXE_POINT_SINCE, axeFeatures, readAxeVersion } from './axe-version.js';
 import { AXE, AXE_POINT, IDB, type ToolArgv } from './ui-commands.js';
 
 export type UiToolKind = 'axe' | 'idb';
@@ -105,13 +105,14 @@ async function probeAxeBuild(path: string, label: string): Promise<ToolProbe> {
       () => '',
     );
   const [touch, describe] = await Promise.all([help(['touch']), help(['describe-ui'])]);
-  if (!/--delay\b/.test(touch) || !/--down\b/.test(touch)) {
+  const features = axeFeatures(touch, describe);
+  if (!features.press) {
     return {
       missing: `AXe build ${label} at ${path} has no \`touch --down --up --delay\` (needed for long presses)`,
       hint: 'install a release of AXe 1.4.0 or later: `brew install cameroncooke/axe/axe`',
     };
   }
-  const point = /--point\b/.test(describe);
+  const point = features.hitTest;
   const what = `AXe ${label} (a staging or source build; features read from its help) at ${path}${point ? '' : ' (no hit test: describe-ui has no --point)'}`;
   return { tool: new UiTool('axe', path, label, what, point ? AXE_POINT : AXE, false) };
 }

@@ -53,6 +53,8 @@ function candidate(el: JsonElement, seen: { fromAXFrame: number; fromRole: numbe
     unknown.add(type || '(none)');
     role = 'other';
   }
+  // A navigation bar's search field can come as a GenericElement whose subrole alone says what it is.
+  if (el.subrole === 'AXSearchField' && (role === 'other' || role === 'group')) role = 'textfield';
   const read = searchField(el, clean(el.AXLabel) || clean(el.title), clean(typeof el.AXValue === 'number' ? String(el.AXValue) : el.AXValue));
   const { label } = read;
   const { value, checked } = iosValue(role, read.raw, label, el.selected === true);
