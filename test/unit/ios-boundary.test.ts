@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceError } from '../../workers/devices/backend.js';
 import { drag, longPress, pinch, tap } from '../../workers/devices/gestures.js';
 import { FrameHelper } from '../../workers/devices/ios/frame-helper.js';
@@ -46,12 +46,15 @@ const lines = (path: string) =>
         .map((l) => JSON.parse(l) as Record<string, unknown>)
     : [];
 
-async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[] } = {}): Promise<World> {
+async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[]; axeVersion?: string } = {}): Promise<World> {
   const state = await mkdtemp(join(tmpdir(), 'simfleet-ios-'));
   // Every double the backend starts finds the simulated simulator through this variable.
   process.env.FAKE_XCRUN_STATE = state;
   if (extra.helperMode) writeFileSync(join(state, 'frame-helper-mode'), extra.helperMode);
   for (const f of extra.flags ?? []) writeFileSync(join(state, f), '');
+  // The version the AXe double pretends to be, for this simulated host only.
+  if (extra.axeVersion) writeFileSync(join(state, 'axe-version'), extra.axeVersion);
+  const { axeVersion: _, ...options } = extra;
   const provider = new IosProvider({
     xcrun: `${DOUBLES}xcrun.mjs`,
     uiTool: tool,
@@ -60,7 +63,7 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
     pollMs: 100,
     platform: 'darwin',
     logger: silent,
-    ...extra,
+    ...options,
   });
   const worldFile = join(state, 'world.json');
   const dataDir = join(state, 'Containers', 'Data');
@@ -117,6 +120,18 @@ describeBoundary({
   permissions: PERMISSIONS,
   setup: () => world('axe').then((w) => ({ ...w, localId: UDID })),
 });
+// The same suite over the AXe versions the recorded outputs come from: 1.8.0 (describe-ui on iOS
+// 18.5) and a staging build (its recorded version string and help texts).
+for (const axeVersion of ['1.8.0', 'staging-main-58-51cfaf7-1-g52a7bff-dirty']) {
+  describeBoundary({
+    name: `ios (xcrun + axe ${axeVersion} doubles)`,
+    platform: 'ios',
+    source: 'axe',
+    app: APP,
+    permissions: PERMISSIONS,
+    setup: () => world('axe', { axeVersion }).then((w) => ({ ...w, localId: UDID })),
+  });
+}
 describeBoundary({
   name: 'ios (xcrun + idb doubles)',
   platform: 'ios',
@@ -295,14 +310,9 @@ describe('the hit test: idb describe-point, AXe describe-ui --point from 1.6.0',
       argv: (x: number, y: number) => ['axe', 'describe-ui', '--point', `${x},${y}`, '--udid', UDID],
     },
   ] as const;
-  afterEach(() => {
-    delete process.env.FAKE_AXE_VERSION;
-  });
-
   for (const { tool, version, argv } of tools) {
     it(`names the element a touch at a point reaches, nothing off the screen (${tool}${version ? ` ${version}` : ''})`, async () => {
-      if (version) process.env.FAKE_AXE_VERSION = version;
-      const w = await world(tool);
+      const w = await world(tool, version ? { axeVersion: version } : {});
       try {
         await w.provider.start();
         const device = w.provider.device(UDID)!;
@@ -320,8 +330,7 @@ describe('the hit test: idb describe-point, AXe describe-ui --point from 1.6.0',
   }
 
   it('offers no hit test with AXe before 1.6.0, and says so in the status', async () => {
-    process.env.FAKE_AXE_VERSION = '1.5.0';
-    const axe = await world('axe');
+    const axe = await world('axe', { axeVersion: '1.5.0' });
     try {
       await axe.provider.start();
       expect(axe.provider.device(UDID)!.hitTest).toBeUndefined();

@@ -7,7 +7,7 @@
 // FAKE_AXE_VERSION (default 1.6.0; "staging-main-58-51cfaf7-1-g52a7bff-dirty" is a recorded staging
 // build's), and `describe-ui --point X,Y` (1.6.0 and later) prints the element at a point.
 import { readFileSync } from 'node:fs';
-import { currentScreen, dumpText, elementAt, flag, record, save, world } from './lib/world.mjs';
+import { currentScreen, dumpText, elementAt, flag, flagText, record, save, world } from './lib/world.mjs';
 
 const args = process.argv.slice(2);
 record('log.jsonl', { tool: 'axe', args });
@@ -26,7 +26,9 @@ const number = (name) => {
   return v;
 };
 
-const version = process.env.FAKE_AXE_VERSION ?? '1.6.0';
+// The version this double pretends to be: the state directory's `axe-version` file (one per
+// simulated host, so suites can run several), else FAKE_AXE_VERSION, else 1.6.0.
+const version = flagText('axe-version') ?? process.env.FAKE_AXE_VERSION ?? '1.6.0';
 if (args[0] === '--version') {
   process.stdout.write(`${version}\n`);
   process.exit(0);

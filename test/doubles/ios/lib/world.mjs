@@ -48,6 +48,8 @@ export const SCREENS = {
 
 export const at = (...p) => join(STATE, ...p);
 export const flag = (name) => existsSync(at(name));
+/** A flag file's text, trimmed, or undefined when there is none. */
+export const flagText = (name) => (flag(name) ? readFileSync(at(name), 'utf8').trim() : undefined);
 export const bundleDir = () => at('Containers', 'Bundle');
 export const dataDir = (bundleId) => at('Containers', 'Data', bundleId);
 
