@@ -2,7 +2,9 @@
 // recorded real outputs (test/doubles/android/fixtures/README.md says where each came from).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { shellQuote } from '../../workers/devices/android/adb.js';
+import { type Adb, shellQuote } from '../../workers/devices/android/adb.js';
+import { screencap } from '../../workers/devices/android/capture.js';
+import { setAndroidPermission } from '../../workers/devices/android/permissions.js';
 import { emulatorPort, parseDevicesList, stateHealth } from '../../workers/devices/android/devices-list.js';
 import { keyCommand, textCommands } from '../../workers/devices/android/keys-text.js';
 import {
@@ -23,6 +25,8 @@ import { withScreenSize } from '../../workers/devices/android/tree.js';
 import { drag, longPress, swipe, tap } from '../../workers/devices/gestures.js';
 import { decodeInputText } from '../doubles/android/screen.mjs';
 
+/** The conformance corpus's recorded outputs (test/fixtures/device-outputs/README.md). */
+const recorded = (name: string) => readFileSync(new URL(`../fixtures/device-outputs/${name}`, import.meta.url));
 const fixture = (name: string) => readFileSync(new URL(`../doubles/android/fixtures/${name}`, import.meta.url), 'utf8');
 
 describe('adb devices -l, read', () => {
@@ -159,6 +163,21 @@ describe('uiautomator dump /dev/tty, read', () => {
     );
   });
 
+  it('takes the PNG after the warning a multi-display device prints first (recorded), and leaves a clean capture alone', async () => {
+    const adb = (file: string) => ({ execOut: async () => recorded(file) }) as unknown as Adb;
+    const warnings: string[] = [];
+    const shot = await screencap(adb('screencap.multi-display-warning-prefix.bin'), 'emulator-5554', (w) => warnings.push(w));
+    expect(shot.size).toEqual({ width: 4, height: 4 });
+    expect(shot.data.subarray(0, 4).toString('latin1')).toBe('\x89PNG');
+    expect(warnings).toEqual([expect.stringMatching(/^\[Warning\] Multiple displays were found, but no display id was specified! Defaulting/)]);
+    expect((await screencap(adb('screencap.clean.bin'), 'emulator-5554')).data).toEqual(recorded('screencap.clean.bin'));
+    // Text alone, with no PNG after it, is still refused with what the device said.
+    const refused = await screencap({ execOut: async () => Buffer.from('[Warning] Multiple displays were found\n') } as unknown as Adb, 'x').catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ code: 'DEVICE_FAILED', message: expect.stringMatching(/is not a PNG: \[Warning\] Multiple displays/) });
+  });
+
   it("reads a PNG's size from its header and refuses what is not a PNG", () => {
     const header = Buffer.from('89504e470d0a1a0a0000000d49484452000004380000087000', 'hex');
     expect(pngSize(header)).toEqual({ width: 1080, height: 2160 });
@@ -262,6 +281,41 @@ describe("pm grant / pm revoke's refusals", () => {
     expect(pmPermissionRefusal('/system/bin/sh: pm: inaccessible or not found\n', 127)).toEqual({
       kind: 'other',
       said: '/system/bin/sh: pm: inaccessible or not found',
+    });
+  });
+
+  it('skips a permission Android 14+ says the app does not request ("isn\'t requested by package"), and names the fix when the shell may not grant', async () => {
+    // Recorded answers (test/fixtures/device-outputs): one per pm call, in order.
+    const answers = (...files: [string, number][]) => {
+      const queue = files.map(([f, code]) => ({ out: recorded(f).toString('utf8'), code }));
+      // pm prints nothing when it grants.
+      return { shellResult: async () => queue.shift() ?? { out: '', code: 0 } } as unknown as Adb;
+    };
+    // CAMERA refused with the Android 14+ wording: nothing applied, so the name is unsupported for this app, not a device failure.
+    const camera = await setAndroidPermission(
+      answers(['pm-grant.android14-permissionservice.isnt-requested.COMPOSED.txt', 255]),
+      'emulator-5554',
+      'com.example.app',
+      {
+        action: 'grant',
+        permission: 'camera',
+      },
+    ).catch((e: unknown) => e);
+    expect(camera).toMatchObject({ code: 'PERMISSION_UNSUPPORTED' });
+    // Location: fine refused in the stderr form another project recorded, coarse granted: fine is skipped.
+    const location = await setAndroidPermission(answers(['pm-grant.isnt-requested.stderr-as-published.txt', 1]), 'emulator-5554', 'com.example.app', {
+      action: 'grant',
+      permission: 'location',
+    });
+    expect(location).toMatchObject({ applied: ['android.permission.ACCESS_COARSE_LOCATION'], skipped: ['android.permission.ACCESS_FINE_LOCATION'] });
+    const xiaomi = await setAndroidPermission(answers(['pm-grant.xiaomi-no-grant-runtime-permissions.gkd.txt', 255]), 'abc123', 'com.example.app', {
+      action: 'grant',
+      permission: 'camera',
+    }).catch((e: unknown) => e);
+    expect(xiaomi).toMatchObject({
+      code: 'DEVICE_FAILED',
+      hint: expect.stringMatching(/USB debugging \(Security settings\)/),
+      details: { cause: 'SHELL_MAY_NOT_GRANT' },
     });
   });
 

@@ -2,7 +2,7 @@
 // helper (test/doubles/ios/) that replay real recorded outputs. No simulator runs here (this is
 // Linux): what is checked is that the backend speaks the tools' real command lines, reads their
 // real outputs, and keeps the boundary's promises over them.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,12 +46,15 @@ const lines = (path: string) =>
         .map((l) => JSON.parse(l) as Record<string, unknown>)
     : [];
 
-async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[] } = {}): Promise<World> {
+async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperMode?: string; flags?: string[]; axeVersion?: string } = {}): Promise<World> {
   const state = await mkdtemp(join(tmpdir(), 'simfleet-ios-'));
   // Every double the backend starts finds the simulated simulator through this variable.
   process.env.FAKE_XCRUN_STATE = state;
   if (extra.helperMode) writeFileSync(join(state, 'frame-helper-mode'), extra.helperMode);
   for (const f of extra.flags ?? []) writeFileSync(join(state, f), '');
+  // The version the AXe double pretends to be, for this simulated host only.
+  if (extra.axeVersion) writeFileSync(join(state, 'axe-version'), extra.axeVersion);
+  const { axeVersion: _, ...options } = extra;
   const provider = new IosProvider({
     xcrun: `${DOUBLES}xcrun.mjs`,
     uiTool: tool,
@@ -60,7 +63,7 @@ async function world(tool: 'axe' | 'idb', extra: Partial<IosOptions> & { helperM
     pollMs: 100,
     platform: 'darwin',
     logger: silent,
-    ...extra,
+    ...options,
   });
   const worldFile = join(state, 'world.json');
   const dataDir = join(state, 'Containers', 'Data');
@@ -117,6 +120,18 @@ describeBoundary({
   permissions: PERMISSIONS,
   setup: () => world('axe').then((w) => ({ ...w, localId: UDID })),
 });
+// The same suite over the AXe versions the recorded outputs come from: 1.8.0 (describe-ui on iOS
+// 18.5) and a staging build (its recorded version string and help texts).
+for (const axeVersion of ['1.8.0', 'staging-main-58-51cfaf7-1-g52a7bff-dirty']) {
+  describeBoundary({
+    name: `ios (xcrun + axe ${axeVersion} doubles)`,
+    platform: 'ios',
+    source: 'axe',
+    app: APP,
+    permissions: PERMISSIONS,
+    setup: () => world('axe', { axeVersion }).then((w) => ({ ...w, localId: UDID })),
+  });
+}
 describeBoundary({
   name: 'ios (xcrun + idb doubles)',
   platform: 'ios',
@@ -276,32 +291,82 @@ describe('the ios backend over its doubles', () => {
   });
 });
 
-describe('the hit test, through idb describe-point', () => {
-  it('names the element a touch at a point reaches, nothing off the screen; with AXe there is no hit test', async () => {
+/** A named leaf button of the tree and a point in its middle. */
+async function aButton(device: NonNullable<ReturnType<IosProvider['device']>>) {
+  const tree = await device.tree();
+  const button = tree.nodes.find((n) => n.role === 'button' && n.label && !tree.nodes.some((c) => c.parent === n.index))!;
+  expect(button).toBeDefined();
+  return { button, at: { x: Math.round(button.frame.x + button.frame.width / 2), y: Math.round(button.frame.y + button.frame.height / 2) } };
+}
+
+describe('the hit test: idb describe-point, AXe describe-ui --point from 1.6.0', () => {
+  // AXe versions as `axe --version` prints them: releases, and a staging build's recorded string.
+  const tools = [
+    { tool: 'idb', version: undefined, argv: (x: number, y: number) => ['idb', 'ui', 'describe-point', '--json', String(x), String(y), '--udid', UDID] },
+    { tool: 'axe', version: '1.6.0', argv: (x: number, y: number) => ['axe', 'describe-ui', '--point', `${x},${y}`, '--udid', UDID] },
+    {
+      tool: 'axe',
+      version: 'staging-main-58-51cfaf7-1-g52a7bff-dirty',
+      argv: (x: number, y: number) => ['axe', 'describe-ui', '--point', `${x},${y}`, '--udid', UDID],
+    },
+  ] as const;
+  for (const { tool, version, argv } of tools) {
+    it(`names the element a touch at a point reaches, nothing off the screen (${tool}${version ? ` ${version}` : ''})`, async () => {
+      const w = await world(tool, version ? { axeVersion: version } : {});
+      try {
+        await w.provider.start();
+        const device = w.provider.device(UDID)!;
+        await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
+        const { button, at } = await aButton(device);
+        const [hit, off] = await device.hitTest!([at, { x: 1000, y: 2000 }]);
+        expect(hit).toMatchObject({ role: 'button', label: button.label, interactive: true });
+        expect(hit!.frame).toEqual(button.frame);
+        expect(off).toBeNull();
+        expect(w.log()).toContainEqual(argv(at.x, at.y));
+      } finally {
+        await w.close();
+      }
+    });
+  }
+
+  it('offers no hit test with AXe before 1.6.0, and says so in the status', async () => {
+    const axe = await world('axe', { axeVersion: '1.5.0' });
+    try {
+      await axe.provider.start();
+      expect(axe.provider.device(UDID)!.hitTest).toBeUndefined();
+      expect((await axe.provider.status()).detail).toContain('AXe 1.5.0 at');
+      expect((await axe.provider.status()).detail).toContain('no hit test before 1.6.0');
+    } finally {
+      await axe.close();
+    }
+  });
+});
+
+describe('a stale idb companion (its recorded empty answer)', () => {
+  it('is a typed error naming the fix, for the tree and for the hit test, and the hosts list and logs carry it', async () => {
     const w = await world('idb');
     try {
       await w.provider.start();
       const device = w.provider.device(UDID)!;
       await device.prepare(APP, { signal: signal(), origins: NO_ORIGINS });
-      const tree = await device.tree();
-      // A named button the tree holds, and a point in its middle.
-      const button = tree.nodes.find((n) => n.role === 'button' && n.label && !tree.nodes.some((c) => c.parent === n.index))!;
-      expect(button).toBeDefined();
-      const at = { x: Math.round(button.frame.x + button.frame.width / 2), y: Math.round(button.frame.y + button.frame.height / 2) };
-      const [hit, off] = await device.hitTest!([at, { x: 1000, y: 2000 }]);
-      expect(hit).toMatchObject({ role: 'button', label: button.label, interactive: true });
-      expect(hit!.frame).toEqual(button.frame);
-      expect(off).toBeNull();
-      expect(w.log()).toContainEqual(['idb', 'ui', 'describe-point', '--json', String(at.x), String(at.y), '--udid', UDID]);
+      const { at } = await aButton(device);
+      writeFileSync(join(w.state, 'stale-companion'), '');
+      const stale = { code: 'DEVICE_FAILED', hint: expect.stringMatching(/^restart the idb companion/), details: { cause: 'IDB_COMPANION_STALE' } };
+      const tree = await device.tree().catch((e: unknown) => e);
+      expect(tree).toBeInstanceOf(DeviceError);
+      expect(tree).toMatchObject({ ...stale, message: expect.stringMatching(/its companion has lost the simulator/) });
+      const hit = await device.hitTest!([at]).catch((e: unknown) => e);
+      expect(hit).toBeInstanceOf(DeviceError);
+      expect(hit).toMatchObject(stale);
+      const status = await w.provider.status();
+      expect(status.hint).toMatch(/^restart the idb companion/);
+      expect(status.detail).toContain(`${UDID}: IDB_COMPANION_STALE`);
+      // Once the companion answers again, the cause is gone from the status.
+      rmSync(join(w.state, 'stale-companion'));
+      await device.tree();
+      expect((await w.provider.status()).hint).toBeUndefined();
     } finally {
       await w.close();
-    }
-    const axe = await world('axe');
-    try {
-      await axe.provider.start();
-      expect(axe.provider.device(UDID)!.hitTest).toBeUndefined();
-    } finally {
-      await axe.close();
     }
   });
 });

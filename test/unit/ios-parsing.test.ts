@@ -12,6 +12,7 @@ import { DeviceListError, healthOf, modelName, parseDeviceList, runtimeName } fr
 import { encodeCommand, MessageReader, type HelperMessage } from '../../workers/devices/ios/helper-protocol.js';
 import { infoPlistString, parseOpenStep } from '../../workers/devices/ios/plist.js';
 import { planTouches } from '../../workers/devices/ios/touch-plan.js';
+import { readAxeVersion } from '../../workers/devices/ios/axe-version.js';
 import { compareVersions, findUiTool, parseVersion } from '../../workers/devices/ios/ui-tool.js';
 
 const FIXTURES = new URL('../doubles/ios/fixtures/', import.meta.url);
@@ -42,7 +43,7 @@ describe('simctl list devices -j', () => {
       availabilityError: null,
       runtimeId: 'com.apple.CoreSimulator.SimRuntime.iOS-17-5',
     });
-    expect(sims.filter((s) => s.family === 'iPad').map((s) => s.model)).toEqual(['iPad Air 5th generation', 'iPad mini 6th generation']);
+    expect(sims.filter((s) => s.family === 'iPad').map((s) => s.model)).toEqual(['iPad Air (5th generation)', 'iPad mini (6th generation)']);
     expect(sims.every((s) => healthOf(s).ready)).toBe(true);
   });
 
@@ -71,8 +72,24 @@ describe('simctl list devices -j', () => {
     expect(runtimeName('com.apple.CoreSimulator.SimRuntime.watchOS-10-0')).toEqual({ platform: 'watchOS', name: 'watchOS 10.0' });
     expect(runtimeName('com.apple.CoreSimulator.SimRuntime.xrOS-1-0').platform).toBe('xrOS');
     expect(runtimeName('iOS 12.1')).toEqual({ platform: 'iOS', name: 'iOS 12.1' });
-    expect(modelName('com.apple.CoreSimulator.SimDeviceType.iPad-Pro--11-inch---2nd-generation-', 'x')).toBe('iPad Pro 11 inch 2nd generation');
+    expect(modelName('com.apple.CoreSimulator.SimDeviceType.iPad-Pro--11-inch---2nd-generation-', 'x')).toBe('iPad Pro (11-inch) (2nd generation)');
     expect(modelName(null, 'My phone')).toBe('My phone');
+  });
+
+  it('reads device types with memory suffixes and odd separators as Xcode names them (recorded Xcode 14 and 26.1 lists)', () => {
+    const type = (t: string) => modelName(`com.apple.CoreSimulator.SimDeviceType.${t}`, 'x');
+    // Each id and its Xcode name side by side in test/fixtures/device-outputs' recorded lists.
+    expect(type('iPad-Pro-13-inch-M5-12GB')).toBe('iPad Pro 13-inch (M5)');
+    expect(type('iPad-Pro-11-inch-M5-12GB')).toBe('iPad Pro 11-inch (M5)');
+    expect(type('iPad-Pro--9-7-inch-')).toBe('iPad Pro (9.7-inch)');
+    expect(type('iPad-Pro--12-9-inch---4th-generation-')).toBe('iPad Pro (12.9-inch) (4th generation)');
+    expect(type('iPad-Pro-12-9-inch-5th-generation')).toBe('iPad Pro (12.9-inch) (5th generation)');
+    expect(type('iPhone-SE--2nd-generation-')).toBe('iPhone SE (2nd generation)');
+    expect(type('iPad--7th-generation-')).toBe('iPad (7th generation)');
+    expect(type('iPhone-15-Pro')).toBe('iPhone 15 Pro');
+    // Later Xcode names by the same rules: a chip after the name, in parentheses.
+    expect(type('iPad-mini-A17-Pro')).toBe('iPad mini (A17 Pro)');
+    expect(type('iPad-Air-11-inch-M2')).toBe('iPad Air 11-inch (M2)');
   });
 
   it('tells the other states apart and refuses what is not the list', () => {
@@ -138,6 +155,31 @@ describe('UI tool versions', () => {
     process.env.FAKE_AXE_VERSION = '1.3.0';
     const old = await findUiTool('axe', `${DOUBLES}axe.mjs`);
     expect(old).toMatchObject({ missing: `AXe 1.3.0 at ${DOUBLES}axe.mjs is older than 1.4.0`, hint: expect.stringMatching(/brew upgrade axe/) });
+  });
+
+  it('reads release, staging and source-build version strings of AXe', () => {
+    expect(readAxeVersion('1.8.0\n')).toEqual({ kind: 'release', version: '1.8.0' });
+    expect(readAxeVersion('v1.8.0-3-g52a7bff-dirty')).toEqual({ kind: 'release', version: '1.8.0' });
+    // Recorded: AXe's own golden of `axe --version` on a staging build (test/fixtures/device-outputs).
+    expect(readAxeVersion('staging-main-58-51cfaf7-1-g52a7bff-dirty\n')).toEqual({ kind: 'build', label: 'staging-main-58-51cfaf7-1-g52a7bff-dirty' });
+    expect(readAxeVersion('0.0.0-staging.42')).toEqual({ kind: 'build', label: '0.0.0-staging.42' });
+    expect(readAxeVersion('52a7bff-dirty')).toEqual({ kind: 'build', label: '52a7bff-dirty' });
+    expect(readAxeVersion('dev')).toEqual({ kind: 'build', label: 'dev' });
+    expect(readAxeVersion('')).toBeNull();
+    expect(readAxeVersion('command not found')).toBeNull();
+  });
+
+  it('takes a staging build, asking its help for a held touch and the hit test, and uses describe-ui --point from 1.6.0', async () => {
+    process.env.FAKE_AXE_VERSION = 'staging-main-58-51cfaf7-1-g52a7bff-dirty';
+    const staging = await findUiTool('axe', `${DOUBLES}axe.mjs`);
+    expect('tool' in staging && [staging.tool.version, staging.tool.canDescribePoint]).toEqual(['staging-main-58-51cfaf7-1-g52a7bff-dirty', true]);
+    expect('tool' in staging && staging.tool.label).toMatch(/staging or source build; features read from its help/);
+    process.env.FAKE_AXE_VERSION = '0.0.0-staging.7';
+    expect(await findUiTool('axe', `${DOUBLES}axe.mjs`)).toHaveProperty('tool.canDescribePoint', true);
+    process.env.FAKE_AXE_VERSION = '1.6.0';
+    expect(await findUiTool('axe', `${DOUBLES}axe.mjs`)).toHaveProperty('tool.canDescribePoint', true);
+    process.env.FAKE_AXE_VERSION = '1.5.0';
+    expect(await findUiTool('axe', `${DOUBLES}axe.mjs`)).toHaveProperty('tool.canDescribePoint', false);
   });
 
   it('checks idb by its help text, since fb-idb has no --version', async () => {

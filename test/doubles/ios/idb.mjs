@@ -7,9 +7,11 @@
 // describe-point output was found; its fields are describe-all's, as idb builds both from the same
 // accessibility element); `ui tap X Y [--duration S]`, `ui swipe X1 Y1 X2 Y2`, `ui text`, `ui key`,
 // `ui button` are recorded in touches.jsonl (nothing arrives with the flag file `input-detached`).
+// With the flag file `stale-companion`, describe-all and describe-point answer with the recorded
+// empty sentinel of a companion that has lost the simulator (test/fixtures/device-outputs).
 // Like fb-idb, it has no `--version` (argparse refuses it); `--help` text is composed from the
 // argparse definitions.
-import { currentScreen, dumpText, flag, record, save, world } from './lib/world.mjs';
+import { currentScreen, dumpText, elementAt, flag, record, save, staleCompanionAnswer, world } from './lib/world.mjs';
 
 const args = process.argv.slice(2);
 record('log.jsonl', { tool: 'idb', args });
@@ -65,6 +67,10 @@ function flatten(elements) {
 
 switch (command) {
   case 'describe-all': {
+    if (flag('stale-companion')) {
+      process.stdout.write(staleCompanionAnswer());
+      break;
+    }
     const dump = dumpText(currentScreen());
     process.stdout.write(args.includes('--nested') ? dump : JSON.stringify(flatten(JSON.parse(dump))));
     break;
@@ -72,15 +78,11 @@ switch (command) {
   case 'describe-point': {
     const x = int(positional[0], 'x');
     const y = int(positional[1], 'y');
-    const holds = (el) => el.frame && x >= el.frame.x && x < el.frame.x + el.frame.width && y >= el.frame.y && y < el.frame.y + el.frame.height;
-    const deepest = (elements) => {
-      for (const el of [...elements].reverse()) {
-        if (!holds(el)) continue;
-        return deepest(el.children ?? []) ?? el;
-      }
-      return undefined;
-    };
-    const hit = deepest(JSON.parse(dumpText(currentScreen())));
+    if (flag('stale-companion')) {
+      process.stdout.write(staleCompanionAnswer());
+      break;
+    }
+    const hit = elementAt(x, y);
     const { children, ...element } = hit ?? {};
     process.stdout.write(JSON.stringify(hit ? element : {}));
     break;

@@ -10,7 +10,7 @@ import { DeviceError } from '../backend.js';
 import type { Logger } from 'pino';
 import { type Adb, firstLine } from './adb.js';
 import { ConsoleRefused, type EmulatorConsole } from './console.js';
-import { pngSize, type PixelSize } from './shell-output.js';
+import { pngSize, splitScreencap, type PixelSize } from './shell-output.js';
 
 export interface Png {
   data: Buffer;
@@ -53,6 +53,7 @@ export class ConsoleShots {
 /** Where the next capture comes from: console screenshots while they work, adb otherwise. */
 export class ScreenSource {
   private shotsWhy: string | null = null;
+  private warned = false;
   private readonly shots: ConsoleShots | undefined;
 
   constructor(
@@ -82,7 +83,12 @@ export class ScreenSource {
         this.logger.warn({ err: firstLine((err as Error).message) }, 'console screenshot failed; capturing through adb');
       }
     }
-    return screencap(this.adb, this.serial);
+    return screencap(this.adb, this.serial, (warning) => {
+      // Said once: the same warning comes with every capture of a multi-display device.
+      if (this.warned) return;
+      this.warned = true;
+      this.logger.warn({ screencap: warning }, 'screencap printed a warning before the PNG; the PNG after it is used');
+    });
   }
 
   async close(): Promise<void> {
@@ -90,9 +96,11 @@ export class ScreenSource {
   }
 }
 
-export async function screencap(adb: Adb, serial: string): Promise<Png> {
-  const data = await adb.execOut(serial, ['screencap', '-p'], { timeoutMs: 15_000, maxBytes: 64 * 1024 * 1024 });
-  return checked(data, `\`adb -s ${serial} exec-out screencap -p\``);
+export async function screencap(adb: Adb, serial: string, onWarning?: (warning: string) => void): Promise<Png> {
+  const out = await adb.execOut(serial, ['screencap', '-p'], { timeoutMs: 15_000, maxBytes: 64 * 1024 * 1024 });
+  const { png, warning } = splitScreencap(out);
+  if (warning) onWarning?.(warning);
+  return checked(png, `\`adb -s ${serial} exec-out screencap -p\``);
 }
 
 function checked(data: Buffer, what: string): Png {

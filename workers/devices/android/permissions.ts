@@ -31,6 +31,14 @@ export async function setAndroidPermission(
         "the session's app is gone from the device; end the session and start another",
       );
     }
+    if (refusal?.kind === 'shell-not-allowed') {
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `${serial} does not let adb's shell set permissions: ${refusal.said}`,
+        'on Xiaomi (MIUI/HyperOS) turn on "USB debugging (Security settings)" in Developer options, then reconnect',
+        { applied, cause: 'SHELL_MAY_NOT_GRANT' },
+      );
+    }
     if (refusal?.kind === 'other') {
       throw new DeviceError(
         'DEVICE_FAILED',

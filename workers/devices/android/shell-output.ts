@@ -20,7 +20,7 @@
 //  - `pm grant` / `pm revoke`: nothing on success; a refusal is the exception's line, after
 //    "Exception occurred while executing 'grant':" (exit 255, recent releases) or after "Operation
 //    not allowed: " (older ones, exit 0): "java.lang.SecurityException: Package P has not requested
-//    permission X", "java.lang.IllegalArgumentException: Unknown permission: X", "… Unknown package:
+//    permission X" (Android 14+: "Permission X isn't requested by package P"), "java.lang.IllegalArgumentException: Unknown permission: X", "… Unknown package:
 //    P", "… Permission X requested by P is not a changeable permission type".
 import { DeviceError } from '../backend.js';
 import { firstLine } from './adb.js';
@@ -124,6 +124,23 @@ export function amStartFailure(output: string): string | null {
   return exception ? exception[0].trim() : null;
 }
 
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * The PNG out of what `screencap -p` wrote, and the text it wrote first. On a device with several
+ * displays (foldables, some emulators and vendor phones) screencap prints "[Warning] Multiple
+ * displays were found, but no display id was specified! …" to stdout ahead of the PNG, and
+ * `exec-out` delivers both as one stream. Only a prefix that is text is cut: binary noise before
+ * a signature is no warning, and the bytes stay as they are for the PNG check to refuse.
+ */
+export function splitScreencap(data: Buffer): { png: Buffer; warning: string | null } {
+  const at = data.subarray(0, 64 * 1024).indexOf(PNG_SIGNATURE);
+  if (at <= 0) return { png: data, warning: null };
+  const prefix = data.subarray(0, at).toString('utf8');
+  if (!/^[\t\n\r\x20-\x7e\u00a0-\uffff]*$/.test(prefix) || prefix.includes('\ufffd')) return { png: data, warning: null };
+  return { png: data.subarray(at), warning: prefix.replace(/\s+/g, ' ').trim() };
+}
+
 /** Width and height of a PNG from its IHDR chunk, or null when the bytes are not a PNG. */
 export function pngSize(png: Buffer): PixelSize | null {
   if (png.length < 24 || png.readUInt32BE(0) !== 0x89504e47 || png.toString('ascii', 12, 16) !== 'IHDR') return null;
@@ -140,7 +157,10 @@ export function installFailure(out: string): string | null {
 }
 
 /** Why `pm grant` / `pm revoke` refused a permission, or null when it printed no refusal. */
-export type PmRefusal = { kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'other'; said: string };
+export type PmRefusal = {
+  kind: 'not-requested' | 'unknown-permission' | 'not-changeable' | 'unknown-package' | 'shell-not-allowed' | 'other';
+  said: string;
+};
 
 export function pmPermissionRefusal(out: string, code: number): PmRefusal | null {
   const said = out
@@ -149,10 +169,14 @@ export function pmPermissionRefusal(out: string, code: number): PmRefusal | null
     .find((l) => /Exception|Operation not allowed|^Error/.test(l) && !l.startsWith('Exception occurred while executing'));
   if (!said && code === 0) return null;
   const line = said ?? (firstLineOf(out) || `exit code ${code}`);
-  if (/has not requested permission/.test(line)) return { kind: 'not-requested', said: line };
+  // Android 13 and earlier: "Package P has not requested permission X"; the permission service
+  // of Android 14+ (PermissionService.kt): "Permission X isn't requested by package P".
+  if (/has not requested permission|isn't requested by package/.test(line)) return { kind: 'not-requested', said: line };
   if (/Unknown permission/.test(line)) return { kind: 'unknown-permission', said: line };
   if (/not a changeable permission type/.test(line)) return { kind: 'not-changeable', said: line };
   if (/Unknown package/.test(line)) return { kind: 'unknown-package', said: line };
+  // Xiaomi's MIUI/HyperOS withhold GRANT_RUNTIME_PERMISSIONS from the shell until a developer setting allows it.
+  if (/(?:GRANT|REVOKE)_RUNTIME_PERMISSIONS/.test(line)) return { kind: 'shell-not-allowed', said: line };
   return { kind: 'other', said: line };
 }
 

@@ -26,6 +26,7 @@ import { measureScreen, pngSize, type MeasuredScreen } from './screen-size.js';
 import type { Simctl } from './simctl.js';
 import { IOS_SERVICES, unsupported, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
 import { planTouches } from './touch-plan.js';
+import { isEmptySentinel, staleCompanion } from './empty-tree.js';
 import { HID_KEYS, untypeable } from './ui-commands.js';
 import { UI_TOOL_HINT, type UiTool } from './ui-tool.js';
 
@@ -154,6 +155,7 @@ export class IosDevice implements DeviceBackend {
   async tree(): Promise<TreeSnapshot> {
     const ui = this.requireUi();
     const text = await ui.describe(this.udid);
+    if (isEmptySentinel(text)) throw this.toolCause(staleCompanion(ui.kind, 'the request for the screen'));
     let snapshot: TreeSnapshot;
     try {
       snapshot = parseDump(text, { format: ui.format }).snapshot;
@@ -166,6 +168,7 @@ export class IosDevice implements DeviceBackend {
         );
       throw err;
     }
+    this.lastCause = null;
     // The tree is in points; the scale is the simulator's (a dump does not say).
     return { ...snapshot, screen: { widthPt: snapshot.screen.widthPt, heightPt: snapshot.screen.heightPt, scale: this.measured?.scale ?? 0 } };
   }
@@ -188,6 +191,7 @@ export class IosDevice implements DeviceBackend {
   private async elementAt(ui: UiTool, p: Point): Promise<HitElement | null> {
     const text = (await ui.describePoint(this.udid, p)).trim();
     if (!text || text === '{}' || text === '[]' || text === 'null') return null;
+    if (isEmptySentinel(text)) throw this.toolCause(staleCompanion(ui.kind, `the hit test at ${p.x},${p.y}`));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -200,7 +204,13 @@ export class IosDevice implements DeviceBackend {
     }
     // One element's object (as idb prints it), or a list holding it.
     const list = Array.isArray(parsed) ? parsed : [parsed];
-    const nodes = parseDump(JSON.stringify(list), { format: ui.format }).snapshot.nodes;
+    let nodes: TreeSnapshot['nodes'];
+    try {
+      nodes = parseDump(JSON.stringify(list), { format: ui.format }).snapshot.nodes;
+    } catch (err) {
+      if (!(err instanceof DumpError)) throw err;
+      throw new DeviceError('DEVICE_FAILED', `${ui.kind} described the element at ${p.x},${p.y} in a form simfleet cannot read: ${err.message}`, err.hint);
+    }
     // The deepest node that holds the point is what a touch there reaches.
     const holding = nodes.filter((n) => p.x >= n.frame.x && p.x < n.frame.x + n.frame.width && p.y >= n.frame.y && p.y < n.frame.y + n.frame.height);
     const hit = holding.at(-1) ?? nodes.at(-1);
@@ -329,6 +339,16 @@ export class IosDevice implements DeviceBackend {
       );
     });
     this.deps.logger.info({ screen: this.measured }, 'simulator screen measured');
+  }
+
+  /** The last failure whose cause is known (a stale companion), for the provider's status; logged once per cause. */
+  lastCause: { cause: string; message: string; hint: string; at: number } | null = null;
+
+  private toolCause(err: DeviceError): DeviceError {
+    const cause = String(err.details?.cause ?? 'unknown');
+    if (this.lastCause?.cause !== cause) this.deps.logger.error({ cause, hint: err.hint }, err.message);
+    this.lastCause = { cause, message: err.message, hint: err.hint ?? '', at: Date.now() };
+    return err;
   }
 
   private get udid(): string {

@@ -44,11 +44,42 @@ export function runtimeName(id: string): { platform: string; name: string } {
   return { platform: id, name: id };
 }
 
-/** "com.apple.CoreSimulator.SimDeviceType.iPhone-15-Pro" → "iPhone 15 Pro". */
+/**
+ * The device type as Xcode names it: "…SimDeviceType.iPhone-15-Pro" → "iPhone 15 Pro". Type ids
+ * spell Xcode's name with every space, dot and parenthesis turned into "-" ("iPad-Pro--12-9-inch---4th-generation-"
+ * is "iPad Pro (12.9-inch) (4th generation)") and, since the M4 iPads, end in the memory size
+ * ("iPad-Pro-13-inch-M5-12GB" is "iPad Pro 13-inch (M5)"), which Xcode's name leaves out.
+ */
 export function modelName(deviceType: string | null, fallback: string): string {
   if (!deviceType?.startsWith(TYPE_PREFIX)) return fallback;
-  const words = deviceType.slice(TYPE_PREFIX.length).replace(/-+/g, ' ').trim();
-  return words || fallback;
+  const id = deviceType
+    .slice(TYPE_PREFIX.length)
+    .replace(/(\d+)-(\d+)-inch/g, '$1.$2-inch')
+    .replace(/-\d+[GT]B-*$/i, '');
+  const words = id
+    .replace(/-inch\b/g, '\u2010inch')
+    .split('-')
+    .filter(Boolean);
+  return words.length ? phrase(words).replace(/\u2010/g, '-') : fallback;
+}
+
+/** Words back into Xcode's phrasing: "(Nth generation)", a size in parentheses unless a chip follows it, "(M5)". */
+function phrase(words: string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const next = words[i + 1];
+    if (/^\d+(?:st|nd|rd|th)$/.test(w) && next === 'generation') {
+      out.push(`(${w} generation)`);
+      i++;
+    } else if (/^[AM]\d{1,2}$/.test(w) && i > 0) {
+      out.push(`(${words.slice(i).join(' ')})`);
+      break;
+    } else if (/\u2010inch$/.test(w)) {
+      out.push(next !== undefined && /^[AM]\d{1,2}$/.test(next) ? w : `(${w})`);
+    } else out.push(w);
+  }
+  return out.join(' ');
 }
 
 function familyOf(deviceType: string | null, name: string): 'iPhone' | 'iPad' | null {

@@ -105,7 +105,9 @@ export class IosProvider implements BackendProvider {
       const frames = d.describeFrames();
       return frames ? [`${d.localId}: ${frames}`] : [];
     });
+    const causes = [...this.devices.values()].flatMap((d) => (d.lastCause ? [{ id: d.localId, ...d.lastCause }] : []));
     const parts = [
+      ...causes.map((c) => `${c.id}: ${c.cause}: ${c.message}`),
       simctl,
       this.ui.label,
       `reset by ${this.opts.reset}`,
@@ -114,7 +116,9 @@ export class IosProvider implements BackendProvider {
       `${this.sims.length} iPhone/iPad simulator(s)`,
       ...(this.listProblem ? [`last device list failed: ${this.listProblem}`] : []),
     ];
-    return { ...base, available: true, detail: parts.join('; ') };
+    // A known cause on a device (a stale idb companion) is the operator's to fix: its hint is the backend's.
+    const hint = [...new Set(causes.map((c) => c.hint))].join('; ');
+    return { ...base, available: true, detail: parts.join('; '), ...(hint ? { hint } : {}) };
   }
 
   async discover(): Promise<DeviceReport[]> {

@@ -16,6 +16,12 @@ const udidIn = (args: string[]): string | undefined => args.find((a) => /^[0-9A-
 
 export type AppInfo = Record<string, PlistValue>;
 
+/** The pid `simctl launch` prints after the bundle id ("com.example.app: 4321"), or null. */
+export function launchedPid(stdout: string): number | null {
+  const pid = /:\s*(\d+)\s*$/.exec(stdout.trim());
+  return pid ? Number(pid[1]) : null;
+}
+
 export class Simctl {
   constructor(readonly xcrun: string) {}
 
@@ -63,8 +69,7 @@ export class Simctl {
   async launch(udid: string, bundleId: string, signal?: AbortSignal): Promise<number | null> {
     try {
       const { stdout } = await run(this.xcrun, ['simctl', 'launch', udid, bundleId], { timeoutMs: 60 * SECOND, signal });
-      const pid = /:\s*(\d+)\s*$/.exec(stdout.toString('utf8').trim());
-      return pid ? Number(pid[1]) : null;
+      return launchedPid(stdout.toString('utf8'));
     } catch (err) {
       // simctl never says "not installed": it says FBSOpenApplicationServiceErrorDomain code 4 for
       // that and for other refusals alike, so whether the app is there is asked separately.

@@ -1,5 +1,6 @@
 // The command lines of the two tree-and-input helpers, as their own sources define them:
-//  AXe (cameroncooke/AXe, Sources/AXe/Commands/*.swift): `describe-ui --udid U`, `tap -x X -y Y`,
+//  AXe (cameroncooke/AXe, Sources/AXe/Commands/*.swift): `describe-ui --udid U` (from 1.6.0 also
+//    `--point X,Y`, the element at a point: the hit test), `tap -x X -y Y`,
 //    `touch -x X -y Y --down --up --delay S`, `swipe --start-x … --end-y … --duration S --delta D`,
 //    `type --stdin`, `key <HID code>`, `button home`; coordinates in points, as Doubles.
 //  idb (facebook/idb, idb/cli/commands/hid.py and accessibility.py): `ui describe-all --json
@@ -10,7 +11,7 @@ import type { Point } from '../backend.js';
 
 export interface ToolArgv {
   describe(udid: string, nested: boolean): string[];
-  /** The element at a point (a hit test); AXe has no such command, so it has none. */
+  /** The element at a point (a hit test); AXe before 1.6.0 has no such command, so it has none. */
   describePoint?(udid: string, p: Point): string[];
   tap(udid: string, p: Point): string[];
   /** A touch held for `seconds` at one point (a long press). */
@@ -52,6 +53,12 @@ export const AXE: ToolArgv = {
   type: (udid, text) => ({ args: ['type', '--stdin', '--udid', udid], input: text }),
   key: (udid, code) => ['key', String(code), '--udid', udid],
   home: (udid) => ['button', 'home', '--udid', udid],
+};
+
+/** AXe 1.6.0 and later: `describe-ui --point x,y` describes the element a touch there reaches. */
+export const AXE_POINT: ToolArgv = {
+  ...AXE,
+  describePoint: (udid, p) => ['describe-ui', '--point', `${dp(p.x)},${dp(p.y)}`, '--udid', udid],
 };
 
 export const IDB: ToolArgv = {

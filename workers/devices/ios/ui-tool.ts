@@ -11,7 +11,8 @@ import { access, constants } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { DeviceError, type Point } from '../backend.js';
 import { run, ToolFailure } from './run.js';
-import { AXE, IDB, type ToolArgv } from './ui-commands.js';
+import { AXE_POINT_SINCE, axeFeatures, readAxeVersion } from './axe-version.js';
+import { AXE, AXE_POINT, IDB, type ToolArgv } from './ui-commands.js';
 
 export type UiToolKind = 'axe' | 'idb';
 
@@ -78,15 +79,42 @@ async function probeAxe(path: string): Promise<ToolProbe> {
   } catch (err) {
     return { missing: `\`${path} --version\` failed: ${(err as Error).message}`, hint: UI_TOOL_HINT };
   }
-  const version = parseVersion(text);
-  if (!version) return { missing: `\`${path} --version\` printed no version (${JSON.stringify(text.trim().slice(0, 80))})`, hint: UI_TOOL_HINT };
+  const read = readAxeVersion(text);
+  if (!read) return { missing: `\`${path} --version\` printed no version (${JSON.stringify(text.trim().slice(0, 80))})`, hint: UI_TOOL_HINT };
+  if (read.kind === 'build') return probeAxeBuild(path, read.label);
+  const { version } = read;
   if (compareVersions(version, AXE_MINIMUM) < 0) {
     return {
       missing: `AXe ${version} at ${path} is older than ${AXE_MINIMUM}`,
       hint: `upgrade it: \`brew upgrade axe\` (1.4.0 made press-and-hold reliable; older builds fail on newer Xcode)`,
     };
   }
-  return { tool: new UiTool('axe', path, version, `AXe ${version} at ${path}`, AXE, false) };
+  const point = compareVersions(version, AXE_POINT_SINCE) >= 0;
+  return { tool: new UiTool('axe', path, version, `AXe ${version} at ${path}${point ? '' : ' (no hit test before 1.6.0)'}`, point ? AXE_POINT : AXE, false) };
+}
+
+/**
+ * A staging or source build of AXe: its version string names no release, so the two things
+ * simfleet needs of it are asked of its help text, as for idb: a held touch (`touch --delay`) and,
+ * optionally, the hit test (`describe-ui --point`).
+ */
+async function probeAxeBuild(path: string, label: string): Promise<ToolProbe> {
+  const help = (args: string[]) =>
+    run(path, [...args, '--help'], { timeoutMs: 15_000 }).then(
+      ({ stdout }) => stdout.toString('utf8'),
+      () => '',
+    );
+  const [touch, describe] = await Promise.all([help(['touch']), help(['describe-ui'])]);
+  const features = axeFeatures(touch, describe);
+  if (!features.press) {
+    return {
+      missing: `AXe build ${label} at ${path} has no \`touch --down --up --delay\` (needed for long presses)`,
+      hint: 'install a release of AXe 1.4.0 or later: `brew install cameroncooke/axe/axe`',
+    };
+  }
+  const point = features.hitTest;
+  const what = `AXe ${label} (a staging or source build; features read from its help) at ${path}${point ? '' : ' (no hit test: describe-ui has no --point)'}`;
+  return { tool: new UiTool('axe', path, label, what, point ? AXE_POINT : AXE, false) };
 }
 
 async function probeIdb(path: string): Promise<ToolProbe> {
@@ -136,14 +164,19 @@ export class UiTool {
     return stdout;
   }
 
-  /** Whether this tool can tell what element is at a point (idb can; AXe cannot). */
+  /** Whether this tool can tell what element is at a point (idb can, and AXe from 1.6.0). */
   get canDescribePoint(): boolean {
     return this.argv.describePoint !== undefined;
   }
 
   /** The element at a point, as the tool prints it (one element's JSON), for the hit test. */
   async describePoint(udid: string, p: Point): Promise<string> {
-    if (!this.argv.describePoint) throw new DeviceError('DEVICE_FAILED', `${this.kind} cannot describe the element at a point`, 'install idb for hit tests');
+    if (!this.argv.describePoint)
+      throw new DeviceError(
+        'DEVICE_FAILED',
+        `${this.kind} cannot describe the element at a point`,
+        'upgrade AXe to 1.6.0 or later, or install idb, for hit tests',
+      );
     const { stdout } = await this.exec('describe the element at a point', this.argv.describePoint(udid, p), 15_000);
     return stdout;
   }

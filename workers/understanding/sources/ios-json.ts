@@ -53,9 +53,11 @@ function candidate(el: JsonElement, seen: { fromAXFrame: number; fromRole: numbe
     unknown.add(type || '(none)');
     role = 'other';
   }
-  const label = clean(el.AXLabel) || clean(el.title);
-  const raw = clean(typeof el.AXValue === 'number' ? String(el.AXValue) : el.AXValue);
-  const { value, checked } = iosValue(role, raw, label, el.selected === true);
+  // A navigation bar's search field can come as a GenericElement whose subrole alone says what it is.
+  if (el.subrole === 'AXSearchField' && (role === 'other' || role === 'group')) role = 'textfield';
+  const read = searchField(el, clean(el.AXLabel) || clean(el.title), clean(typeof el.AXValue === 'number' ? String(el.AXValue) : el.AXValue));
+  const { label } = read;
+  const { value, checked } = iosValue(role, read.raw, label, el.selected === true);
   return {
     role,
     label,
@@ -66,6 +68,39 @@ function candidate(el: JsonElement, seen: { fromAXFrame: number; fromRole: numbe
     interactive: IOS_INTERACTIVE.has(role),
     hidden: false,
   };
+}
+
+/**
+ * The system's own placeholders of an empty UISearchTextField (English and the most common
+ * localisations). An empty search field has no label and reports its placeholder as its value
+ * (idb on iOS 17/18, AXe 1.8 on iOS 18.5), so "Search" there is a name, not typed text.
+ */
+const SEARCH_PLACEHOLDERS = new Set([
+  'Search',
+  'Buscar',
+  'Rechercher',
+  'Suchen',
+  'Cerca',
+  'Pesquisar',
+  'Zoeken',
+  'Sök',
+  'Søg',
+  'Поиск',
+  '検索',
+  '搜索',
+  '검색',
+]);
+
+/**
+ * Label and value of a search field (subrole AXSearchField) that has no label: a system placeholder
+ * or one that starts with "Search " ("Search Settings") is the field's name and it holds no text;
+ * anything else is text typed into a field named "Search". Typed text that looks like a
+ * placeholder cannot be told from one: the JSON has no placeholder key.
+ */
+function searchField(el: JsonElement, label: string, raw: string): { label: string; raw: string } {
+  if (el.subrole !== 'AXSearchField' || label !== '') return { label, raw };
+  if (raw === '' || SEARCH_PLACEHOLDERS.has(raw) || /^Search\s/.test(raw)) return { label: raw || 'Search', raw: '' };
+  return { label: 'Search', raw };
 }
 
 const NUM = String.raw`\s*(-?[\d.]+(?:e-?\d+)?)\s*`;

@@ -48,6 +48,8 @@ export const SCREENS = {
 
 export const at = (...p) => join(STATE, ...p);
 export const flag = (name) => existsSync(at(name));
+/** A flag file's text, trimmed, or undefined when there is none. */
+export const flagText = (name) => (flag(name) ? readFileSync(at(name), 'utf8').trim() : undefined);
 export const bundleDir = () => at('Containers', 'Bundle');
 export const dataDir = (bundleId) => at('Containers', 'Data', bundleId);
 
@@ -147,3 +149,22 @@ export function leftovers() {
     .map(String)
     .filter((f) => statSync(join(data, f)).isFile());
 }
+
+/** The deepest element of the current screen's recorded dump holding a point, with its children, or undefined. */
+export function elementAt(x, y) {
+  const holds = (el) => el.frame && x >= el.frame.x && x < el.frame.x + el.frame.width && y >= el.frame.y && y < el.frame.y + el.frame.height;
+  const deepest = (elements) => {
+    for (const el of [...elements].reverse()) {
+      if (!holds(el)) continue;
+      return deepest(el.children ?? []) ?? el;
+    }
+    return undefined;
+  };
+  return deepest(JSON.parse(dumpText(currentScreen())));
+}
+
+/**
+ * What idb prints for both describe-all and describe-point when its companion has lost the
+ * simulator (flag file `stale-companion`): a real recording, replayed byte for byte.
+ */
+export const staleCompanionAnswer = () => readFileSync(new URL('../../../fixtures/device-outputs/idb-describe-all.empty-sentinel.mint.json', import.meta.url));
