@@ -60,7 +60,9 @@ export interface TaskOutcome {
   why?: string;
 }
 
-const STORAGE_RESET = 'try { localStorage.clear(); sessionStorage.clear(); } catch {}';
+// Cleared, and kept clear while the page unloads: some apps save their state on the way out (Dojo's
+// TodoMVC does), which would bring the last task's rows back.
+const STORAGE_RESET = 'try { localStorage.clear(); sessionStorage.clear(); Storage.prototype.setItem = function () {}; } catch {}';
 
 /** Runs one task from a fresh load of its page (its storage cleared), step by step. */
 export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Promise<TaskOutcome> {
