@@ -76,8 +76,8 @@ export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Prom
     const before = step.probe ? await evaluate(rig, step.probe) : null;
     const act = step.pick ? { ...step.act, target: await pickRef(rig, step.pick) } : step.act;
     const res = await rig.agent.call('runAction', { params: { sessionId: rig.session }, body: act });
-    const body = res.body as { verdict?: Answer; reason?: string; code?: string; message?: string };
-    const answer: Answer = res.status === 200 ? body.verdict! : `refused:${body.code ?? res.status}`;
+    const body = res.body as { verdict?: Answer; reason?: string; error?: { code?: string; message?: string; hint?: string } };
+    const answer: Answer = res.status === 200 ? body.verdict! : `refused:${body.error?.code ?? res.status}`;
     const held = await evaluate(rig, `((before) => (${step.done}))(${JSON.stringify(before)})`);
     steps.push({
       index,
@@ -85,7 +85,7 @@ export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Prom
       answer,
       held: held === null ? null : Boolean(held),
       probeOnly: step.probeOnly === true,
-      reason: (res.status === 200 ? body.reason : body.message) ?? '',
+      reason: (res.status === 200 ? body.reason : [body.error?.message, body.error?.hint].filter(Boolean).join(' — ')) ?? '',
       ms: Date.now() - t0,
     });
   }

@@ -352,11 +352,17 @@ export class WebDevice implements DeviceBackend {
     await cdp.send('Page.resetNavigationHistory');
   }
 
-  private async navigate(page: Page, url: string): Promise<void> {
+  private async navigate(page: Page, url: string, attempt = 1): Promise<void> {
     try {
       await page.goto(url, { waitUntil: 'load', timeout: this.navigationTimeoutMs });
     } catch (err) {
       const message = (err as Error).message;
+      // The page being left can still send itself on (a timer of its own firing as the new load
+      // begins) and cut the load short: the page asked for is loaded once more. A second cut is the
+      // opened page's own doing, dealt with below.
+      if (attempt === 1 && (message.includes('interrupted by another navigation') || message.includes('net::ERR_ABORTED'))) {
+        return this.navigate(page, url, 2);
+      }
       // A page that sends itself on while it loads (a script redirect, or a redirect the egress
       // guard hands over as one) is not a failure: where it ends up is what was opened.
       if (message.includes('interrupted by another navigation')) {
