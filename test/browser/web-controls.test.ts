@@ -81,4 +81,14 @@ describe('controls UI kits build', () => {
     expect(done.tap!.x).toBeGreaterThan(0);
     expect(done.flags).not.toContain('covered');
   });
+
+  it('gives no line to a wrapper named only by the words it holds, and keeps one that answers taps', async () => {
+    // WeUI's example pages: the page's wrapper is focusable (tabindex=-1, for focus management), so
+    // Chromium names it with all of its text; a line for it repeated the whole page.
+    const els = await elementsOf(
+      `<div tabindex="-1" style="height:90vh"><h1>Dialog</h1><button>Style one</button><div id="tap" tabindex="0" style="padding:10px">Open sheet</div></div>`,
+      "document.getElementById('tap').addEventListener('click', () => {})",
+    );
+    expect(lines(els)).toEqual(['heading Dialog', 'button Style one', 'button Open sheet']);
+  });
 });

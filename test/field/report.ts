@@ -28,7 +28,7 @@ function coverageSection(pages: PageResult[]): string[] {
   };
   const rows = pages.map((r) => {
     const c = r.coverage;
-    return `| ${r.app}${FIT_APPS.has(r.app) ? ' (fit)' : ''} | ${r.page} | ${r.error ? `error: ${r.error.slice(0, 80)}` : `${c.right}/${c.truth}`} | ${c.absent} | ${c.roleWrong} | ${c.nameWrong} | ${c.stateWrong} | ${c.merged} | ${r.look.agree}/${r.look.points} | ${r.outlineChars} |`;
+    return `| ${r.app}${FIT_APPS.has(r.app) ? ' (fit)' : ''} | ${r.page} | ${r.error ? `error: ${r.error.slice(0, 80)}` : `${c.right}/${c.truth}`} | ${c.absent} | ${c.roleWrong} | ${c.nameWrong} | ${c.stateWrong} | ${c.merged} | ${r.look.agree}/${r.look.points} | ${r.outlineChars} / ${r.ariaChars} |`;
   });
   return [
     '## Outline coverage',
@@ -36,6 +36,7 @@ function coverageSection(pages: PageResult[]): string[] {
     `${t.pages} pages (${t.errors} could not be checked). Of ${t.truth} interactive elements on screen and uncovered, ${t.right} (${pct(t.right, t.truth)}) were right in role, name, state and tap point.`,
     `Absent ${t.absent}, wrong role ${t.roleWrong}, wrong name ${t.nameWrong}, wrong state ${t.stateWrong}, merged into another line ${t.merged}.`,
     `look and outline: at ${t.lookAgree} of ${t.lookPoints} tap points (${pct(t.lookAgree, t.lookPoints)}) simfleet's image shows what the screen shows.`,
+    charsLine(pages),
     '',
     '| apps | count | pages | right | merged | look agrees |',
     '|---|---|---|---|---|---|',
@@ -48,11 +49,20 @@ function coverageSection(pages: PageResult[]): string[] {
       pages.filter((r) => !FIT_APPS.has(r.app)),
     ),
     '',
-    '| app | page | right | absent | role | name | state | merged | look | outline chars |',
+    '| app | page | right | absent | role | name | state | merged | look | chars: outline / Playwright |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ];
+}
+
+/** The median of outline chars over Playwright's snapshot chars, per page. */
+function charsLine(pages: PageResult[]): string {
+  const ratios = pages.filter((p) => p.ariaChars > 0 && p.outlineChars > 0).map((p) => p.outlineChars / p.ariaChars);
+  if (!ratios.length) return '';
+  const s = [...ratios].sort((a, b) => a - b);
+  const median = s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return `Characters an agent reads per screen: the outline's median is ${median.toFixed(2)} × Playwright's accessibility snapshot of the same page (over ${ratios.length} pages; Playwright MCP adds a ref to each of its lines, so its snapshot is longer still).`;
 }
 
 const ANSWERS: Answer[] = ['ok', 'unverified', 'no-visible-change', 'not-delivered', 'unexpected-screen'];

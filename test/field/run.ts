@@ -65,6 +65,12 @@ export interface PageResult {
   coverage: PageCoverage;
   look: { points: number; agree: number; scale: number; disagreements: string[] };
   outlineChars: number;
+  /**
+   * Characters of Playwright's own accessibility snapshot of the same page (`ariaSnapshot` of the
+   * body): what Playwright MCP's snapshot is built from, less the ref it adds to every line, so a
+   * lower bound of what an agent reads there.
+   */
+  ariaChars: number;
   /** The outline's text as the agent reads it. */
   outline: string;
   error?: string;
@@ -94,7 +100,11 @@ export async function checkPage(rig: FieldRig, p: FieldPage): Promise<PageResult
     try {
       const cov = await coverage(outline.elements, truth);
       const look = await lookAgrees(rig, outline, page);
-      return { ...base, coverage: cov, look, outlineChars: outline.text.length, outline: outline.text };
+      const aria = await page
+        .locator('body')
+        .ariaSnapshot({ timeout: 5000 })
+        .catch(() => '');
+      return { ...base, coverage: cov, look, outlineChars: outline.text.length, ariaChars: aria.length, outline: outline.text };
     } finally {
       await truth.close();
     }
@@ -105,6 +115,7 @@ export async function checkPage(rig: FieldRig, p: FieldPage): Promise<PageResult
       coverage: empty,
       look: { points: 0, agree: 0, scale: 0, disagreements: [] },
       outlineChars: 0,
+      ariaChars: 0,
       outline: '',
       error: (err as Error).message,
     };

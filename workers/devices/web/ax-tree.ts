@@ -199,9 +199,11 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
     const visit = (node: AXNode, parent: number | null, inControl: boolean) => {
       let here = parent;
       const rawRole = String(node.role?.value ?? '');
-      const name = String(node.name?.value ?? '').trim();
       const info = node.backendDOMNodeId === undefined ? undefined : dom.info.get(node.backendDOMNodeId);
       const tapped = !node.ignored && !inControl && answersClicks(rawRole, info, screen, vv.scale);
+      // A container named only by the words it holds (a page wrapper made focusable for focus
+      // management) is no line of its own, unless it answers taps: its words are already lines.
+      const name = !tapped && CONTAINER_ONLY.has(rawRole) && namedByContents(node) ? '' : String(node.name?.value ?? '').trim();
       // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
       const scroller = !tapped && !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
       if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller || tapped) && node.backendDOMNodeId !== undefined) {
@@ -331,6 +333,12 @@ function drawnByParent(info: DomInfo | undefined, dom: DomIndex): { rect: Rect; 
   const both = intersect(info.rect, parent!.rect);
   if (!both || both.width * both.height < 0.5 * info.rect.width * info.rect.height) return undefined;
   return { rect: both, ids: [info.drawnByParent] };
+}
+
+/** The name Chromium gave is the text of the node's contents, not a name of its own. */
+function namedByContents(node: AXNode): boolean {
+  const used = (node.name?.sources ?? []).find((s) => !s.superseded && s.value?.value !== undefined && s.value.value !== '');
+  return used?.type === 'contents';
 }
 
 /** The control's name is its placeholder (or nothing): no label is tied to it. */
