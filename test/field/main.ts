@@ -26,6 +26,11 @@ const { pages: results, tasks: outcomes } = await runFieldSuite({
   onPage: printPage,
   onTask: (o) => {
     console.error(`task ${o.pass} ${o.app} ${JSON.stringify(o.name)}: ${o.success ? 'done' : `FAILED ${o.why}`}`);
+    for (const s of o.steps)
+      for (const ch of s.coverage?.checks.filter((x) => x.problems.length) ?? [])
+        console.error(
+          `   after step ${s.index}: ${ch.problems.join(',')}: truth ${ch.truth.role} ${JSON.stringify(ch.truth.name)} ${JSON.stringify(ch.truth.states)}; line ${ch.line ? `@${ch.line.ref} ${ch.line.role} ${JSON.stringify(ch.line.label)}` : 'none'}`,
+        );
     for (const s of o.steps.filter((x) => verbose || (x.answer === 'ok' && x.held !== true)))
       console.error(
         `   ${s.index} ${describeAct(s.act)} -> ${s.answer}, check ${s.held}${s.answer === 'ok' && s.held !== true ? ' FALSE OK' : ''}: ${s.reason.slice(0, 120)}`,
@@ -35,7 +40,15 @@ const { pages: results, tasks: outcomes } = await runFieldSuite({
 const t = totals(results);
 const held = totals(results.filter((r) => !FIT_APPS.has(r.app)));
 const c = confusion(outcomes);
-console.error(JSON.stringify({ pages: t, heldOut: held, tasks: { actions: c.actions, falseOk: c.falseOk, table: c.table } }));
+const visited = outcomes.flatMap((o) => o.steps.flatMap((s) => (s.coverage ? [s.coverage] : [])));
+console.error(
+  JSON.stringify({
+    pages: t,
+    heldOut: held,
+    tasks: { actions: c.actions, falseOk: c.falseOk, table: c.table },
+    visited: { screens: visited.length, truth: visited.reduce((n, v) => n + v.truth, 0), right: visited.reduce((n, v) => n + v.right, 0) },
+  }),
+);
 if (!only && doPages && doTasks) {
   const day = new Date().toISOString().slice(0, 10);
   const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));

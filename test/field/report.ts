@@ -65,6 +65,17 @@ function charsLine(pages: PageResult[]): string {
   return `Characters an agent reads per screen: the outline's median is ${median.toFixed(2)} × Playwright's accessibility snapshot of the same page (over ${ratios.length} pages; Playwright MCP adds a ref to each of its lines, so its snapshot is longer still).`;
 }
 
+/** Outline coverage on the screens the first pass's steps ended on. */
+function visitedLine(first: TaskOutcome[]): string {
+  const covs = first.flatMap((o) => o.steps.flatMap((s) => (s.coverage ? [s.coverage] : [])));
+  const sum = (f: (c: (typeof covs)[number]) => number) => covs.reduce((n, c) => n + f(c), 0);
+  const truth = sum((c) => c.truth);
+  return `Outline coverage on the ${covs.length} screens the first pass's steps ended on: ${sum((c) => c.right)}/${truth} (${pct(
+    sum((c) => c.right),
+    truth,
+  )}) right; absent ${sum((c) => c.absent)}, role ${sum((c) => c.roleWrong)}, name ${sum((c) => c.nameWrong)}, state ${sum((c) => c.stateWrong)}, merged ${sum((c) => c.merged)}.`;
+}
+
 const ANSWERS: Answer[] = ['ok', 'unverified', 'no-visible-change', 'not-delivered', 'unexpected-screen'];
 
 function taskSection(outcomes: TaskOutcome[]): string[] {
@@ -94,6 +105,7 @@ function taskSection(outcomes: TaskOutcome[]): string[] {
     `${first.length} tasks, each run twice (the second pass meets what the first taught memory); ${c.actions} actions in all.`,
     `Task success (first pass: every meant step carried out and its check held): ${first.filter((o) => o.success).length}/${first.length} (${pct(first.filter((o) => o.success).length, meant.length)}).`,
     `False ok (verdict ok where the harness's check failed or could not run): ${c.falseOk}.`,
+    visitedLine(first),
     '',
     '| answer | check held | check failed | could not check |',
     '|---|---|---|---|',

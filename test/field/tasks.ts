@@ -6,7 +6,9 @@
 import type { Page } from 'playwright-core';
 import type { components } from '../../openapi/generated/types.js';
 import type { FieldRig } from './run.js';
+import { coverage, type PageCoverage } from './coverage.js';
 import { openPage, readOutline } from './run.js';
+import { readTruth } from './truth.js';
 
 type ActionRequest = components['schemas']['ActionRequest'];
 
@@ -47,6 +49,8 @@ export interface StepOutcome {
   probeOnly: boolean;
   reason: string;
   ms: number;
+  /** The outline of the screen the step ended on, held against the truth (pass 1 only). */
+  coverage?: PageCoverage;
 }
 
 export interface TaskOutcome {
@@ -79,8 +83,10 @@ export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Prom
     const body = res.body as { verdict?: Answer; reason?: string; error?: { code?: string; message?: string; hint?: string } };
     const answer: Answer = res.status === 200 ? body.verdict! : `refused:${body.error?.code ?? res.status}`;
     const held = await evaluate(rig, `((before) => (${step.done}))(${JSON.stringify(before)})`);
+    const covered = pass === 1 ? await coverageNow(rig) : undefined;
     steps.push({
       index,
+      ...(covered ? { coverage: covered } : {}),
       act,
       answer,
       held: held === null ? null : Boolean(held),
@@ -120,6 +126,21 @@ function pageUrl(rig: FieldRig, task: FieldTask): string {
   const p = rig.server.pages.find((x) => x.app.id === task.app && (task.page === undefined || x.page === task.page));
   if (!p) throw new Error(`task ${JSON.stringify(task.name)}: no page ${task.page ?? '(first)'} of field app ${task.app} is served`);
   return p.url;
+}
+
+/** The outline of the screen as it is now, held against the truth; undefined when the page is between documents. */
+async function coverageNow(rig: FieldRig): Promise<PageCoverage | undefined> {
+  try {
+    const outline = await readOutline(rig);
+    const truth = await readTruth(page(rig));
+    try {
+      return await coverage(outline.elements, truth);
+    } finally {
+      await truth.close();
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /** The ref an agent reading the outline would take for `pick`; a target no element has when none fits. */
