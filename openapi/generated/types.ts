@@ -24,7 +24,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness — Postgres reachable, migrations applied, accepting workers. */
+        /** Readiness — Postgres reachable, migrations applied, accepting workers; under `simfleet start`, the local devices reported. */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -203,7 +203,8 @@ export type paths = {
          *     clean state, the app opened) and the session turns `ready`. If a device is free the call
          *     answers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its
          *     position. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm
-         *     could ever satisfy fails at once with 422 NO_MATCHING_DEVICE.
+         *     could ever satisfy fails at once with 422 NO_MATCHING_DEVICE, unless a connected host's
+         *     backend for its platform is still starting: then it waits in the queue.
          */
         post: operations["createSession"];
         delete?: never;
@@ -1000,6 +1001,8 @@ export type components = {
                 database: components["schemas"]["Check"];
                 migrations: components["schemas"]["Check"];
                 accepting: components["schemas"]["Check"];
+                /** @description `simfleet start` only: the worker in the same process has registered and each of its devices has reported ready or broken (none still starting) */
+                devices?: components["schemas"]["Check"];
             };
         };
         Check: {
@@ -1037,6 +1040,8 @@ export type components = {
             detail?: string;
             /** @description when unavailable, how to make it available */
             hint?: string;
+            /** @description the backend is still starting (a browser launching): it is expected to offer devices shortly, so a session for its platform waits in the queue rather than failing NO_MATCHING_DEVICE. Absent: not starting. */
+            starting?: boolean;
         };
         Host: {
             id: components["schemas"]["HostIdString"];
@@ -2259,6 +2264,7 @@ export type components = {
              * @enum {string}
              */
             health: "ready" | "broken";
+            /** @description why it is broken; `starting` while it boots (it is expected ready shortly) */
             reason?: string;
             /** @description the lease the worker holds the device under, so a gateway can re-adopt it after a restart */
             lease?: components["schemas"]["WorkerLease"] | null;

@@ -131,3 +131,32 @@ export async function countHostsByState(q: Queryable): Promise<{ state: string; 
   const { rows } = await q.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM hosts GROUP BY state`);
   return rows;
 }
+
+/** Connected hosts whose backend for this platform says it is still starting (a browser launching). */
+export async function countStartingBackends(q: Queryable, platform: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM hosts WHERE state = 'online' AND connection_id IS NOT NULL AND backends @> $1::jsonb`,
+    [JSON.stringify([{ platform, starting: true }])],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Whether a host has reported its devices in full: registered and online, no backend starting and
+ * no device still booting (`starting`, the reason a worker gives for one). Undefined: all reported;
+ * otherwise what is still awaited.
+ */
+export async function devicesAwaited(q: Queryable, hostId: string): Promise<string | undefined> {
+  const { rows } = await q.query<{ state: string; connected: boolean; starting: string[]; booting: number }>(
+    `SELECT h.state, h.connection_id IS NOT NULL AS connected,
+       ARRAY(SELECT b->>'backend' FROM jsonb_array_elements(h.backends) b WHERE b @> '{"starting": true}') AS starting,
+       (SELECT count(*)::int FROM devices d WHERE d.host_id = h.id AND d.reported AND d.health = 'broken' AND d.state_reason = 'starting') AS booting
+     FROM hosts h WHERE h.id = $1`,
+    [hostId],
+  );
+  const h = rows[0];
+  if (h?.state !== 'online' || !h.connected) return 'the local worker has not registered yet';
+  if (h.starting.length) return `backend starting: ${h.starting.join(', ')}`;
+  if (h.booting) return `${h.booting} device(s) still starting`;
+  return undefined;
+}

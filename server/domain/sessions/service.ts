@@ -8,6 +8,7 @@ import type { Schemas } from '../../../openapi/contract.js';
 import { sqlState, type Database } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit.js';
 import * as devices from '../../db/repositories/devices.js';
+import * as hosts from '../../db/repositories/hosts.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import * as teams from '../../db/repositories/teams.js';
@@ -307,6 +308,8 @@ export class SessionService {
   private async assertSatisfiable(platform: Schemas['Platform'], requirements: Schemas['DeviceRequirements']): Promise<void> {
     const candidates = await devices.reportedDevicesOfPlatform(this.db, platform);
     if (candidates.some((d) => matches({ platform, requirements }, { id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels }))) return;
+    // A backend still starting has not said which devices it offers: the request waits for it.
+    if ((await hosts.countStartingBackends(this.db, platform)) > 0) return;
     const seen = [...new Set(candidates.map((d) => `${d.model} / ${d.os}${d.labels.length ? ` [${d.labels.join(', ')}]` : ''}`))].slice(0, 10);
     throw new ApiError('NO_MATCHING_DEVICE', {
       message: `no ${platform} device in the farm matches ${JSON.stringify(requirements)}`,
