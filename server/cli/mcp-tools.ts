@@ -6,7 +6,7 @@
 // handing it to the model.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Schemas } from '../../openapi/contract.js';
-import { call, GatewayError, type ClientSettings } from './gateway-client.js';
+import { call, GatewayError, unreachable, type ClientSettings } from './gateway-client.js';
 
 /** Which session a device tool acts on: the one named, else the one session_start began here, else SIMFLEET_SESSION. */
 export class SessionChoice {
@@ -243,7 +243,7 @@ export async function look(ctx: Ctx, a: LookArgs): Promise<CallToolResult> {
   const q = lookQuery(a);
   const url = new URL(`/v1/sessions/${ctx.sessions.pick(a.session)}/look${q.size ? `?${q}` : ''}`, ctx.s.gatewayUrl);
   const res = await fetch(url, { headers: { authorization: `Bearer ${ctx.s.token}` } }).catch((err: Error) => {
-    throw new GatewayError(0, 'UNREACHABLE', `cannot reach the gateway at ${ctx.s.gatewayUrl}: ${err.message}`, 'is it running? SIMFLEET_URL names it');
+    throw unreachable(ctx.s.gatewayUrl, err);
   });
   if (!res.ok) {
     const e = ((await res.json().catch(() => ({}))) as Partial<Schemas['Error']>).error;
