@@ -164,11 +164,7 @@ export async function screen(ctx: Ctx, a: { session?: string | undefined }): Pro
   return say(outline.text);
 }
 
-export async function act(
-  ctx: Ctx,
-  { kind, session, ...fields }: { kind: Schemas['ActionKind']; session?: string | undefined } & Schemas['ActionFields'],
-): Promise<CallToolResult> {
-  const body: Schemas['ActionRequest'] = { action: kind, ...fields };
+export async function act(ctx: Ctx, { session, ...body }: Schemas['ActionRequest'] & { session?: string | undefined }): Promise<CallToolResult> {
   const r = await call<Schemas['ActionResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(session)}/actions`, body);
   return say(actionText(r), { verdict: r.verdict, screen: r.screen, escalation: r.escalation?.reason ?? null });
 }
