@@ -200,6 +200,13 @@ async function sessionCommand(
     const deadline = Date.now() + (body.waitSeconds + 60) * 1000;
     while (session.state !== 'ready' && session.state !== 'ended' && Date.now() < deadline)
       session = await call<Schemas['Session']>(s, 'GET', `/v1/sessions/${session.id}?wait=20`);
+    if (session.state === 'ended')
+      throw new GatewayError(
+        0,
+        'SESSION_ENDED',
+        `session ${session.id} ended before it was ready: ${session.endReason}${session.endDetail ? ` (${session.endDetail})` : ''}`,
+        'try again later, with a longer --wait, or another platform',
+      );
     if (session.state !== 'ready')
       throw new GatewayError(0, 'SESSION_NOT_READY', `session ${session.id} is ${session.state}`, 'simfleet session list shows it');
     print(session, session.id);

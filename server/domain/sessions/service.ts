@@ -20,6 +20,7 @@ import { CLASS_NAMES, effectiveClass, matches } from './placement.js';
 import { checkAppUrl } from './origins.js';
 import type { Placer } from './placer.js';
 import { endSessionTx } from './transitions.js';
+import { queueTimeoutDetail } from './queue-timeout.js';
 
 export interface SessionLimits {
   defaultTtlSeconds: number;
@@ -102,7 +103,8 @@ export class SessionService {
     await this.placer.runNow().catch((err: unknown) => this.logger.warn({ err }, 'placement on create failed; the placer will retry'));
     let now = (await sessions.getSession(this.db, row.id))!;
     if (now.state === 'queued' && (body.waitSeconds ?? this.limits.defaultWaitSeconds) === 0) {
-      now = (await this.endNow(now, 'queue-timeout', 'waitSeconds is 0 and no matching device was free', null)) ?? now;
+      const detail = await queueTimeoutDetail(this.db, now, 'waitSeconds is 0 and no matching device was free');
+      now = (await this.endNow(now, 'queue-timeout', detail, null)) ?? now;
     }
     if (now.state === 'preparing') now = await this.waitUntil(now, this.limits.createWaitMs, (s) => s.state !== 'preparing');
     return now;
