@@ -174,6 +174,16 @@ describe('bad input gets a 4xx with a code, a hint and the field', () => {
     expect(res.body.error.details.field).toBe('rol');
   });
 
+  it('an unknown field of an action or a /do step → 400 naming it, as session creation does', async () => {
+    const at = { params: { sessionId: 'ses_0000000000000000000a' } };
+    const action = await admin.call('runAction', { ...at, body: { action: 'tap', target: 'Inbox', colour: 'red' } });
+    expect(action.status).toBe(400);
+    expect(action.body.error).toMatchObject({ message: 'body.colour is not a known field', details: { field: 'colour' } });
+    const step = await admin.call('runSteps', { ...at, body: { steps: [{ action: 'wait', for: 'settled', wiat: 1 }] } });
+    expect(step.status).toBe(400);
+    expect(step.body.error).toMatchObject({ message: 'body.steps.0.wiat is not a known field', details: { field: 'steps.0.wiat' } });
+  });
+
   it('an unknown query parameter → 400 naming it', async () => {
     const res = await admin.call('listDevices', { query: { platfrom: 'web' } });
     expect(res.status).toBe(400);
