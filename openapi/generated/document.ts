@@ -6155,6 +6155,38 @@ const document: Record<string, unknown> = {
               }
             ]
           },
+          "match": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "how the target was found, where one was given",
+            "required": [
+              "asked",
+              "how",
+              "approximate"
+            ],
+            "properties": {
+              "asked": {
+                "type": "string",
+                "description": "the target that matched: `target`, or the one of `or` that did"
+              },
+              "how": {
+                "type": "string",
+                "enum": [
+                  "ref",
+                  "row",
+                  "id",
+                  "label",
+                  "fuzzy",
+                  "point",
+                  "ocr"
+                ]
+              },
+              "approximate": {
+                "type": "boolean",
+                "description": "true: no element carries that label, and the one clearly nearest (a typo away, a prefix, a word of it) was acted on; `target` says which. Check it, or name it exactly."
+              }
+            }
+          },
           "scrolled": {
             "type": "object",
             "additionalProperties": false,

@@ -1858,6 +1858,15 @@ export type components = {
             target: components["schemas"]["OutlineElement"] | null;
             /** @description the target's identity evidence, kept when the session records a flow */
             binding: components["schemas"]["Binding"] | null;
+            /** @description how the target was found, where one was given */
+            match?: {
+                /** @description the target that matched: `target`, or the one of `or` that did */
+                asked: string;
+                /** @enum {string} */
+                how: "ref" | "row" | "id" | "label" | "fuzzy" | "point" | "ocr";
+                /** @description true: no element carries that label, and the one clearly nearest (a typo away, a prefix, a word of it) was acted on; `target` says which. Check it, or name it exactly. */
+                approximate: boolean;
+            };
             /** @description scroll: what was asked and what the content moved, measured from the positions of content labels present before and after */
             scrolled?: {
                 /** @description points asked for (0 for a scroll to an element) */

@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Schemas } from '../../openapi/contract.js';
 import { parseFlags, UsageError } from './args.js';
 import { call, clientSettings, GatewayError, type ClientSettings } from './gateway-client.js';
+import { approximateLine } from './answers.js';
 
 export const AGENT_COMMANDS = [
   'session',
@@ -260,7 +261,7 @@ async function action(
   }
   if (kind === 'open') body.url = need('a URL');
   const r = await call<Schemas['ActionResult']>(s, 'POST', `/v1/sessions/${id}/actions`, body);
-  print(r, `${r.verdict}: ${r.reason}${r.escalation ? `\nescalation: ${r.escalation.reason}` : ''}\n${r.outline}`);
+  print(r, `${r.verdict}: ${r.reason}${r.escalation ? `\nescalation: ${r.escalation.reason}` : ''}${approximateLine(r)}\n${r.outline}`);
   return 0;
 }
 

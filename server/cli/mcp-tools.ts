@@ -6,6 +6,7 @@
 // handing it to the model.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Schemas } from '../../openapi/contract.js';
+import { approximateLine } from './answers.js';
 import { call, GatewayError, unreachable, type ClientSettings } from './gateway-client.js';
 
 /** Which session a device tool acts on: the one named, else the one session_start began here, else SIMFLEET_SESSION. */
@@ -86,7 +87,7 @@ function actionText(r: Schemas['ActionResult']): string {
     ? `\nscrolled ${r.scrolled.movedPt ?? 'an unmeasured distance'} of ${r.scrolled.requestedPt} pt asked${r.scrolled.atEnd ? ' — at the end' : ''}`
     : '';
   const escalation = r.escalation ? `\nescalation: ${r.escalation.reason} — simfleet cannot vouch for this outcome; read the outline` : '';
-  return `${r.verdict}: ${r.reason}${motion}${scrolled}${escalation}\n${r.outline}`;
+  return `${r.verdict}: ${r.reason}${motion}${scrolled}${escalation}${approximateLine(r)}\n${r.outline}`;
 }
 
 function changesText(c: Schemas['Changes']): string {
