@@ -44,7 +44,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandling(app);
+  installErrorHandling(app, opts.bodyLimitBytes);
   installTextGuard(app);
   app.addHook('onRequest', async (_req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { describeValidationError } from '../../openapi/contract.js';
 import { isOutage } from '../db/outage.js';
 import { ApiError, isApiError } from '../errors.js';
+import { drainInsteadOfClosing, refuseBeforeContinue } from './body-limit.js';
 
 const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -72,9 +73,11 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
   void reply.code(apiError.status).send(apiError.toBody(req.id));
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
+  refuseBeforeContinue(app, bodyLimitBytes);
   app.setErrorHandler((err, req, reply) => {
-    const apiError = toApiError(err as FastifyError);
+    let apiError = toApiError(err as FastifyError);
+    if (apiError.code === 'BODY_TOO_LARGE') apiError = drainInsteadOfClosing(req, reply, bodyLimitBytes);
     if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY' && apiError.code !== 'HOST_OVERLOADED') {
       req.log.error({ err }, 'request failed');
     } else if (apiError.code === 'NOT_READY') {
