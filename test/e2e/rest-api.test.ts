@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { operationIndex, type OperationId, type Role } from '../../openapi/contract.js';
 import { loadGatewayConfig } from '../../server/config.js';
 import { startGateway, type Gateway } from '../../server/gateway.js';
@@ -72,6 +73,35 @@ describe('authorisation follows x-simfleet-roles in the contract', () => {
     expect(res.body.error.code).toBe('INVALID_TOKEN');
   });
 
+  it('answers a well-formed token that is merely unknown (short, or of other characters) INVALID_TOKEN, not a complaint about the header', async () => {
+    for (const token of ['abc', 'not.one.of.ours', 'sf_short']) {
+      const res = await admin.call('getWhoami', { token });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code, token).toBe('INVALID_TOKEN');
+    }
+    const basic = await fetch(`${gateway.url}/v1/whoami`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(((await basic.json()) as { error: { message: string } }).error.message).toBe('the Authorization header is not "Bearer <token>"');
+  });
+
+  it('tells a WebSocket route given ?token= that it takes ?ticket= and where to get one', async () => {
+    const refused = await new Promise<{ status: number | undefined; body: string }>((resolve) => {
+      const ws = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/events?token=${TEST_ADMIN_TOKEN}`);
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      ws.once('error', () => undefined);
+    });
+    expect(refused.status).toBe(401);
+    const { error } = JSON.parse(refused.body) as { error: { code: string; message: string; hint: string } };
+    expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: expect.stringContaining('?ticket=, not ?token='),
+      hint: expect.stringContaining('POST /v1/tickets'),
+    });
+  });
+
   const matrix = protectedOps.flatMap((o) =>
     (['admin', 'agent', 'viewer', 'worker'] as const).map((role) => [o.operationId, role, (o.roles as Role[]).includes(role)] as const),
   );
@@ -87,7 +117,7 @@ describe('authorisation follows x-simfleet-roles in the contract', () => {
     } else {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
-      expect(res.body.error.message).toContain(`a ${role} token may not call ${id}`);
+      expect(res.body.error.message).toContain(`${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role} token may not call ${id}`);
     }
   });
 });

@@ -13,6 +13,7 @@ import * as sessions from '../../db/repositories/sessions.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import * as teams from '../../db/repositories/teams.js';
 import { ApiError } from '../../errors.js';
+import { a } from '../../words.js';
 import type { Principal } from '../tokens.js';
 import type { SessionEvents } from './events.js';
 import type { DeviceLifecycle } from './lifecycle.js';
@@ -52,7 +53,7 @@ export class SessionService {
   async create(principal: Principal, body: Schemas['SessionCreate'], idempotencyKey: string | undefined): Promise<SessionRow> {
     const app = body.app ?? null;
     if (app && !(APP_FOR_PLATFORM[body.platform] in app)) {
-      throw validation('app', `a ${body.platform} session takes app.${APP_FOR_PLATFORM[body.platform]}`);
+      throw validation('app', `${a(body.platform)} session takes app.${APP_FOR_PLATFORM[body.platform]}`);
     }
     if (app?.url) checkAppUrl(app.url, this.limits.origins);
     const ttlSeconds = body.ttlSeconds ?? this.limits.defaultTtlSeconds;
