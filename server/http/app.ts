@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
+import { installJsonBodies } from './json-body.js';
 import { installTextGuard } from './text-guard.js';
 import { installHttpMetrics } from './metrics.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -45,6 +46,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app, opts.bodyLimitBytes);
+  installJsonBodies(app);
   installTextGuard(app);
   app.addHook('onRequest', async (_req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');

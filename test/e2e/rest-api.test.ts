@@ -214,6 +214,21 @@ describe('bad input gets a 4xx with a code, a hint and the field', () => {
     expect(step.body.error).toMatchObject({ message: 'body.steps.0.wiat is not a known field', details: { field: 'steps.0.wiat' } });
   });
 
+  it('takes Content-Type: application/json with an empty body as no body where the route takes none, and says so where it needs one', async () => {
+    const created = await admin.call('createToken', { body: { name: 'to revoke', role: 'viewer', team: 'a' } });
+    const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const revoked = await fetch(`${gateway.url}/v1/tokens/${created.body.token.id}`, { method: 'DELETE', headers });
+    expect(revoked.status, await revoked.clone().text()).toBe(200);
+    const listed = await fetch(`${gateway.url}/v1/tokens`, { headers });
+    expect(listed.status).toBe(200);
+    const empty = await fetch(`${gateway.url}/v1/tokens`, { method: 'POST', headers, body: '' });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'MALFORMED_JSON',
+      message: 'the body is empty but Content-Type says JSON',
+    });
+  });
+
   it('an unknown query parameter → 400 naming it', async () => {
     const res = await admin.call('listDevices', { query: { platfrom: 'web' } });
     expect(res.status).toBe(400);
