@@ -163,6 +163,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
+    textRecognition: async () => recogniser?.status(),
     strain: () => ({
       slowReads: understanding.counts.slowReads,
       readsCutShort: understanding.counts.cutShort,

@@ -3305,6 +3305,30 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "TextRecognitionStatus": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "whether a host's text recognition engine (Tesseract, for words the accessibility tree leaves out) can run, and how to install it when not",
+        "required": [
+          "available",
+          "detail"
+        ],
+        "properties": {
+          "available": {
+            "type": "boolean"
+          },
+          "detail": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "the version found, or why it cannot run"
+          },
+          "hint": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "when unavailable, how to install it"
+          }
+        }
+      },
       "Host": {
         "type": "object",
         "additionalProperties": false,
@@ -3385,6 +3409,17 @@ const document: Record<string, unknown> = {
             ],
             "format": "date-time",
             "description": "the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported"
+          },
+          "textRecognition": {
+            "description": "whether its text recognition can run, and how to install it when not; null: recognition is turned off there (SIMFLEET_TESSERACT=none) or its worker does not say",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/TextRecognitionStatus"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },
@@ -7777,6 +7812,9 @@ const document: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/WorkerDevice"
             }
+          },
+          "textRecognition": {
+            "$ref": "#/components/schemas/TextRecognitionStatus"
           }
         }
       },

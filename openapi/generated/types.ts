@@ -1043,6 +1043,14 @@ export type components = {
             /** @description the backend is still starting (a browser launching): it is expected to offer devices shortly, so a session for its platform waits in the queue rather than failing NO_MATCHING_DEVICE. Absent: not starting. */
             starting?: boolean;
         };
+        /** @description whether a host's text recognition engine (Tesseract, for words the accessibility tree leaves out) can run, and how to install it when not */
+        TextRecognitionStatus: {
+            available: boolean;
+            /** @description the version found, or why it cannot run */
+            detail: string;
+            /** @description when unavailable, how to install it */
+            hint?: string;
+        };
         Host: {
             id: components["schemas"]["HostIdString"];
             name: string;
@@ -1071,6 +1079,8 @@ export type components = {
              * @description the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported
              */
             strainedAt?: string | null;
+            /** @description whether its text recognition can run, and how to install it when not; null: recognition is turned off there (SIMFLEET_TESSERACT=none) or its worker does not say */
+            textRecognition?: components["schemas"]["TextRecognitionStatus"] | null;
         };
         HostList: {
             hosts: components["schemas"]["Host"][];
@@ -2301,6 +2311,7 @@ export type components = {
             host: components["schemas"]["WorkerHostInfo"];
             backends: components["schemas"]["BackendStatus"][];
             devices: components["schemas"]["WorkerDevice"][];
+            textRecognition?: components["schemas"]["TextRecognitionStatus"];
         };
         WorkerHeartbeat: {
             /**

@@ -55,7 +55,10 @@ describe('the start banner on a machine without Chromium, with the admin token i
     const line = banner.split('\n').find((l) => l.startsWith('  try: '))!;
     expect(line).not.toContain('admin-token'); // no file was written: the token came from the environment
     const { stdout } = await sh('sh', ['-c', line.slice('  try: '.length)], { env: { PATH: process.env.PATH, SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN } });
-    expect(JSON.parse(stdout).hosts[0].backends[0]).toMatchObject({ backend: 'web', available: false, hint: expect.stringContaining('chromium') });
+    const host = JSON.parse(stdout).hosts[0];
+    expect(host.backends[0]).toMatchObject({ backend: 'web', available: false, hint: expect.stringContaining('chromium') });
+    // Said once for the host, with how to install it, rather than in every outline.
+    expect(host.textRecognition).toMatchObject({ available: false, hint: expect.stringContaining('apt-get install -y tesseract-ocr') });
   });
 });
 

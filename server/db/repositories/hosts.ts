@@ -22,6 +22,8 @@ export interface HostRow {
   offline_since: Date | null;
   /** When its worker last reported new signs of strain (0008). */
   strained_at: Date | null;
+  /** Whether its text recognition can run, as its hello said (0009); null: not said. */
+  text_recognition: Schemas['TextRecognitionStatus'] | null;
   device_count: number;
 }
 
@@ -38,18 +40,31 @@ export interface HelloRecord {
   gatewayId: string;
   connectionId: string;
   tokenId: string | null;
+  textRecognition?: Schemas['TextRecognitionStatus'] | undefined;
 }
 
 export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<void> {
   await q.query(
-    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now())
+    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at, text_recognition)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now(), $11::jsonb)
      ON CONFLICT (id) DO UPDATE SET
        name = excluded.name, os = excluded.os, arch = excluded.arch, version = excluded.version,
        protocol_version = excluded.protocol_version, backends = excluded.backends, state = 'online',
        gateway_id = excluded.gateway_id, connection_id = excluded.connection_id, token_id = excluded.token_id,
-       connected_at = now(), last_seen_at = now(), offline_since = NULL`,
-    [h.id, h.name, h.os, h.arch, h.version, h.protocolVersion, JSON.stringify(h.backends), h.gatewayId, h.connectionId, h.tokenId],
+       connected_at = now(), last_seen_at = now(), offline_since = NULL, text_recognition = excluded.text_recognition`,
+    [
+      h.id,
+      h.name,
+      h.os,
+      h.arch,
+      h.version,
+      h.protocolVersion,
+      JSON.stringify(h.backends),
+      h.gatewayId,
+      h.connectionId,
+      h.tokenId,
+      h.textRecognition ? JSON.stringify(h.textRecognition) : null,
+    ],
   );
 }
 

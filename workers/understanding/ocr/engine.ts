@@ -52,7 +52,7 @@ export class Tesseract implements TextRecogniser {
     return (this.checked ??= run(this.binary, ['--version'], undefined, TIMEOUT_MS).then(
       (out) => ({ available: true, detail: out.split('\n')[0]!.trim() }),
       (err: Error) => {
-        const detail = `${this.binary} cannot run (${err.message})`;
+        const detail = `${this.binary} cannot run (${err.message.slice(0, 500)})`;
         this.logger.warn({ hint: TESSERACT_INSTALL_HINT }, `text recognition unavailable: ${detail}`);
         return { available: false, detail, hint: TESSERACT_INSTALL_HINT };
       },
