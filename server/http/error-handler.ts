@@ -24,7 +24,7 @@ export function toApiError(err: FastifyError | Error): ApiError {
     const where = WHERE[fe.validationContext ?? 'body'] ?? 'body';
     const { field, reason } = describeValidationError(fe.validation as never);
     const name = field ? `${where}.${field}` : where;
-    return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason } });
+    return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason }, ...hintFor(field, reason) });
   }
   switch (fe.code) {
     // The router's own refusals, before any route runs (frameworkErrors below).
@@ -61,6 +61,16 @@ export function toApiError(err: FastifyError | Error): ApiError {
     return new ApiError('VALIDATION_FAILED', { message: fe.message });
   }
   return new ApiError('INTERNAL', { cause: err });
+}
+
+/**
+ * A hint more useful than "see the schema" where a guess is common: an action or a /do step names
+ * its kind in `action` ({"wait": {...}} was a newcomer's guess).
+ */
+function hintFor(field: string, reason: string): { hint?: string } {
+  if (reason === 'is required' && /(^|\.)action$/.test(field))
+    return { hint: 'name the kind in "action", e.g. {"action": "tap", "target": "Settings"} or {"action": "wait", "for": "visible", "target": "Saved"}' };
+  return {};
 }
 
 /**

@@ -229,6 +229,15 @@ describe('bad input gets a 4xx with a code, a hint and the field', () => {
     });
   });
 
+  it('a /do step written {"wait": {...}} is told a step names its kind in "action", with an example', async () => {
+    const res = await admin.call('runSteps', {
+      params: { sessionId: 'ses_0000000000000000000a' },
+      body: { steps: [{ wait: { for: 'visible', target: 'Saved' } }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ message: 'body.steps.0.action is required', hint: expect.stringContaining('{"action": "wait", "for": "visible"') });
+  });
+
   it('an unknown query parameter → 400 naming it', async () => {
     const res = await admin.call('listDevices', { query: { platfrom: 'web' } });
     expect(res.status).toBe(400);
