@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { installJsonBodies } from './json-body.js';
+import { installRequestLog } from './request-log.js';
 import { installTextGuard } from './text-guard.js';
 import { installHttpMetrics } from './metrics.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -43,10 +44,13 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
     frameworkErrors,
+    // One line per request instead, when it is answered (request-log.ts).
+    disableRequestLogging: true,
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app, opts.bodyLimitBytes);
   installJsonBodies(app);
+  installRequestLog(app);
   installTextGuard(app);
   app.addHook('onRequest', async (_req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');

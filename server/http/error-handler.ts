@@ -6,6 +6,7 @@ import { describeValidationError } from '../../openapi/contract.js';
 import { isOutage } from '../db/outage.js';
 import { ApiError, isApiError } from '../errors.js';
 import { drainInsteadOfClosing, refuseBeforeContinue } from './body-limit.js';
+import { noteRefusal } from './request-log.js';
 
 const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -79,7 +80,7 @@ function hintFor(field: string, reason: string): { hint?: string } {
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(err);
-  req.log.info({ code: apiError.code, reason: err.message }, 'request refused by the router');
+  noteRefusal(req, apiError, err);
   void reply.code(apiError.status).send(apiError.toBody(req.id));
 }
 
@@ -88,15 +89,8 @@ export function installErrorHandling(app: FastifyInstance, bodyLimitBytes: numbe
   app.setErrorHandler((err, req, reply) => {
     let apiError = toApiError(err as FastifyError);
     if (apiError.code === 'BODY_TOO_LARGE') apiError = drainInsteadOfClosing(req, reply, bodyLimitBytes);
-    if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY' && apiError.code !== 'HOST_OVERLOADED') {
-      req.log.error({ err }, 'request failed');
-    } else if (apiError.code === 'NOT_READY') {
-      req.log.warn({ err }, 'request refused: not ready');
-    } else if (apiError.code === 'HOST_OVERLOADED') {
-      req.log.warn({ reason: apiError.message, details: apiError.details }, "request refused: the device's host is overloaded");
-    } else {
-      req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
-    }
+    // Logged once, with the request, when the answer has gone (request-log.ts).
+    noteRefusal(req, apiError, err);
     if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
     // The host's work goes on after the refusal, and the worker says when asking again pays (within
     // a minute: the number comes from a worker, which the gateway does not take at its word).

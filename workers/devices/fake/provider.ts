@@ -117,7 +117,10 @@ export class FakeDevice implements DeviceBackend {
     this.keys.push(name);
   }
 
-  async open(): Promise<void> {
+  /** A host under the reserved .invalid domain does not resolve, as on a real device. */
+  async open(url: string): Promise<void> {
+    const host = URL.canParse(url) ? new URL(url).hostname : '';
+    if (host.endsWith('.invalid')) throw new DeviceError('APP_UNREACHABLE', `cannot resolve ${host}: getaddrinfo ENOTFOUND ${host}`, 'check the host name');
     this.show('home');
   }
 
