@@ -2,7 +2,7 @@
 // WebSocket plugin, then one module of routes per resource.
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
@@ -45,7 +45,7 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     forceCloseConnections: 'idle',
     frameworkErrors,
     // One line per request instead, when it is answered (request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app, opts.bodyLimitBytes);

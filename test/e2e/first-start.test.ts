@@ -33,9 +33,14 @@ async function start(env: Record<string, string | undefined>): Promise<{ p: Simf
 
 describe('the start banner on a machine without Chromium, with the admin token in SIMFLEET_ADMIN_TOKEN', () => {
   let p: SimfleetProcess;
+  let url: string;
   let banner: string;
   beforeAll(async () => {
-    ({ p } = await start({ SIMFLEET_CHROMIUM: '/nonexistent/chromium', SIMFLEET_TESSERACT: '/nonexistent/tesseract', SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN }));
+    ({ p, url } = await start({
+      SIMFLEET_CHROMIUM: '/nonexistent/chromium',
+      SIMFLEET_TESSERACT: '/nonexistent/tesseract',
+      SIMFLEET_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    }));
     await waitFor('the banner', () => p.stdout().includes('  try:') || undefined, 60_000);
     banner = p.stdout();
   }, 90_000);
@@ -44,6 +49,15 @@ describe('the start banner on a machine without Chromium, with the admin token i
   it('says the web backend is unavailable, why, and the command that installs a browser', () => {
     expect(banner).toMatch(/^ {2}web: unavailable: SIMFLEET_CHROMIUM is \/nonexistent\/chromium, which is not an executable file$/m);
     expect(banner).toMatch(/^ {4}fix: sudo apt-get install -y chromium .*SIMFLEET_CHROMIUM/m);
+  });
+
+  it('answers a web session NO_MATCHING_DEVICE with why and the fix in the hint, not two calls away', async () => {
+    const refused = await api(url, TEST_ADMIN_TOKEN).call('createSession', { body: { platform: 'web' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('NO_MATCHING_DEVICE');
+    expect(refused.body.error.hint).toMatch(
+      /^host \S+ cannot run web devices: SIMFLEET_CHROMIUM is \/nonexistent\/chromium, .*; fix: sudo apt-get install -y chromium/,
+    );
   });
 
   it('says once that text recognition is unavailable, with the command that installs it', () => {

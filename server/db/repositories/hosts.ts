@@ -175,3 +175,15 @@ export async function devicesAwaited(q: Queryable, hostId: string): Promise<stri
   if (h.booting) return `${h.booting} device(s) still starting`;
   return undefined;
 }
+
+/** Connected hosts whose backend for this platform cannot run, with what it says about why and how to fix it. */
+export async function unavailableBackends(q: Queryable, platform: string): Promise<{ host: string; detail: string | null; hint: string | null }[]> {
+  const { rows } = await q.query<{ host: string; detail: string | null; hint: string | null }>(
+    `SELECT h.name AS host, b->>'detail' AS detail, b->>'hint' AS hint
+     FROM hosts h, jsonb_array_elements(h.backends) b
+     WHERE h.state = 'online' AND h.connection_id IS NOT NULL AND b->>'platform' = $1 AND b @> '{"available": false}'
+     ORDER BY h.name LIMIT 3`,
+    [platform],
+  );
+  return rows;
+}

@@ -316,11 +316,16 @@ export class SessionService {
     const seen = [...new Set(candidates.map((d) => `${d.model} / ${d.os}${d.labels.length ? ` [${d.labels.join(', ')}]` : ''}`))].slice(0, 10);
     throw new ApiError('NO_MATCHING_DEVICE', {
       message: `no ${platform} device in the farm matches ${JSON.stringify(requirements)}`,
-      hint: seen.length
-        ? `the farm's ${platform} devices: ${seen.join('; ')}`
-        : `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`,
+      hint: seen.length ? `the farm's ${platform} devices: ${seen.join('; ')}` : await this.noDeviceHint(platform),
       details: { platform, requirements },
     });
+  }
+
+  /** No device of the platform at all: a backend that cannot run says why and how to fix it here, not two calls away. */
+  private async noDeviceHint(platform: Schemas['Platform']): Promise<string> {
+    const down = await hosts.unavailableBackends(this.db, platform);
+    if (!down.length) return `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`;
+    return down.map((b) => `host ${b.host} cannot run ${platform} devices: ${b.detail ?? 'no detail'}${b.hint ? `; fix: ${b.hint}` : ''}`).join('; ');
   }
 }
 
