@@ -78,8 +78,10 @@ export function describeValidationError(errors: ErrorObject[] | null | undefined
     const missing = (first.params as { missingProperty: string }).missingProperty;
     return { field: base ? `${base}.${missing}` : missing, reason: 'is required' };
   }
-  if (first.keyword === 'additionalProperties') {
-    const extra = (first.params as { additionalProperty: string }).additionalProperty;
+  // Schemas composed with allOf (an action, a step) close themselves with unevaluatedProperties.
+  if (first.keyword === 'additionalProperties' || first.keyword === 'unevaluatedProperties') {
+    const { additionalProperty, unevaluatedProperty } = first.params as { additionalProperty?: string; unevaluatedProperty?: string };
+    const extra = additionalProperty ?? unevaluatedProperty ?? '';
     return { field: base ? `${base}.${extra}` : extra, reason: 'is not a known field' };
   }
   if (first.keyword === 'discriminator') {

@@ -32,7 +32,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorSpec>> = {
   BODY_TOO_LARGE: {
     status: 413,
     message: 'the body is larger than the gateway accepts',
-    hint: 'send a smaller body; the limit is SIMFLEET_BODY_LIMIT on the gateway',
+    hint: "send a smaller body; the gateway's SIMFLEET_BODY_LIMIT_BYTES sets the limit",
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'the body has a content type the gateway does not read', hint: 'send Content-Type: application/json' },
   UPGRADE_REQUIRED: { status: 426, message: 'this route speaks WebSocket only', hint: 'connect with a WebSocket client (Upgrade: websocket)' },

@@ -43,6 +43,7 @@ import { systemTimers, type Timers } from './timers.js';
 const MEMORY_GRACE_MS = 3600_000;
 
 export interface Gateway {
+  /** Empty until the gateway listens. */
   readonly url: string;
   readonly config: GatewayConfig;
   readonly logger: Logger;
@@ -55,11 +56,22 @@ export interface Gateway {
   readonly admin: { file: string; secret?: string; source: 'env' | 'generated' | 'existing' };
   /** The worker end of an in-memory connection, for a worker in this process. */
   connectLocalWorker(): MemorySocket;
+  /** Serves HTTP (done by startGateway itself unless `deferListen`). Idempotent. */
+  listen(): Promise<void>;
+  /** From now on /readyz answers 200 only once this host has reported all its devices (`simfleet start`'s own worker). */
+  awaitDevicesOf(hostId: string): void;
   /** Idempotent; every call returns the same promise. */
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, opts: { logger?: Logger; timers?: Timers } = {}): Promise<Gateway> {
+export interface GatewayOptions {
+  logger?: Logger;
+  timers?: Timers;
+  /** Listen only when listen() is called: `simfleet start` registers its worker first, so no request finds the farm empty. */
+  deferListen?: boolean;
+}
+
+export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<Gateway> {
   const timers = opts.timers ?? systemTimers;
   const logger = (opts.logger ?? createLogger(config.logLevel, 'gateway')).child({ gatewayId: config.gatewayId });
   const db = await openDatabase(config, logger);
@@ -74,6 +86,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
     // Construction order follows the dependencies: the bus reaches workers through the hub,
     // which is built last because the host registry it serves needs the device lifecycle.
     let closing = false;
+    let localHost: string | undefined;
     const hubRef: { hub?: WorkerHub } = {};
     const metrics = createMetrics(db, () => hubRef.hub?.connectionCount ?? 0, logger);
     const bus = new CommandBus(db, config.gatewayId, logger, (direction) => metrics.forwardedCommands.inc({ direction }));
@@ -184,7 +197,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         taps: new DeviceTaps(perception, logger.child({ component: 'streams' })),
         logger,
         timers,
-        readiness: () => checkReadiness(db, migrations, !closing, logger),
+        readiness: () => checkReadiness(db, migrations, !closing, logger, localHost),
       },
       {
         logger,
@@ -194,14 +207,20 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         closeSockets: () => hub.closeAll(Math.max(100, Math.floor(config.shutdownTimeoutMs / 2))),
       },
     );
-    await http.listen({ port: config.port, host: config.host });
     const sweep = startLivenessSweep(registry, config.hostTimeoutMs, pauses, logger);
     await placer.start();
     reaper.start();
-    const address = http.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    logger.info({ url, database: db.location, kind: db.kind }, 'gateway listening');
+    let url = '';
+    let listening: Promise<void> | undefined;
+    const listen = (): Promise<void> =>
+      (listening ??= (async () => {
+        await http.listen({ port: config.port, host: config.host });
+        const address = http.server.address();
+        const port = typeof address === 'object' && address ? address.port : config.port;
+        url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+        logger.info({ url, database: db.location, kind: db.kind }, 'gateway listening');
+      })());
+    if (!opts.deferListen) await listen();
 
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> =>
@@ -228,7 +247,9 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
       })());
 
     return {
-      url,
+      get url() {
+        return url;
+      },
       config,
       logger,
       db,
@@ -241,6 +262,10 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: Logge
         const [gatewayEnd, workerEnd] = createSocketPair();
         hub.accept(gatewayEnd, LOCAL_WORKER);
         return workerEnd;
+      },
+      listen,
+      awaitDevicesOf(hostId) {
+        localHost = hostId;
       },
       stop,
     };

@@ -7,8 +7,15 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../openapi/contract.js';
 import type { Database } from './db/database.js';
 import { migrationStatus, type Migration } from './db/migrate.js';
+import { devicesAwaited as awaitedOf } from './db/repositories/hosts.js';
 
-export async function checkReadiness(db: Database, migrations: Migration[], accepting: boolean, logger?: Logger): Promise<Schemas['Readiness']> {
+export async function checkReadiness(
+  db: Database,
+  migrations: Migration[],
+  accepting: boolean,
+  logger?: Logger,
+  localHost?: string,
+): Promise<Schemas['Readiness']> {
   const checks: Schemas['Readiness']['checks'] = {
     database: { ok: false, detail: '' },
     migrations: { ok: false, detail: '' },
@@ -34,8 +41,19 @@ export async function checkReadiness(db: Database, migrations: Migration[], acce
       checks.migrations = { ok: false, detail: 'the migration check failed (see the gateway log)' };
     }
   }
-  const ready = checks.database.ok && checks.migrations.ok && checks.accepting.ok;
+  if (localHost !== undefined) checks.devices = await localDevices(db, localHost, checks.database.ok);
+  const ready = checks.database.ok && checks.migrations.ok && checks.accepting.ok && (checks.devices?.ok ?? true);
   return { status: ready ? 'ready' : 'not-ready', checks };
+}
+
+/**
+ * `simfleet start`: a CI job that leases as soon as /readyz says 200 must find the local devices
+ * reported, not a farm still waiting for its own worker or a browser still booting.
+ */
+async function localDevices(db: Database, hostId: string, reachable: boolean): Promise<Schemas['Check']> {
+  if (!reachable) return { ok: false, detail: 'unknown: the database is unreachable' };
+  const awaited = await awaitedOf(db, hostId).catch(() => 'unknown: the check failed (see the gateway log)');
+  return awaited ? { ok: false, detail: `waiting for the local devices: ${awaited}` } : { ok: true, detail: 'the local devices have reported' };
 }
 
 const NO_ANSWER = 'no answer within 2 s';

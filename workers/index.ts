@@ -8,7 +8,7 @@ import type { Dial } from './connection/socket.js';
 import type { WorkerConfig } from './config.js';
 import { WorkerConfigError } from './config.js';
 import { DeviceError, type BackendProvider, type PageMemory } from './devices/backend.js';
-import { Inventory } from './devices/inventory.js';
+import { Inventory, type InventorySnapshot } from './devices/inventory.js';
 import { LeaseKeeper } from './devices/leases.js';
 import { checkCallParams } from './call-params.js';
 import { createProviders } from './devices/registry.js';
@@ -24,13 +24,14 @@ import { liveFrame, liveRequest } from './perception/live.js';
 import { type MemoryChannel, MemorySync } from './memory/sync.js';
 import { identity as screenIdentity, Understanding } from './understanding/service.js';
 import { Feeds } from './streams/feeds.js';
-import { Tesseract } from './understanding/ocr/engine.js';
+import { Tesseract, type RecogniserStatus } from './understanding/ocr/engine.js';
 import { RecognitionCache } from './understanding/ocr/cache.js';
 import { FEED_DEFAULTS } from './streams/feed.js';
 import { createWorkerLogger } from './log.js';
 
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
 export type { GatewaySocket, Dial } from './connection/socket.js';
+export type { InventorySnapshot } from './devices/inventory.js';
 export { DialError } from './connection/socket.js';
 export { comparePairs, inspect, INSPECT_FORMATS, InspectError, inspectJson, inspectText, pairsText, type InspectFormat } from './understanding/inspect.js';
 
@@ -39,6 +40,10 @@ export interface Worker {
   readonly link: GatewayLink;
   readonly logger: Logger;
   readonly perception: Perception;
+  /** Its backends and devices as they are now (for the start banner). */
+  describe(): Promise<InventorySnapshot>;
+  /** Whether text recognition can run here, and how to install it when not; undefined when it is turned off. */
+  textRecognition(): Promise<RecogniserStatus | undefined>;
   /** Resolves on the first welcome from the gateway. */
   registered(): Promise<void>;
   /** Idempotent. Says goodbye to the gateway and closes every backend. */
@@ -158,6 +163,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       eventLogEvents: feeds.held(),
       ...pageHeld(inventory.pageMemory()),
     }),
+    textRecognition: async () => recogniser?.status(),
     strain: () => ({
       slowReads: understanding.counts.slowReads,
       readsCutShort: understanding.counts.cutShort,
@@ -179,6 +185,8 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     logger,
     perception,
     registered: () => registered,
+    describe: () => inventory.describe(),
+    textRecognition: async () => recogniser?.status(),
     stop: () =>
       (stopping ??= (async () => {
         // What was learned goes to the farm before the link closes.

@@ -80,7 +80,7 @@ const document: Record<string, unknown> = {
         "tags": [
           "health"
         ],
-        "summary": "Readiness — Postgres reachable, migrations applied, accepting workers.",
+        "summary": "Readiness — Postgres reachable, migrations applied, accepting workers; under `simfleet start`, the local devices reported.",
         "security": [],
         "responses": {
           "200": {
@@ -495,7 +495,7 @@ const document: Record<string, unknown> = {
           "sessions"
         ],
         "summary": "Lease a device. 201 with a ready session, or 202 while it waits or is being prepared.",
-        "description": "The request waits in a fair queue (priority classes with ageing, weighted fairness across\nteams, per-team quotas) until a matching device is free, then the device is prepared (a\nclean state, the app opened) and the session turns `ready`. If a device is free the call\nanswers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its\nposition. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm\ncould ever satisfy fails at once with 422 NO_MATCHING_DEVICE.\n",
+        "description": "The request waits in a fair queue (priority classes with ageing, weighted fairness across\nteams, per-team quotas) until a matching device is free, then the device is prepared (a\nclean state, the app opened) and the session turns `ready`. If a device is free the call\nanswers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its\nposition. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm\ncould ever satisfy fails at once with 422 NO_MATCHING_DEVICE, unless a connected host's\nbackend for its platform is still starting: then it waits in the queue.\n",
         "x-simfleet-roles": [
           "admin",
           "agent"
@@ -3200,6 +3200,10 @@ const document: Record<string, unknown> = {
               },
               "accepting": {
                 "$ref": "#/components/schemas/Check"
+              },
+              "devices": {
+                "description": "`simfleet start` only: the worker in the same process has registered and each of its devices has reported ready or broken (none still starting)",
+                "$ref": "#/components/schemas/Check"
               }
             }
           }
@@ -3294,6 +3298,34 @@ const document: Record<string, unknown> = {
           "hint": {
             "type": "string",
             "description": "when unavailable, how to make it available"
+          },
+          "starting": {
+            "type": "boolean",
+            "description": "the backend is still starting (a browser launching): it is expected to offer devices shortly, so a session for its platform waits in the queue rather than failing NO_MATCHING_DEVICE. Absent: not starting."
+          }
+        }
+      },
+      "TextRecognitionStatus": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "whether a host's text recognition engine (Tesseract, for words the accessibility tree leaves out) can run, and how to install it when not",
+        "required": [
+          "available",
+          "detail"
+        ],
+        "properties": {
+          "available": {
+            "type": "boolean"
+          },
+          "detail": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "the version found, or why it cannot run"
+          },
+          "hint": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "when unavailable, how to install it"
           }
         }
       },
@@ -3377,6 +3409,17 @@ const document: Record<string, unknown> = {
             ],
             "format": "date-time",
             "description": "the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported"
+          },
+          "textRecognition": {
+            "description": "whether its text recognition can run, and how to install it when not; null: recognition is turned off there (SIMFLEET_TESSERACT=none) or its worker does not say",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/TextRecognitionStatus"
+              },
+              {
+                "type": "null"
+              }
+            ]
           }
         }
       },
@@ -6147,6 +6190,38 @@ const document: Record<string, unknown> = {
               }
             ]
           },
+          "match": {
+            "type": "object",
+            "additionalProperties": false,
+            "description": "how the target was found, where one was given",
+            "required": [
+              "asked",
+              "how",
+              "approximate"
+            ],
+            "properties": {
+              "asked": {
+                "type": "string",
+                "description": "the target that matched: `target`, or the one of `or` that did"
+              },
+              "how": {
+                "type": "string",
+                "enum": [
+                  "ref",
+                  "row",
+                  "id",
+                  "label",
+                  "fuzzy",
+                  "point",
+                  "ocr"
+                ]
+              },
+              "approximate": {
+                "type": "boolean",
+                "description": "true: no element carries that label, and the one clearly nearest (a typo away, a prefix, a word of it) was acted on; `target` says which. Check it, or name it exactly."
+              }
+            }
+          },
           "scrolled": {
             "type": "object",
             "additionalProperties": false,
@@ -7634,7 +7709,8 @@ const document: Record<string, unknown> = {
           },
           "reason": {
             "type": "string",
-            "maxLength": 1000
+            "maxLength": 1000,
+            "description": "why it is broken; `starting` while it boots (it is expected ready shortly)"
           },
           "lease": {
             "description": "the lease the worker holds the device under, so a gateway can re-adopt it after a restart",
@@ -7736,6 +7812,9 @@ const document: Record<string, unknown> = {
             "items": {
               "$ref": "#/components/schemas/WorkerDevice"
             }
+          },
+          "textRecognition": {
+            "$ref": "#/components/schemas/TextRecognitionStatus"
           }
         }
       },

@@ -24,7 +24,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness — Postgres reachable, migrations applied, accepting workers. */
+        /** Readiness — Postgres reachable, migrations applied, accepting workers; under `simfleet start`, the local devices reported. */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -203,7 +203,8 @@ export type paths = {
          *     clean state, the app opened) and the session turns `ready`. If a device is free the call
          *     answers 201 once it is ready; otherwise 202 with the queued (or preparing) session and its
          *     position. Follow with `GET /v1/sessions/{id}?wait=N`. A request that no device in the farm
-         *     could ever satisfy fails at once with 422 NO_MATCHING_DEVICE.
+         *     could ever satisfy fails at once with 422 NO_MATCHING_DEVICE, unless a connected host's
+         *     backend for its platform is still starting: then it waits in the queue.
          */
         post: operations["createSession"];
         delete?: never;
@@ -1000,6 +1001,8 @@ export type components = {
                 database: components["schemas"]["Check"];
                 migrations: components["schemas"]["Check"];
                 accepting: components["schemas"]["Check"];
+                /** @description `simfleet start` only: the worker in the same process has registered and each of its devices has reported ready or broken (none still starting) */
+                devices?: components["schemas"]["Check"];
             };
         };
         Check: {
@@ -1037,6 +1040,16 @@ export type components = {
             detail?: string;
             /** @description when unavailable, how to make it available */
             hint?: string;
+            /** @description the backend is still starting (a browser launching): it is expected to offer devices shortly, so a session for its platform waits in the queue rather than failing NO_MATCHING_DEVICE. Absent: not starting. */
+            starting?: boolean;
+        };
+        /** @description whether a host's text recognition engine (Tesseract, for words the accessibility tree leaves out) can run, and how to install it when not */
+        TextRecognitionStatus: {
+            available: boolean;
+            /** @description the version found, or why it cannot run */
+            detail: string;
+            /** @description when unavailable, how to install it */
+            hint?: string;
         };
         Host: {
             id: components["schemas"]["HostIdString"];
@@ -1066,6 +1079,8 @@ export type components = {
              * @description the last heartbeat whose signs of strain had risen (slow reads, reads answered HOST_OVERLOADED, captures given up; simfleet_worker_strain_total counts them): for 5 minutes after it, placement puts new sessions on other hosts when one has a device that fits. null: none reported
              */
             strainedAt?: string | null;
+            /** @description whether its text recognition can run, and how to install it when not; null: recognition is turned off there (SIMFLEET_TESSERACT=none) or its worker does not say */
+            textRecognition?: components["schemas"]["TextRecognitionStatus"] | null;
         };
         HostList: {
             hosts: components["schemas"]["Host"][];
@@ -1853,6 +1868,15 @@ export type components = {
             target: components["schemas"]["OutlineElement"] | null;
             /** @description the target's identity evidence, kept when the session records a flow */
             binding: components["schemas"]["Binding"] | null;
+            /** @description how the target was found, where one was given */
+            match?: {
+                /** @description the target that matched: `target`, or the one of `or` that did */
+                asked: string;
+                /** @enum {string} */
+                how: "ref" | "row" | "id" | "label" | "fuzzy" | "point" | "ocr";
+                /** @description true: no element carries that label, and the one clearly nearest (a typo away, a prefix, a word of it) was acted on; `target` says which. Check it, or name it exactly. */
+                approximate: boolean;
+            };
             /** @description scroll: what was asked and what the content moved, measured from the positions of content labels present before and after */
             scrolled?: {
                 /** @description points asked for (0 for a scroll to an element) */
@@ -2259,6 +2283,7 @@ export type components = {
              * @enum {string}
              */
             health: "ready" | "broken";
+            /** @description why it is broken; `starting` while it boots (it is expected ready shortly) */
             reason?: string;
             /** @description the lease the worker holds the device under, so a gateway can re-adopt it after a restart */
             lease?: components["schemas"]["WorkerLease"] | null;
@@ -2286,6 +2311,7 @@ export type components = {
             host: components["schemas"]["WorkerHostInfo"];
             backends: components["schemas"]["BackendStatus"][];
             devices: components["schemas"]["WorkerDevice"][];
+            textRecognition?: components["schemas"]["TextRecognitionStatus"];
         };
         WorkerHeartbeat: {
             /**

@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Schemas } from '../../openapi/contract.js';
 import { parseFlags, UsageError } from './args.js';
 import { call, clientSettings, GatewayError, type ClientSettings } from './gateway-client.js';
+import { approximateLine } from './answers.js';
 
 export const AGENT_COMMANDS = [
   'session',
@@ -200,6 +201,13 @@ async function sessionCommand(
     const deadline = Date.now() + (body.waitSeconds + 60) * 1000;
     while (session.state !== 'ready' && session.state !== 'ended' && Date.now() < deadline)
       session = await call<Schemas['Session']>(s, 'GET', `/v1/sessions/${session.id}?wait=20`);
+    if (session.state === 'ended')
+      throw new GatewayError(
+        0,
+        'SESSION_ENDED',
+        `session ${session.id} ended before it was ready: ${session.endReason}${session.endDetail ? ` (${session.endDetail})` : ''}`,
+        'try again later, with a longer --wait, or another platform',
+      );
     if (session.state !== 'ready')
       throw new GatewayError(0, 'SESSION_NOT_READY', `session ${session.id} is ${session.state}`, 'simfleet session list shows it');
     print(session, session.id);
@@ -253,7 +261,7 @@ async function action(
   }
   if (kind === 'open') body.url = need('a URL');
   const r = await call<Schemas['ActionResult']>(s, 'POST', `/v1/sessions/${id}/actions`, body);
-  print(r, `${r.verdict}: ${r.reason}${r.escalation ? `\nescalation: ${r.escalation.reason}` : ''}\n${r.outline}`);
+  print(r, `${r.verdict}: ${r.reason}${r.escalation ? `\nescalation: ${r.escalation.reason}` : ''}${approximateLine(r)}\n${r.outline}`);
   return 0;
 }
 

@@ -20,6 +20,19 @@ export class GatewayError extends Error {
   }
 }
 
+/** A gateway that did not answer at all: one clean line and a hint, never a stack trace. */
+export function unreachable(gatewayUrl: string, err: Error): GatewayError {
+  // fetch says only "fetch failed"; the cause says which (ECONNREFUSED, ENOTFOUND, ...).
+  const inner = err.cause as { code?: string; message?: string } | undefined;
+  const cause = inner?.code ?? inner?.message ?? err.message;
+  return new GatewayError(
+    0,
+    'UNREACHABLE',
+    `cannot reach the gateway at ${gatewayUrl} (${cause})`,
+    'is it running (npm start, simfleet start)? --gateway or SIMFLEET_URL names another one',
+  );
+}
+
 export function clientSettings(env: NodeJS.ProcessEnv, flags: Record<string, string | undefined>): ClientSettings | undefined {
   const { gatewayUrl, token } = loadClientConfig(env, flags);
   return token ? { gatewayUrl, token } : undefined;
@@ -31,12 +44,7 @@ export async function call<T>(s: ClientSettings, method: string, path: string, b
     headers: { authorization: `Bearer ${s.token}`, accept, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   }).catch((err: Error) => {
-    throw new GatewayError(
-      0,
-      'UNREACHABLE',
-      `cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`,
-      'is it running? --gateway or SIMFLEET_GATEWAY_URL names it',
-    );
+    throw unreachable(s.gatewayUrl, err);
   });
   const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
   if (!res.ok)

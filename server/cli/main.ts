@@ -9,6 +9,7 @@ import { version } from '../paths.js';
 import { parseFlags, UsageError } from './args.js';
 import { clientSettings, GatewayError } from './gateway-client.js';
 import { AGENT_COMMANDS, AGENT_HELP, runAgentCommand } from './agent.js';
+import { asksForHelp, USAGE as COMMAND_USAGE } from './usage.js';
 
 const HELP = `simfleet ${version}: a device service for remote farms of mobile devices
 
@@ -29,6 +30,7 @@ usage: simfleet <command> [flags]
 ${AGENT_HELP}  mcp        an MCP server on stdio for AI agents, driving devices through the gateway
              (SIMFLEET_URL, SIMFLEET_TOKEN; SIMFLEET_SESSION as the default session)
 
+simfleet COMMAND --help prints a command's own usage.
 Every setting is an environment variable and a flag (SIMFLEET_DATA_DIR = --data-dir);
 see README.md for the list. Exit codes: 0 ok, 1 failure, 2 bad usage or configuration,
 3 refused (nothing matched, two things did, a stale ref, a destructive step, another plan).
@@ -41,6 +43,10 @@ const USAGE = new Set(['UsageError', 'ConfigError', 'WorkerConfigError']);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command && COMMAND_USAGE[command] && asksForHelp(rest)) {
+    process.stdout.write(`${COMMAND_USAGE[command]}\n`);
+    return;
+  }
   if ((AGENT_COMMANDS as readonly string[]).includes(command ?? '')) {
     process.exitCode = await runAgentCommand(command!, rest, process.env, {
       out: (t) => void process.stdout.write(t),

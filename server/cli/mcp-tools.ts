@@ -6,7 +6,8 @@
 // handing it to the model.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Schemas } from '../../openapi/contract.js';
-import { call, GatewayError, type ClientSettings } from './gateway-client.js';
+import { approximateLine } from './answers.js';
+import { call, GatewayError, unreachable, type ClientSettings } from './gateway-client.js';
 
 /** Which session a device tool acts on: the one named, else the one session_start began here, else SIMFLEET_SESSION. */
 export class SessionChoice {
@@ -86,7 +87,7 @@ function actionText(r: Schemas['ActionResult']): string {
     ? `\nscrolled ${r.scrolled.movedPt ?? 'an unmeasured distance'} of ${r.scrolled.requestedPt} pt asked${r.scrolled.atEnd ? ' — at the end' : ''}`
     : '';
   const escalation = r.escalation ? `\nescalation: ${r.escalation.reason} — simfleet cannot vouch for this outcome; read the outline` : '';
-  return `${r.verdict}: ${r.reason}${motion}${scrolled}${escalation}\n${r.outline}`;
+  return `${r.verdict}: ${r.reason}${motion}${scrolled}${escalation}${approximateLine(r)}\n${r.outline}`;
 }
 
 function changesText(c: Schemas['Changes']): string {
@@ -164,11 +165,7 @@ export async function screen(ctx: Ctx, a: { session?: string | undefined }): Pro
   return say(outline.text);
 }
 
-export async function act(
-  ctx: Ctx,
-  { kind, session, ...fields }: { kind: Schemas['ActionKind']; session?: string | undefined } & Schemas['ActionFields'],
-): Promise<CallToolResult> {
-  const body: Schemas['ActionRequest'] = { action: kind, ...fields };
+export async function act(ctx: Ctx, { session, ...body }: Schemas['ActionRequest'] & { session?: string | undefined }): Promise<CallToolResult> {
   const r = await call<Schemas['ActionResult']>(ctx.s, 'POST', `/v1/sessions/${ctx.sessions.pick(session)}/actions`, body);
   return say(actionText(r), { verdict: r.verdict, screen: r.screen, escalation: r.escalation?.reason ?? null });
 }
@@ -243,7 +240,7 @@ export async function look(ctx: Ctx, a: LookArgs): Promise<CallToolResult> {
   const q = lookQuery(a);
   const url = new URL(`/v1/sessions/${ctx.sessions.pick(a.session)}/look${q.size ? `?${q}` : ''}`, ctx.s.gatewayUrl);
   const res = await fetch(url, { headers: { authorization: `Bearer ${ctx.s.token}` } }).catch((err: Error) => {
-    throw new GatewayError(0, 'UNREACHABLE', `cannot reach the gateway at ${ctx.s.gatewayUrl}: ${err.message}`, 'is it running? SIMFLEET_URL names it');
+    throw unreachable(ctx.s.gatewayUrl, err);
   });
   if (!res.ok) {
     const e = ((await res.json().catch(() => ({}))) as Partial<Schemas['Error']>).error;

@@ -137,13 +137,14 @@ function registerTools(server: McpServer, s: ClientSettings, sessions: SessionCh
   );
   add(
     'act',
-    'One action on the device; answers its verdict (ok, no-visible-change, not-delivered, unexpected-screen, unverified) and the settled outline with fresh refs. kind: tap, double-tap, long-press, type (text; into target, else the focused field), clear, swipe (direction), scroll (direction and distance, or to), drag (target to to), pinch (scale), rotate (degrees), key, back, open (url), launch. Example: {"kind":"tap","target":"Settings","role":"tab"}',
-    { kind: z.enum(contractEnum('ActionKind')), ...ACTION_FIELDS, ...SESSION },
+    'One action on the device; answers its verdict (ok, no-visible-change, not-delivered, unexpected-screen, unverified) and the settled outline with fresh refs. action: tap, double-tap, long-press, type (text; into target, else the focused field), clear, swipe (direction), scroll (direction and distance, or to), drag (target to to), pinch (scale), rotate (degrees), key, back, open (url), launch. Example: {"action":"tap","target":"Settings","role":"tab"}',
+    // `action`, as in REST's POST /actions and in do's steps: one word for it everywhere.
+    { action: z.enum(contractEnum('ActionKind')), ...ACTION_FIELDS, ...SESSION },
     act,
   );
   add(
     'do',
-    'Several steps in one call, each settled and verified. Steps take act\'s fields with "action" for kind, plus wait (for, target), assert (that: visible, not-visible or value) and fill (fields, submit). A failing step stops the run with the reason, the outline and how to resume. Example: {"steps":[{"action":"tap","target":"Long form"},{"action":"type","target":"Full name","text":"Ada"},{"action":"assert","that":"value","target":"Full name","value":"Ada"}]}',
+    'Several steps in one call, each settled and verified. Steps take act\'s fields, plus wait (for, target), assert (that: visible, not-visible or value) and fill (fields, submit). A failing step stops the run with the reason, the outline and how to resume. Example: {"steps":[{"action":"tap","target":"Long form"},{"action":"type","target":"Full name","text":"Ada"},{"action":"assert","that":"value","target":"Full name","value":"Ada"}]}',
     { steps: z.array(STEP).min(1), ...RESUME, ...SESSION },
     runSteps,
   );

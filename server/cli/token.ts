@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadClientConfig } from '../config.js';
 import type { Schemas } from '../../openapi/contract.js';
 import { UsageError } from './args.js';
+import { GatewayError, unreachable } from './gateway-client.js';
 
 export interface TokenClientSettings {
   gatewayUrl: string;
@@ -28,11 +29,10 @@ export async function runToken(action: string | undefined, args: string[], flags
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     }).catch((err: Error) => {
-      throw new Error(`cannot reach the gateway at ${s.gatewayUrl}: ${err.message}`);
+      throw unreachable(s.gatewayUrl, err);
     });
     const json = (await res.json().catch(() => ({}))) as T & Partial<Schemas['Error']>;
-    if (!res.ok)
-      throw new Error(`${json.error?.code ?? res.status}: ${json.error?.message ?? res.statusText}${json.error?.hint ? `\n  hint: ${json.error.hint}` : ''}`);
+    if (!res.ok) throw new GatewayError(res.status, json.error?.code ?? String(res.status), json.error?.message ?? res.statusText, json.error?.hint);
     return json;
   };
   switch (action) {

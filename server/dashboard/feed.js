@@ -33,3 +33,15 @@ export function describe(event) {
   const text = DESCRIBE[event.type]?.(event) ?? `${event.type} ${JSON.stringify(event).slice(0, 200)}`;
   return `${clock(event.at)}  ${text}`;
 }
+
+/**
+ * What an idle screen repeats: a ticking clock yields a change and a settle every second, which
+ * filled the feed with "settled at frame N". A run of them is folded into one line, updated in place.
+ */
+const FOLDED = new Set(['frame-change', 'settled']);
+export const folds = (event) => FOLDED.has(event.type);
+
+/** The line for a run of `count` folded events begun at `since`: the newest, and how many. */
+export function foldedLine(event, count, since) {
+  return count > 1 ? `${describe(event)}  (×${count} since ${clock(since)}: changes and settles folded)` : describe(event);
+}

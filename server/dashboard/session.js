@@ -2,7 +2,7 @@
 // the event feed (watchSession, resumed with `since`) and the app's screen graph.
 import { ApiError, call, path, stream } from './api.js';
 import { clock, coalesce, h, part, showError, streamLabel, template } from './dom.js';
-import { describe } from './feed.js';
+import { describe, foldedLine, folds } from './feed.js';
 import { appOf, drawGraph, loadGraph } from './graph.js';
 import { liveScreen } from './live.js';
 
@@ -92,7 +92,15 @@ export function sessionPage(main, id, status) {
 
   function onEvent(e) {
     const feed = part(view, 'feed');
-    feed.prepend(h('li', { 'data-type': e.type, 'data-seq': e.seq }, describe(e)));
+    const top = feed.firstElementChild;
+    if (folds(e) && top?.dataset.fold) {
+      const count = Number(top.dataset.fold) + 1;
+      Object.assign(top.dataset, { fold: String(count), type: e.type, seq: String(e.seq) });
+      top.textContent = foldedLine(e, count, top.dataset.since);
+    } else {
+      const fold = folds(e) ? { 'data-fold': '1', 'data-since': e.at } : {};
+      feed.prepend(h('li', { 'data-type': e.type, 'data-seq': e.seq, ...fold }, describe(e)));
+    }
     while (feed.childElementCount > FEED_CAP) feed.lastElementChild.remove();
     if (e.type === 'session') show(e.session);
     if (e.type === 'settled' || e.type === 'screen') outline();

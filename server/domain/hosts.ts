@@ -95,7 +95,7 @@ export class HostRegistry {
    */
   async register(
     conn: Connection,
-    hello: { host: Schemas['WorkerHostInfo']; protocolVersion: number; backends: BackendStatus[]; devices: WorkerDevice[] },
+    hello: Pick<Schemas['WorkerHello'], 'host' | 'protocolVersion' | 'backends' | 'devices' | 'textRecognition'>,
   ): Promise<ReclaimJob[]> {
     return this.db.transaction(async (tx) => {
       await hosts.upsertHostOnHello(tx, {
@@ -105,6 +105,7 @@ export class HostRegistry {
         gatewayId: conn.gatewayId,
         connectionId: conn.connectionId,
         tokenId: conn.principal.tokenId,
+        textRecognition: hello.textRecognition,
       });
       const reclaim = await this.syncDevices(tx, conn.hostId, hello.devices);
       await recordAudit(tx, {

@@ -2,11 +2,13 @@
 // WebSocket plugin, then one module of routes per resource.
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { installAuth } from './auth.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
+import { installJsonBodies } from './json-body.js';
+import { installRequestLog } from './request-log.js';
 import { installTextGuard } from './text-guard.js';
 import { installHttpMetrics } from './metrics.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -42,9 +44,13 @@ export async function buildHttpApp(s: GatewayServices, opts: HttpOptions): Promi
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
     frameworkErrors,
+    // One line per request instead, when it is answered (request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandling(app);
+  installErrorHandling(app, opts.bodyLimitBytes);
+  installJsonBodies(app);
+  installRequestLog(app);
   installTextGuard(app);
   app.addHook('onRequest', async (_req) => {
     if (opts.isClosing()) throw new ApiError('SHUTTING_DOWN');

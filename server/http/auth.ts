@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { operationIndex } from '../../openapi/contract.js';
 import type { Principal, TokenService } from '../domain/tokens.js';
 import { ApiError } from '../errors.js';
+import { a } from '../words.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,17 +43,32 @@ export function installAuth(app: FastifyInstance, tokens: TokenService): void {
       // Browsers cannot set headers on a WebSocket: a single-use ticket stands for the token.
       principal = await tokens.redeemTicket(ticket);
     } else {
-      if (!header) throw new ApiError('UNAUTHORIZED');
-      const match = /^Bearer\s+([A-Za-z0-9_-]{16,200})\s*$/i.exec(header);
+      if (!header) throw missingCredentials(req.query, info.websocket);
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw new ApiError('UNAUTHORIZED', { message: 'the Authorization header is not "Bearer <token>"' });
+      // Well formed but not one of ours (too short, other characters) is simply an unknown token.
+      if (!TOKEN_SHAPE.test(match[1]!)) throw new ApiError('INVALID_TOKEN');
       principal = await tokens.authenticate(match[1]!);
     }
     req.principal = principal;
     req.log = req.log.child({ tokenId: principal.tokenId, team: principal.team });
     if (!info.roles.includes(principal.role)) {
-      throw new ApiError('FORBIDDEN', { message: `a ${principal.role} token may not call ${operationId}; allowed roles: ${info.roles.join(', ')}` });
+      throw new ApiError('FORBIDDEN', { message: `${a(principal.role)} token may not call ${operationId}; allowed roles: ${info.roles.join(', ')}` });
     }
   });
+}
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{16,200}$/;
+
+/** No Authorization header. A WebSocket given `?token=` is told the query parameter it takes. */
+function missingCredentials(query: unknown, websocket: boolean): ApiError {
+  if (websocket && typeof (query as { token?: unknown } | undefined)?.token === 'string') {
+    return new ApiError('UNAUTHORIZED', {
+      message: 'a WebSocket takes ?ticket=, not ?token=: a token never goes in a URL',
+      hint: 'POST /v1/tickets with the token in the Authorization header gives a single-use ticket, good for 30 s; connect with ?ticket=<it>, or send the Authorization header if the client can',
+    });
+  }
+  return new ApiError('UNAUTHORIZED');
 }
 
 /** The authenticated caller; only valid on routes that are not public. */

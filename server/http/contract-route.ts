@@ -49,7 +49,7 @@ function routeParts(operationId: OperationId) {
     method: info.method,
     url: info.path.replace(/\{(\w+)\}/g, ':$1'),
     schema,
-    config: { operationId },
+    config: { operationId, bodyRequired: body !== undefined && !bodyOptional },
     // An optional body that was not sent is validated as an empty one.
     ...(bodyOptional ? { preValidation: async (req: FastifyRequest) => void (req.body ??= {}) } : {}),
   };

@@ -5,6 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { describeValidationError } from '../../openapi/contract.js';
 import { isOutage } from '../db/outage.js';
 import { ApiError, isApiError } from '../errors.js';
+import { drainInsteadOfClosing, refuseBeforeContinue } from './body-limit.js';
+import { noteRefusal } from './request-log.js';
 
 const WHERE: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -23,7 +25,7 @@ export function toApiError(err: FastifyError | Error): ApiError {
     const where = WHERE[fe.validationContext ?? 'body'] ?? 'body';
     const { field, reason } = describeValidationError(fe.validation as never);
     const name = field ? `${where}.${field}` : where;
-    return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason } });
+    return new ApiError('VALIDATION_FAILED', { message: `${name} ${reason}`, details: { in: where, field, reason }, ...hintFor(field, reason) });
   }
   switch (fe.code) {
     // The router's own refusals, before any route runs (frameworkErrors below).
@@ -63,27 +65,32 @@ export function toApiError(err: FastifyError | Error): ApiError {
 }
 
 /**
+ * A hint more useful than "see the schema" where a guess is common: an action or a /do step names
+ * its kind in `action` ({"wait": {...}} was a newcomer's guess).
+ */
+function hintFor(field: string, reason: string): { hint?: string } {
+  if (reason === 'is required' && /(^|\.)action$/.test(field))
+    return { hint: 'name the kind in "action", e.g. {"action": "tap", "target": "Settings"} or {"action": "wait", "for": "visible", "target": "Saved"}' };
+  return {};
+}
+
+/**
  * For Fastify's `frameworkErrors` option: refusals the router makes before any route (or the error
  * handler) runs would otherwise leave in Fastify's own shape, not the contract's.
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(err);
-  req.log.info({ code: apiError.code, reason: err.message }, 'request refused by the router');
+  noteRefusal(req, apiError, err);
   void reply.code(apiError.status).send(apiError.toBody(req.id));
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
+  refuseBeforeContinue(app, bodyLimitBytes);
   app.setErrorHandler((err, req, reply) => {
-    const apiError = toApiError(err as FastifyError);
-    if (apiError.status >= 500 && apiError.code !== 'SHUTTING_DOWN' && apiError.code !== 'NOT_READY' && apiError.code !== 'HOST_OVERLOADED') {
-      req.log.error({ err }, 'request failed');
-    } else if (apiError.code === 'NOT_READY') {
-      req.log.warn({ err }, 'request refused: not ready');
-    } else if (apiError.code === 'HOST_OVERLOADED') {
-      req.log.warn({ reason: apiError.message, details: apiError.details }, "request refused: the device's host is overloaded");
-    } else {
-      req.log.info({ code: apiError.code, reason: apiError.message }, 'request refused');
-    }
+    let apiError = toApiError(err as FastifyError);
+    if (apiError.code === 'BODY_TOO_LARGE') apiError = drainInsteadOfClosing(req, reply, bodyLimitBytes);
+    // Logged once, with the request, when the answer has gone (request-log.ts).
+    noteRefusal(req, apiError, err);
     if (apiError.code === 'SHUTTING_DOWN') reply.header('connection', 'close');
     // The host's work goes on after the refusal, and the worker says when asking again pays (within
     // a minute: the number comes from a worker, which the gateway does not take at its word).

@@ -24,6 +24,7 @@ export function presentHost(h: HostRow): Schemas['Host'] {
     lastSeenAt: iso(h.last_seen_at),
     offlineSince: isoOrNull(h.offline_since),
     strainedAt: isoOrNull(h.strained_at),
+    textRecognition: h.text_recognition,
   };
 }
 

@@ -123,6 +123,12 @@ describe('actions with verdicts and memory', () => {
       const typo = await act(id, 'Setings', 'tab');
       expect(typo.status).toBe(200);
       expect(typo.body.target).toMatchObject({ label: 'Settings', role: 'tab' });
+      // Said, not silent: the answer names what it took and that the match was approximate.
+      expect(typo.body.match).toEqual({ asked: 'Setings', how: 'fuzzy', approximate: true });
+      const exact = await act(id, 'Inbox', 'tab');
+      expect(exact.body.match).toEqual({ asked: 'Inbox', how: 'label', approximate: false });
+      const step = await agent.call('runSteps', { params: { sessionId: id }, body: { steps: [{ action: 'tap', target: 'Sttings', role: 'tab' }] } });
+      expect(step.body.steps[0].detail).toMatch(/^tap tab "Settings" \(the nearest label to "Sttings": an approximate match\): /);
     } finally {
       await release(id);
     }

@@ -87,6 +87,17 @@ describe('the dashboard', () => {
       await page.waitForFunction(() => Number(document.querySelector('[data-screen]')?.getAttribute('data-frames')) > 0, null, WAIT);
       await page.locator('[data-feed] li[data-type="session"]', { hasText: 'session ready' }).waitFor(WAIT);
       await page.locator('[data-outline]', { hasText: 'Inbox' }).waitFor(WAIT);
+      // The inbox's clock ticks every second: its changes and settles fold into one line, updated in place.
+      await page.waitForFunction(() => Number(document.querySelector('[data-feed] li[data-fold]')?.getAttribute('data-fold')) >= 3, null, WAIT);
+      const folded = page.locator('[data-feed] li[data-fold]').first();
+      expect(await folded.textContent()).toMatch(/\(×\d+ since \d\d:\d\d:\d\d: changes and settles folded\)$/);
+      const types = await page
+        .locator('[data-feed] li')
+        .evaluateAll((els) => els.map((e) => (e.hasAttribute('data-fold') ? 'folded' : e.getAttribute('data-type'))));
+      expect(
+        types.some((t, i) => t === 'folded' && types[i + 1] === 'folded'),
+        types.join(' '),
+      ).toBe(false);
       const seq = await number(page, '[data-screen]', 'data-seq');
 
       const tap = await agent.call('runAction', { params: { sessionId: id }, body: { action: 'tap', target: 'Settings', role: 'tab' } });
@@ -140,6 +151,10 @@ describe('the dashboard', () => {
   it('says clearly when a token is refused, at login and later', async () => {
     const { page, problems } = await open();
     try {
+      // A newcomer is told where the token is.
+      expect(await page.locator('.login [data-where]').textContent()).toMatch(
+        /prints the admin token once[\s\S]*\.simfleet\/admin-token[\s\S]*SIMFLEET_ADMIN_TOKEN/,
+      );
       await logIn(page, 'sf_notatokenatall0000000000');
       const error = page.locator('.login .error');
       await error.waitFor({ state: 'visible', ...WAIT });

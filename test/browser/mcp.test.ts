@@ -57,7 +57,8 @@ describe('simfleet mcp', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
       for (const t of tools) expect(t.description, t.name).toMatch(/Example: \{.*\}/);
-      expect(tools.find((t) => t.name === 'act')!.inputSchema.required).toEqual(['kind']);
+      // One vocabulary: act takes `action`, as REST's /actions and do's steps do.
+      expect(tools.find((t) => t.name === 'act')!.inputSchema.required).toEqual(['action']);
     } finally {
       await client.close();
     }
@@ -77,20 +78,23 @@ describe('simfleet mcp', () => {
       expect(screen.text).toMatch(/screen [0-9a-f]+ "Inbox"/);
       expect(screen.text).toMatch(/^@\d+ tab \d+,\d+ "Settings"/m);
 
-      const tapped = await ok(client, 'act', { kind: 'tap', target: 'Settings', role: 'tab' });
+      const tapped = await ok(client, 'act', { action: 'tap', target: 'Settings', role: 'tab' });
       expect(tapped.structuredContent).toMatchObject({ screen: { name: 'Settings' } });
       expect(tapped.text).toMatch(/^(ok|unverified): /);
       expect(tapped.text).toMatch(/screen [0-9a-f]+ "Settings"/);
 
-      const none = await use(client, 'act', { kind: 'tap', target: 'No such button' });
+      const none = await use(client, 'act', { action: 'tap', target: 'No such button' });
       expect(none.isError).toBe(true);
       expect(none.structuredContent).toMatchObject({ code: 'NO_MATCH', hint: expect.any(String) });
       expect(none.text).toMatch(/^NO_MATCH: .* — hint: /);
-      const two = await use(client, 'act', { kind: 'tap', target: 'Se' });
+      const two = await use(client, 'act', { action: 'tap', target: 'Se' });
       expect(two.structuredContent).toMatchObject({ code: 'AMBIGUOUS' });
-      const misspelt = await use(client, 'act', { kind: 'tap', tagret: 'Settings' });
+      const misspelt = await use(client, 'act', { action: 'tap', tagret: 'Settings' });
       expect(misspelt.isError).toBe(true);
       expect(misspelt.text).toMatch(/tagret/);
+      const oldWord = await use(client, 'act', { kind: 'tap', target: 'Settings' });
+      expect(oldWord.isError).toBe(true);
+      expect(oldWord.text).toMatch(/kind/);
 
       const stopped = await use(client, 'do', { steps: [{ action: 'wait', for: 'visible', target: 'Never there', timeoutMs: 300 }] });
       expect(stopped.isError).toBe(true);
@@ -102,12 +106,12 @@ describe('simfleet mcp', () => {
       const mark = await ok(client, 'changes');
       const since = (mark.structuredContent as { mark: string }).mark;
       expect(since).toMatch(/^mk_/);
-      await ok(client, 'act', { kind: 'tap', target: 'Inbox', role: 'tab' });
+      await ok(client, 'act', { action: 'tap', target: 'Inbox', role: 'tab' });
       const changed = await ok(client, 'changes', { since });
       expect(changed.structuredContent).toMatchObject({ mark: since, changed: 'yes' });
       expect((await agent.call('saveRecording', { params: { sessionId } })).status).toBe(201);
 
-      await ok(client, 'act', { kind: 'tap', target: 'Settings', role: 'tab' });
+      await ok(client, 'act', { action: 'tap', target: 'Settings', role: 'tab' });
       const replayed = await ok(client, 'flow_replay', { flow: 'mcp-inbox' });
       expect(replayed.structuredContent).toMatchObject({ completed: 1, screen: { name: 'Inbox' } });
       expect((await use(client, 'flow_replay', { flow: 'no-such-flow' })).structuredContent).toMatchObject({ code: 'NOT_FOUND' });

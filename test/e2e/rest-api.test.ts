@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { operationIndex, type OperationId, type Role } from '../../openapi/contract.js';
 import { loadGatewayConfig } from '../../server/config.js';
 import { startGateway, type Gateway } from '../../server/gateway.js';
@@ -72,6 +73,35 @@ describe('authorisation follows x-simfleet-roles in the contract', () => {
     expect(res.body.error.code).toBe('INVALID_TOKEN');
   });
 
+  it('answers a well-formed token that is merely unknown (short, or of other characters) INVALID_TOKEN, not a complaint about the header', async () => {
+    for (const token of ['abc', 'not.one.of.ours', 'sf_short']) {
+      const res = await admin.call('getWhoami', { token });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code, token).toBe('INVALID_TOKEN');
+    }
+    const basic = await fetch(`${gateway.url}/v1/whoami`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    expect(((await basic.json()) as { error: { message: string } }).error.message).toBe('the Authorization header is not "Bearer <token>"');
+  });
+
+  it('tells a WebSocket route given ?token= that it takes ?ticket= and where to get one', async () => {
+    const refused = await new Promise<{ status: number | undefined; body: string }>((resolve) => {
+      const ws = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/events?token=${TEST_ADMIN_TOKEN}`);
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      ws.once('error', () => undefined);
+    });
+    expect(refused.status).toBe(401);
+    const { error } = JSON.parse(refused.body) as { error: { code: string; message: string; hint: string } };
+    expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: expect.stringContaining('?ticket=, not ?token='),
+      hint: expect.stringContaining('POST /v1/tickets'),
+    });
+  });
+
   const matrix = protectedOps.flatMap((o) =>
     (['admin', 'agent', 'viewer', 'worker'] as const).map((role) => [o.operationId, role, (o.roles as Role[]).includes(role)] as const),
   );
@@ -87,7 +117,7 @@ describe('authorisation follows x-simfleet-roles in the contract', () => {
     } else {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
-      expect(res.body.error.message).toContain(`a ${role} token may not call ${id}`);
+      expect(res.body.error.message).toContain(`${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role} token may not call ${id}`);
     }
   });
 });
@@ -172,6 +202,40 @@ describe('bad input gets a 4xx with a code, a hint and the field', () => {
     const res = await admin.call('createToken', { body: { name: 'x', team: 'a', role: 'agent', rol: 'typo' } });
     expect(res.status).toBe(400);
     expect(res.body.error.details.field).toBe('rol');
+  });
+
+  it('an unknown field of an action or a /do step → 400 naming it, as session creation does', async () => {
+    const at = { params: { sessionId: 'ses_0000000000000000000a' } };
+    const action = await admin.call('runAction', { ...at, body: { action: 'tap', target: 'Inbox', colour: 'red' } });
+    expect(action.status).toBe(400);
+    expect(action.body.error).toMatchObject({ message: 'body.colour is not a known field', details: { field: 'colour' } });
+    const step = await admin.call('runSteps', { ...at, body: { steps: [{ action: 'wait', for: 'settled', wiat: 1 }] } });
+    expect(step.status).toBe(400);
+    expect(step.body.error).toMatchObject({ message: 'body.steps.0.wiat is not a known field', details: { field: 'steps.0.wiat' } });
+  });
+
+  it('takes Content-Type: application/json with an empty body as no body where the route takes none, and says so where it needs one', async () => {
+    const created = await admin.call('createToken', { body: { name: 'to revoke', role: 'viewer', team: 'a' } });
+    const headers = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const revoked = await fetch(`${gateway.url}/v1/tokens/${created.body.token.id}`, { method: 'DELETE', headers });
+    expect(revoked.status, await revoked.clone().text()).toBe(200);
+    const listed = await fetch(`${gateway.url}/v1/tokens`, { headers });
+    expect(listed.status).toBe(200);
+    const empty = await fetch(`${gateway.url}/v1/tokens`, { method: 'POST', headers, body: '' });
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'MALFORMED_JSON',
+      message: 'the body is empty but Content-Type says JSON',
+    });
+  });
+
+  it('a /do step written {"wait": {...}} is told a step names its kind in "action", with an example', async () => {
+    const res = await admin.call('runSteps', {
+      params: { sessionId: 'ses_0000000000000000000a' },
+      body: { steps: [{ wait: { for: 'visible', target: 'Saved' } }] },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ message: 'body.steps.0.action is required', hint: expect.stringContaining('{"action": "wait", "for": "visible"') });
   });
 
   it('an unknown query parameter → 400 naming it', async () => {

@@ -4,7 +4,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { loadGatewayConfig } from '../../server/config.js';
 import { startGateway, type Gateway } from '../../server/gateway.js';
 import type { Timers } from '../../server/timers.js';
@@ -39,7 +39,11 @@ export interface Farm {
 export const BROWSER_FARM_ENV = { SIMFLEET_HEARTBEAT_INTERVAL_MS: '250', SIMFLEET_HOST_TIMEOUT_MS: '5000' };
 
 /** `timers`: the gateway's own timers (the reaper's passes, stream pings), virtual in tests of expiry. */
-export async function startFarm(env: Record<string, string> = {}, opts: { databaseUrl?: (url: string) => string; timers?: Timers } = {}): Promise<Farm> {
+/** `gatewayLogger`: the gateway's own log (tests of what it logs); the workers' stays silent. */
+export async function startFarm(
+  env: Record<string, string> = {},
+  opts: { databaseUrl?: (url: string) => string; timers?: Timers; gatewayLogger?: Logger } = {},
+): Promise<Farm> {
   const db = await createTestDatabase();
   const silent = pino({ level: process.env.SIMFLEET_TEST_LOG ?? 'silent' });
   const gateway = await startGateway(
@@ -54,7 +58,7 @@ export async function startFarm(env: Record<string, string> = {}, opts: { databa
       SIMFLEET_PLACEMENT_INTERVAL_MS: '200',
       ...env,
     }),
-    { logger: silent, ...(opts.timers ? { timers: opts.timers } : {}) },
+    { logger: opts.gatewayLogger ?? silent, ...(opts.timers ? { timers: opts.timers } : {}) },
   );
   const admin = api(gateway.url, TEST_ADMIN_TOKEN);
   const workers: Farm['workers'] = [];

@@ -76,7 +76,13 @@ export function tabBarTree(): TreeSnapshot {
 
 export async function understandingRig(
   cleanups: (() => void)[],
-  opts: { readAnswerMs?: number; slowReadMs?: number; giveUpMs?: number; tree?: () => TreeSnapshot } = {},
+  opts: {
+    readAnswerMs?: number;
+    slowReadMs?: number;
+    giveUpMs?: number;
+    tree?: () => TreeSnapshot;
+    recogniserStatus?: Awaited<ReturnType<TextRecogniser['status']>>;
+  } = {},
 ) {
   const logger = pino({ level: 'silent' });
   const clock = new VirtualClock();
@@ -117,7 +123,7 @@ export async function understandingRig(
     appVersion: () => '1.0.0',
   } as unknown as DeviceBackend;
   const recogniser: TextRecogniser = {
-    status: async () => ({ available: true, detail: 'scripted recogniser' }),
+    status: async () => opts.recogniserStatus ?? { available: true, detail: 'scripted recogniser' },
     recognise: async () => (counts.recognised++, [{ text: 'START', conf: 93, words: [], left: 40, top: 40, width: 120, height: 36 }]),
   };
   const u = new Understanding(() => eyes, logger, undefined, recogniser, {

@@ -38,6 +38,22 @@ describe('the contract', () => {
     expect(describeValidationError(isHello.errors)).toEqual({ field: 'host.extra', reason: 'is not a known field' });
   });
 
+  it('names an unknown field of an action or a step, whose schemas are closed with unevaluatedProperties', () => {
+    const isAction = schemaValidator<Schemas['ActionRequest']>('ActionRequest');
+    expect(isAction({ action: 'tap', target: 'Inbox', colour: 'red' })).toBe(false);
+    expect(describeValidationError(isAction.errors)).toEqual({ field: 'colour', reason: 'is not a known field' });
+    const isDo = schemaValidator<Schemas['DoRequest']>('DoRequest');
+    expect(
+      isDo({
+        steps: [
+          { action: 'tap', target: 'Inbox' },
+          { action: 'wait', for: 'settled', wiat: 1 },
+        ],
+      }),
+    ).toBe(false);
+    expect(describeValidationError(isDo.errors)).toEqual({ field: 'steps.1.wiat', reason: 'is not a known field' });
+  });
+
   it('rejects a device id that could escape its host prefix', () => {
     const isDevice = schemaValidator<Schemas['WorkerDevice']>('WorkerDevice');
     const base = { platform: 'web', backend: 'fake', model: 'm', os: 'o', name: 'n', labels: [], health: 'ready' };

@@ -79,6 +79,19 @@ describe('the web origin policy (worker side, after DNS)', () => {
     expect(await p.verdict('http://v6.example.com/')).toContain('not in the farm'); // scheme is part of the origin
   });
 
+  it('calls a name that does not resolve APP_UNREACHABLE, with a hint about the name and DNS rather than the allowed origins', async () => {
+    const err = await policy(['*'])
+      .check('https://no-such-host.invalid/')
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'APP_UNREACHABLE', message: expect.stringContaining('cannot resolve no-such-host.invalid') });
+    expect((err as { hint: string }).hint).toMatch(/host name/);
+    expect((err as { hint: string }).hint).not.toMatch(/ALLOWED_ORIGINS/);
+    await expect(policy(['https://example.com']).check('https://other.example.org/')).rejects.toMatchObject({
+      code: 'ORIGIN_NOT_ALLOWED',
+      hint: expect.stringContaining('SIMFLEET_WEB_ALLOWED_ORIGINS'),
+    });
+  });
+
   it('always allows the sample app, and only http and https', async () => {
     const p = policy([]);
     expect(await p.verdict('http://127.0.0.1:5555/sample/#/inbox')).toBeNull();

@@ -14,7 +14,7 @@ const tokens = {
 
 function app() {
   const a = Fastify();
-  installErrorHandling(a);
+  installErrorHandling(a, 1_048_576);
   installAuth(a, tokens);
   return a;
 }

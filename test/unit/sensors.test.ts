@@ -169,7 +169,7 @@ describe.skipIf(!tesseract)('the Tesseract engine (installed here)', () => {
     expect(lines[0]!.left).toBeGreaterThanOrEqual(15);
     expect(lines[0]!.left).toBeLessThan(30);
     const missing = new Tesseract('/nonexistent/tesseract', pino({ level: 'silent' }));
-    expect(await missing.status()).toMatchObject({ available: false, detail: expect.stringContaining('apt-get install tesseract-ocr') });
+    expect(await missing.status()).toMatchObject({ available: false, hint: expect.stringContaining('apt-get install -y tesseract-ocr') });
   });
 });
 

@@ -77,11 +77,13 @@ export class Actor {
     // The target: an element (or a point) on the screen as it is now.
     let index: number | null = null;
     let point = null;
+    let match: Schemas['ActionResult']['match'];
     const resolve = () => {
       try {
         const r = resolveTarget(u, localId, epoch, before, req);
         index = r.index;
         point = r.point;
+        match = { asked: r.matched, how: r.how, approximate: r.how === 'fuzzy' };
       } catch (err) {
         this.unresolved(localId, epoch, err, before, req, t0);
         throw err;
@@ -301,6 +303,7 @@ export class Actor {
       app: device.foreground(),
       target: acted ? u.elementJson(acted.read, acted.index) : null,
       binding: acted ? bindingOf(acted.read.reading, acted.index) : null,
+      ...(match ? { match } : {}),
       ...(scrolled ? { scrolled } : {}),
       verdict: outcome.verdict,
       reason: outcome.reason,

@@ -199,7 +199,8 @@ export class StepRunner {
 
   /** An action's result as a step outcome: a verdict that says it went wrong is a failure. */
   private judge(result: Schemas['ActionResult'], expect: Step['expect']): Attempt {
-    const detail = `${result.action}${result.target ? ` ${result.target.role} ${JSON.stringify(result.target.label)}` : ''}: ${result.verdict} (${result.reason})`;
+    const approximate = result.match?.approximate ? ` (the nearest label to ${JSON.stringify(result.match.asked)}: an approximate match)` : '';
+    const detail = `${result.action}${result.target ? ` ${result.target.role} ${JSON.stringify(result.target.label)}` : ''}${approximate}: ${result.verdict} (${result.reason})`;
     if (result.verdict === 'unexpected-screen') {
       const want = expect?.to ?? result.evidence.predicted?.id ?? null;
       return {

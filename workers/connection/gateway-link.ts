@@ -33,6 +33,8 @@ export interface GatewayLinkOptions {
   held?: () => Schemas['WorkerHoldings'];
   /** Signs of a host that cannot keep up (counted since start), sent with every heartbeat. */
   strain?: () => Schemas['WorkerStrain'];
+  /** Whether text recognition can run on this host, said once in the hello; undefined when it is turned off. */
+  textRecognition?: () => Promise<Schemas['TextRecognitionStatus'] | undefined>;
 }
 
 export interface GatewayLinkEvents {
@@ -104,7 +106,8 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
     try {
       // Names read from simctl, adb or a profile: storable, or the gateway could not record the host.
       const snapshot = storableDeep(await this.opts.inventory.snapshot());
-      hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: this.opts.identity, ...snapshot };
+      const textRecognition = await this.opts.textRecognition?.();
+      hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: this.opts.identity, ...snapshot, ...(textRecognition ? { textRecognition } : {}) };
       socket = await this.opts.dial();
     } catch (err) {
       if (err instanceof DialError && err.fatal) return this.fail(err);

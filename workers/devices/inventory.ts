@@ -35,6 +35,13 @@ export class Inventory {
     return { backends, devices: devices.map((d) => ({ ...d, lease: this.leaseOf(d.localId) })) };
   }
 
+  /** What the backends say and which devices they offer, as the next report would (for the start banner). */
+  async describe(): Promise<InventorySnapshot> {
+    const backends = await Promise.all(this.providers.map((p) => p.status()));
+    const lists = await Promise.all(this.providers.map(async (p, i) => (backends[i]!.available ? p.discover() : [])));
+    return { backends, devices: lists.flat().map((d) => ({ ...d, lease: null })) };
+  }
+
   /** What the devices' pages hold, summed over the backends that can tell; undefined if none can. */
   pageMemory(): PageMemory | undefined {
     const read = this.providers.map((p) => p.pageMemory?.()).filter((m): m is PageMemory => m !== undefined);

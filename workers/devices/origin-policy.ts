@@ -81,12 +81,11 @@ export class OriginPolicy {
   /** Throws ORIGIN_NOT_ALLOWED (or APP_UNREACHABLE for a name that does not resolve). */
   async check(raw: string): Promise<void> {
     const verdict = await this.verdict(raw);
-    if (verdict)
-      throw new DeviceError(
-        verdict.startsWith('cannot resolve') ? 'APP_UNREACHABLE' : 'ORIGIN_NOT_ALLOWED',
-        verdict,
-        'the farm admin sets SIMFLEET_WEB_ALLOWED_ORIGINS (and SIMFLEET_WEB_ALLOW_PRIVATE) on the gateway',
-      );
+    if (!verdict) return;
+    // A name that does not resolve is a typo or a host without DNS, never a matter of the farm's rules.
+    if (verdict.startsWith('cannot resolve'))
+      throw new DeviceError('APP_UNREACHABLE', verdict, "check the host name, and that the device's host can resolve names and reach the internet");
+    throw new DeviceError('ORIGIN_NOT_ALLOWED', verdict, 'the farm admin sets SIMFLEET_WEB_ALLOWED_ORIGINS (and SIMFLEET_WEB_ALLOW_PRIVATE) on the gateway');
   }
 
   /** null when allowed; otherwise why not. Cached per origin for 30 s. */

@@ -3,6 +3,7 @@
 //   #/inbox              large title, live clock and date, 200 messages loaded 20 at a time
 //   #/inbox/<id>         a message; Delete opens an alert, Reply opens the compose sheet
 //   #/search             a search field over the messages
+//   #/search/<id>        a message opened from a result, on the Search tab (back: Search)
 //   #/settings           switches, a radio group, a segmented control, a slider, links to:
 //   #/settings/notifications, #/settings/privacy   identical structure, different titles
 //   #/settings/form      a form taller than two screens; Submit shows what was submitted
@@ -110,7 +111,7 @@
           () => {
             const next = state.messages.slice(state.loaded, state.loaded + PAGE);
             state.loaded += next.length;
-            list.append(...next.map(messageRow));
+            list.append(...next.map((m) => messageRow(m)));
             loading = false;
             loader.hidden = true;
             end.hidden = state.loaded < state.messages.length;
@@ -138,17 +139,17 @@
         },
         onShow: () => {
           if (state.loaded === 0) loadMore();
-          list.replaceChildren(...state.messages.slice(0, state.loaded).map(messageRow));
+          list.replaceChildren(...state.messages.slice(0, state.loaded).map((m) => messageRow(m)));
         },
       };
     },
-    message: (id) => {
+    message: (id, back = 'Inbox') => {
       const m = state.messages.find((x) => x.id === Number(id));
       if (!m) return notFound(`No message ${id}`);
       m.unread = false;
       return {
         title: 'Message',
-        back: 'Inbox',
+        back,
         right: [iconButton('reply', 'Reply', () => openCompose(m)), iconButton('more', 'More actions', () => toast('No more actions'))],
         body: () =>
           h(
@@ -185,7 +186,7 @@
       input.addEventListener('input', () => {
         const q = input.value.trim().toLowerCase();
         const found = q ? state.messages.filter((m) => `${m.from} ${m.subject}`.toLowerCase().includes(q)).slice(0, 20) : [];
-        results.replaceChildren(...found.map(messageRow));
+        results.replaceChildren(...found.map((m) => messageRow(m, 'search')));
         empty.textContent = q ? (found.length ? '' : 'No results') : 'Type to search your messages';
       });
       return {
@@ -479,7 +480,7 @@
   function resolve(route, extra) {
     const [tab, a, b, c] = route.split('/');
     if (tab === 'inbox') return a ? screens.message(a) : screens.inbox();
-    if (tab === 'search') return screens.search();
+    if (tab === 'search') return a ? screens.message(a, 'Search') : screens.search();
     if (tab === 'settings') {
       if (!a) return screens.settings();
       if (a === 'notifications') return screens.sub('notifications', 'Notifications');
@@ -494,7 +495,8 @@
   }
 
   // ------------------------------------------------------------------ widgets
-  function messageRow(m) {
+  /** A message's row; tapped, it opens the message on the tab the row is shown on (`tab`). */
+  function messageRow(m, tab = 'inbox') {
     const row = h(
       'button',
       { type: 'button', class: `row${m.unread ? ' unread' : ''}`, 'data-testid': `message-${m.id}` },
@@ -520,7 +522,8 @@
     for (const ev of ['touchmove', 'touchend', 'touchcancel']) row.addEventListener(ev, () => clearTimeout(timer), { passive: true });
     row.addEventListener('contextmenu', (e) => e.preventDefault());
     row.addEventListener('click', () => {
-      if (!longPressed) push(`inbox/${m.id}`);
+      // On its own tab: pushed onto another, hidden tab, it left that tab's Back with nothing to do.
+      if (!longPressed) push(`${tab}/${m.id}`);
     });
     return h('li', {}, row);
   }

@@ -48,6 +48,8 @@ export const READ_ANSWER_MS = 8000;
 export const READ_GIVE_UP_MS = 9000;
 /** Less time than this left for the pixel tier: no capture is begun; the read says what it left. */
 const MIN_PIXEL_MS = 250;
+/** A read's note where the text recognition engine cannot run here. */
+const UNAVAILABLE = 'text recognition unavailable';
 
 type Schemas = components['schemas'];
 
@@ -471,7 +473,8 @@ export class Understanding {
     if (areas.length === 0) return { tree, ocr: null };
     if (!eyes.activity.isSettled()) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unread: areas.length, why: areas[0]!.why, moving: true } };
     const status = await this.recogniser.status();
-    if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: status.detail } };
+    // The outline says only that it is unavailable: how to install it is said once (banner, /v1/hosts, docs).
+    if (!status.available) return { tree, ocr: { areas: areas.length, lines: 0, ms: 0, unavailable: UNAVAILABLE } };
     // What the read has left of its time, at most the tier's own budget; the capture counts in it.
     const budgetMs = Math.min(PIXEL_BUDGET_MS, deadline - this.clock.now());
     if (budgetMs < MIN_PIXEL_MS) {
@@ -531,7 +534,11 @@ export class Understanding {
         : read.ocr?.lines
           ? `~ text read from pixels (${read.ocr.lines} line${read.ocr.lines === 1 ? '' : 's'} in ${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained)`
           : null,
-      read.ocr?.unavailable ? `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}` : null,
+      read.ocr?.unavailable === UNAVAILABLE
+        ? `${UNAVAILABLE} (${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read)`
+        : read.ocr?.unavailable
+          ? `parts of the screen the tree does not explain could not be read: ${read.ocr.unavailable}`
+          : null,
       read.ocr?.moving || read.probe?.moving
         ? `the screen was still moving: ${[read.ocr?.moving ? `${read.ocr.areas} area${read.ocr.areas === 1 ? '' : 's'} the tree leaves unexplained not read from pixels` : null, read.probe?.moving ? `${read.probe.containers} container${read.probe.containers === 1 ? '' : 's'} the tree reports empty not probed` : null].filter(Boolean).join(', ')}; read again once it settles`
         : null,

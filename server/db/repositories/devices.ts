@@ -237,3 +237,43 @@ export async function claimDevicesToRecover(
   );
   return rows.map((r) => ({ ...r, epoch: Number(r.epoch) }));
 }
+
+/** What keeps a queued request's devices from it: the farm's devices it fits, and who holds them. */
+export interface Holders {
+  /** Reported devices the request fits. */
+  matching: number;
+  /** Of those, held by a session (preparing or leased). */
+  held: number;
+  /** How many sessions hold them. */
+  sessions: number;
+  /** Of those, broken, offline or being reset. */
+  unavailable: number;
+  /** The earliest a session of the request's own team ends by, if one holds such a device. */
+  teamEarliest: { id: string; expiresAt: Date } | null;
+}
+
+export async function holdersFor(q: Queryable, sessionId: string): Promise<Holders> {
+  const { rows } = await q.query<Omit<Holders, 'teamEarliest'> & { team_id: string | null; team_expires: Date | null }>(
+    `SELECT count(d.id)::int AS matching,
+       count(d.id) FILTER (WHERE d.session_id IS NOT NULL)::int AS held,
+       count(DISTINCT d.session_id)::int AS sessions,
+       count(d.id) FILTER (WHERE d.session_id IS NULL AND d.state <> 'available')::int AS unavailable,
+       (array_agg(h.id ORDER BY h.expires_at) FILTER (WHERE h.team = s.team AND h.expires_at IS NOT NULL))[1] AS team_id,
+       min(h.expires_at) FILTER (WHERE h.team = s.team) AS team_expires
+     FROM sessions s
+     LEFT JOIN devices d ON d.reported AND ${requestFitsDevice('s', 'd')}
+     LEFT JOIN sessions h ON h.id = d.session_id
+     WHERE s.id = $1
+     GROUP BY s.id`,
+    [sessionId],
+  );
+  const r = rows[0];
+  if (!r) return { matching: 0, held: 0, sessions: 0, unavailable: 0, teamEarliest: null };
+  return {
+    matching: r.matching,
+    held: r.held,
+    sessions: r.sessions,
+    unavailable: r.unavailable,
+    teamEarliest: r.team_id && r.team_expires ? { id: r.team_id, expiresAt: r.team_expires } : null,
+  };
+}

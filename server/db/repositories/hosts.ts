@@ -22,6 +22,8 @@ export interface HostRow {
   offline_since: Date | null;
   /** When its worker last reported new signs of strain (0008). */
   strained_at: Date | null;
+  /** Whether its text recognition can run, as its hello said (0009); null: not said. */
+  text_recognition: Schemas['TextRecognitionStatus'] | null;
   device_count: number;
 }
 
@@ -38,18 +40,31 @@ export interface HelloRecord {
   gatewayId: string;
   connectionId: string;
   tokenId: string | null;
+  textRecognition?: Schemas['TextRecognitionStatus'] | undefined;
 }
 
 export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<void> {
   await q.query(
-    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now())
+    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at, text_recognition)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now(), $11::jsonb)
      ON CONFLICT (id) DO UPDATE SET
        name = excluded.name, os = excluded.os, arch = excluded.arch, version = excluded.version,
        protocol_version = excluded.protocol_version, backends = excluded.backends, state = 'online',
        gateway_id = excluded.gateway_id, connection_id = excluded.connection_id, token_id = excluded.token_id,
-       connected_at = now(), last_seen_at = now(), offline_since = NULL`,
-    [h.id, h.name, h.os, h.arch, h.version, h.protocolVersion, JSON.stringify(h.backends), h.gatewayId, h.connectionId, h.tokenId],
+       connected_at = now(), last_seen_at = now(), offline_since = NULL, text_recognition = excluded.text_recognition`,
+    [
+      h.id,
+      h.name,
+      h.os,
+      h.arch,
+      h.version,
+      h.protocolVersion,
+      JSON.stringify(h.backends),
+      h.gatewayId,
+      h.connectionId,
+      h.tokenId,
+      h.textRecognition ? JSON.stringify(h.textRecognition) : null,
+    ],
   );
 }
 
@@ -129,5 +144,46 @@ export async function countStrainedHosts(q: Queryable, windowMs: number): Promis
 
 export async function countHostsByState(q: Queryable): Promise<{ state: string; n: number }[]> {
   const { rows } = await q.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM hosts GROUP BY state`);
+  return rows;
+}
+
+/** Connected hosts whose backend for this platform says it is still starting (a browser launching). */
+export async function countStartingBackends(q: Queryable, platform: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM hosts WHERE state = 'online' AND connection_id IS NOT NULL AND backends @> $1::jsonb`,
+    [JSON.stringify([{ platform, starting: true }])],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Whether a host has reported its devices in full: registered and online, no backend starting and
+ * no device still booting (`starting`, the reason a worker gives for one). Undefined: all reported;
+ * otherwise what is still awaited.
+ */
+export async function devicesAwaited(q: Queryable, hostId: string): Promise<string | undefined> {
+  const { rows } = await q.query<{ state: string; connected: boolean; starting: string[]; booting: number }>(
+    `SELECT h.state, h.connection_id IS NOT NULL AS connected,
+       ARRAY(SELECT b->>'backend' FROM jsonb_array_elements(h.backends) b WHERE b @> '{"starting": true}') AS starting,
+       (SELECT count(*)::int FROM devices d WHERE d.host_id = h.id AND d.reported AND d.health = 'broken' AND d.state_reason = 'starting') AS booting
+     FROM hosts h WHERE h.id = $1`,
+    [hostId],
+  );
+  const h = rows[0];
+  if (h?.state !== 'online' || !h.connected) return 'the local worker has not registered yet';
+  if (h.starting.length) return `backend starting: ${h.starting.join(', ')}`;
+  if (h.booting) return `${h.booting} device(s) still starting`;
+  return undefined;
+}
+
+/** Connected hosts whose backend for this platform cannot run, with what it says about why and how to fix it. */
+export async function unavailableBackends(q: Queryable, platform: string): Promise<{ host: string; detail: string | null; hint: string | null }[]> {
+  const { rows } = await q.query<{ host: string; detail: string | null; hint: string | null }>(
+    `SELECT h.name AS host, b->>'detail' AS detail, b->>'hint' AS hint
+     FROM hosts h, jsonb_array_elements(h.backends) b
+     WHERE h.state = 'online' AND h.connection_id IS NOT NULL AND b->>'platform' = $1 AND b @> '{"available": false}'
+     ORDER BY h.name LIMIT 3`,
+    [platform],
+  );
   return rows;
 }

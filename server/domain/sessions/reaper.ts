@@ -18,6 +18,7 @@ import * as sessions from '../../db/repositories/sessions.js';
 import { judgement, NO_PAUSES, PauseOvertook, type Judgement, type PauseClock } from '../pauses.js';
 import type { DeviceLifecycle } from './lifecycle.js';
 import { endSessionTx, type ReclaimJob } from './transitions.js';
+import { queueTimeoutDetail } from './queue-timeout.js';
 
 export interface ReaperOptions {
   intervalMs: number;
@@ -121,8 +122,8 @@ export class Reaper {
       const timedOut = await sessions.lockQueueTimedOut(tx, queued.allowance);
       queued.confirm();
       for (const s of timedOut) {
-        if ((await endSessionTx(tx, s, 'queue-timeout', 'no matching device became free within waitSeconds', { reclaim: false })).ended)
-          this.hooks.onEnded('queue-timeout');
+        const detail = await queueTimeoutDetail(tx, s, 'no matching device became free within waitSeconds');
+        if ((await endSessionTx(tx, s, 'queue-timeout', detail, { reclaim: false })).ended) this.hooks.onEnded('queue-timeout');
       }
     });
     const active = this.judge();

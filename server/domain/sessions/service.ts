@@ -8,10 +8,12 @@ import type { Schemas } from '../../../openapi/contract.js';
 import { sqlState, type Database } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit.js';
 import * as devices from '../../db/repositories/devices.js';
+import * as hosts from '../../db/repositories/hosts.js';
 import * as sessions from '../../db/repositories/sessions.js';
 import type { SessionRow } from '../../db/repositories/sessions.js';
 import * as teams from '../../db/repositories/teams.js';
 import { ApiError } from '../../errors.js';
+import { a } from '../../words.js';
 import type { Principal } from '../tokens.js';
 import type { SessionEvents } from './events.js';
 import type { DeviceLifecycle } from './lifecycle.js';
@@ -19,6 +21,7 @@ import { CLASS_NAMES, effectiveClass, matches } from './placement.js';
 import { checkAppUrl } from './origins.js';
 import type { Placer } from './placer.js';
 import { endSessionTx } from './transitions.js';
+import { queueTimeoutDetail } from './queue-timeout.js';
 
 export interface SessionLimits {
   defaultTtlSeconds: number;
@@ -50,7 +53,7 @@ export class SessionService {
   async create(principal: Principal, body: Schemas['SessionCreate'], idempotencyKey: string | undefined): Promise<SessionRow> {
     const app = body.app ?? null;
     if (app && !(APP_FOR_PLATFORM[body.platform] in app)) {
-      throw validation('app', `a ${body.platform} session takes app.${APP_FOR_PLATFORM[body.platform]}`);
+      throw validation('app', `${a(body.platform)} session takes app.${APP_FOR_PLATFORM[body.platform]}`);
     }
     if (app?.url) checkAppUrl(app.url, this.limits.origins);
     const ttlSeconds = body.ttlSeconds ?? this.limits.defaultTtlSeconds;
@@ -101,7 +104,8 @@ export class SessionService {
     await this.placer.runNow().catch((err: unknown) => this.logger.warn({ err }, 'placement on create failed; the placer will retry'));
     let now = (await sessions.getSession(this.db, row.id))!;
     if (now.state === 'queued' && (body.waitSeconds ?? this.limits.defaultWaitSeconds) === 0) {
-      now = (await this.endNow(now, 'queue-timeout', 'waitSeconds is 0 and no matching device was free', null)) ?? now;
+      const detail = await queueTimeoutDetail(this.db, now, 'waitSeconds is 0 and no matching device was free');
+      now = (await this.endNow(now, 'queue-timeout', detail, null)) ?? now;
     }
     if (now.state === 'preparing') now = await this.waitUntil(now, this.limits.createWaitMs, (s) => s.state !== 'preparing');
     return now;
@@ -307,14 +311,21 @@ export class SessionService {
   private async assertSatisfiable(platform: Schemas['Platform'], requirements: Schemas['DeviceRequirements']): Promise<void> {
     const candidates = await devices.reportedDevicesOfPlatform(this.db, platform);
     if (candidates.some((d) => matches({ platform, requirements }, { id: d.id, platform: d.platform, model: d.model, os: d.os, labels: d.labels }))) return;
+    // A backend still starting has not said which devices it offers: the request waits for it.
+    if ((await hosts.countStartingBackends(this.db, platform)) > 0) return;
     const seen = [...new Set(candidates.map((d) => `${d.model} / ${d.os}${d.labels.length ? ` [${d.labels.join(', ')}]` : ''}`))].slice(0, 10);
     throw new ApiError('NO_MATCHING_DEVICE', {
       message: `no ${platform} device in the farm matches ${JSON.stringify(requirements)}`,
-      hint: seen.length
-        ? `the farm's ${platform} devices: ${seen.join('; ')}`
-        : `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`,
+      hint: seen.length ? `the farm's ${platform} devices: ${seen.join('; ')}` : await this.noDeviceHint(platform),
       details: { platform, requirements },
     });
+  }
+
+  /** No device of the platform at all: a backend that cannot run says why and how to fix it here, not two calls away. */
+  private async noDeviceHint(platform: Schemas['Platform']): Promise<string> {
+    const down = await hosts.unavailableBackends(this.db, platform);
+    if (!down.length) return `no host reports a device for platform ${platform}; GET /v1/hosts shows each host's backends and why one is unavailable`;
+    return down.map((b) => `host ${b.host} cannot run ${platform} devices: ${b.detail ?? 'no detail'}${b.hint ? `; fix: ${b.hint}` : ''}`).join('; ');
   }
 }
 

@@ -176,7 +176,7 @@ export const peersSuite: Suite = {
         let ms = 0;
         let ok = 0;
         for (const step of TASK) {
-          const a = await call(ours, 'act', { kind: 'tap', ...step.simfleet });
+          const a = await call(ours, 'act', { action: 'tap', ...step.simfleet });
           if (a.isError) throw new Error(`simfleet act ${step.simfleet.target}: ${a.text.slice(0, 300)}`);
           chars += a.text.length;
           ms += a.ms;

@@ -117,7 +117,10 @@ export class FakeDevice implements DeviceBackend {
     this.keys.push(name);
   }
 
-  async open(): Promise<void> {
+  /** A host under the reserved .invalid domain does not resolve, as on a real device. */
+  async open(url: string): Promise<void> {
+    const host = URL.canParse(url) ? new URL(url).hostname : '';
+    if (host.endsWith('.invalid')) throw new DeviceError('APP_UNREACHABLE', `cannot resolve ${host}: getaddrinfo ENOTFOUND ${host}`, 'check the host name');
     this.show('home');
   }
 
@@ -182,6 +185,8 @@ export class FakeProvider implements BackendProvider {
   private readonly devices: FakeDevice[];
   private readonly platform: BackendStatus['platform'];
   private readonly labels: readonly string[];
+  /** Test hook: the backend is still starting (as a browser launching): it offers no device yet. */
+  private starting = false;
 
   constructor(count: number, opts: FakeOptions = {}) {
     this.platform = opts.platform ?? 'web';
@@ -192,10 +197,12 @@ export class FakeProvider implements BackendProvider {
   async start(): Promise<void> {}
 
   async status(): Promise<BackendStatus> {
+    if (this.starting) return { backend: 'fake', platform: this.platform, available: false, detail: 'starting', starting: true };
     return { backend: 'fake', platform: this.platform, available: true, detail: `${this.devices.length} deterministic test devices` };
   }
 
   async discover(): Promise<DeviceReport[]> {
+    if (this.starting) return [];
     return this.devices.map((d, i) => {
       const reason = this.broken.get(d.localId);
       return {
@@ -214,6 +221,12 @@ export class FakeProvider implements BackendProvider {
 
   device(localId: string): FakeDevice | undefined {
     return this.devices.find((d) => d.localId === localId);
+  }
+
+  /** Test hook: start out (or end up) still starting, as a backend whose browser is launching. */
+  setStarting(starting: boolean): void {
+    this.starting = starting;
+    this.events.emit('change');
   }
 
   /** Test hook: report a device broken (or healthy again with `undefined`). */

@@ -22,8 +22,13 @@ const SYSTEM_PATHS: [string, string][] = [
   ['/Applications/Chromium.app/Contents/MacOS/Chromium', 'Chromium'],
 ];
 
-export const INSTALL_HINT =
-  'install Chromium (Debian/Ubuntu: apt-get install -y chromium; macOS: install Google Chrome) or point SIMFLEET_CHROMIUM at a Chrome or Chromium binary';
+/** How to get a browser on this kind of machine: the command first, since the start banner shows it. */
+export function installHint(platform: NodeJS.Platform = process.platform): string {
+  const command = platform === 'darwin' ? 'brew install --cask google-chrome' : 'sudo apt-get install -y chromium';
+  return `${command} (${platform === 'darwin' ? 'macOS' : 'Debian/Ubuntu'}), or point SIMFLEET_CHROMIUM at a Chrome or Chromium binary`;
+}
+
+export const INSTALL_HINT = installHint();
 
 async function executable(path: string): Promise<boolean> {
   return access(path, constants.X_OK).then(

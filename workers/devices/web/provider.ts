@@ -28,6 +28,8 @@ export class WebProvider implements BackendProvider {
   private found: BrowserFound | { missing: string } | undefined;
   private browser: Browser | undefined;
   private launchError: string | undefined;
+  /** The launch in flight, which close() waits for so that no browser outlives this provider. */
+  private launching: Promise<void> | undefined;
   private sample: SampleServer | undefined;
   private devices: WebDevice[] = [];
   private closed = false;
@@ -64,7 +66,9 @@ export class WebProvider implements BackendProvider {
         ),
     );
     for (const d of this.devices) d.reboot = () => void this.lane.boot(d);
-    await this.launch();
+    // Not waited for: the worker registers at once with this backend `starting`, so the farm
+    // queues a web session asked for meanwhile instead of refusing it for want of a device.
+    this.launching = this.launch();
     this.pageSampler = setInterval(() => void this.samplePages(), PAGE_MEMORY_INTERVAL_MS).unref();
     void this.samplePages();
   }
@@ -90,15 +94,16 @@ export class WebProvider implements BackendProvider {
   }
 
   async status(): Promise<BackendStatus> {
-    if (!this.found) return { backend: 'web', platform: 'web', available: false, detail: 'not started', hint: INSTALL_HINT };
+    if (!this.found) return { backend: 'web', platform: 'web', available: false, detail: 'not started', starting: true };
     if ('missing' in this.found) return { backend: 'web', platform: 'web', available: false, detail: this.found.missing, hint: INSTALL_HINT };
     const where = `${this.found.version} (${this.found.source}: ${this.found.path})`;
+    if (!this.browser && !this.launchError) return { backend: 'web', platform: 'web', available: false, detail: `${where}: starting`, starting: true };
     if (!this.browser) {
       return {
         backend: 'web',
         platform: 'web',
         available: false,
-        detail: `${where} would not start: ${this.launchError ?? 'starting'}`,
+        detail: `${where} would not start: ${this.launchError}`,
         hint: 'check the worker log; as root, Chromium needs --no-sandbox (simfleet adds it)',
       };
     }
@@ -132,6 +137,7 @@ export class WebProvider implements BackendProvider {
     this.closed = true;
     this.lane.close();
     clearInterval(this.pageSampler);
+    await this.launching;
     for (const d of this.devices) await d.close();
     await this.browser?.close().catch(() => undefined);
     await this.sample?.close();
@@ -152,6 +158,7 @@ export class WebProvider implements BackendProvider {
         handleSIGHUP: false,
       });
       this.launchError = undefined;
+      if (this.closed) return;
     } catch (err) {
       this.launchError = (err as Error).message.split('\n')[0];
       this.opts.logger.error({ err: this.launchError }, 'Chromium would not start');
@@ -179,6 +186,6 @@ export class WebProvider implements BackendProvider {
 
   private retry(): void {
     const delay = Math.min(30_000, 500 * 2 ** Math.min(this.relaunches++, 6));
-    setTimeout(() => void this.launch(), delay).unref();
+    setTimeout(() => (this.launching = this.launch()), delay).unref();
   }
 }

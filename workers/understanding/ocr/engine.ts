@@ -9,9 +9,18 @@ import { parseTsv, type OcrLine } from './tsv.js';
 
 const TIMEOUT_MS = 8000;
 
+export interface RecogniserStatus {
+  available: boolean;
+  detail: string;
+  hint?: string;
+}
+
+/** Said once (the start banner, the log, the docs), never in every outline. */
+export const TESSERACT_INSTALL_HINT = 'sudo apt-get install -y tesseract-ocr tesseract-ocr-eng (macOS: brew install tesseract), or set SIMFLEET_TESSERACT';
+
 export interface TextRecogniser {
-  /** Whether the engine can run here; `detail` says why not. */
-  status(): Promise<{ available: boolean; detail: string }>;
+  /** Whether the engine can run here; `detail` says why not, and `hint` how to install it. */
+  status(): Promise<RecogniserStatus>;
   /**
    * The lines of text in a PNG, boxes in its pixels; `line` reads it as a single line of text.
    * A run longer than `timeoutMs` is stopped and rejected.
@@ -25,7 +34,7 @@ const MAX_WAITING = 32;
 export class RecogniserBusyError extends Error {}
 
 export class Tesseract implements TextRecogniser {
-  private checked: Promise<{ available: boolean; detail: string }> | undefined;
+  private checked: Promise<RecogniserStatus> | undefined;
   /**
    * A process per core at most. A read no longer stops a run at its budget (the run finishes for the
    * next read), so runs can outlive the read that began them; this keeps them from piling up.
@@ -39,13 +48,13 @@ export class Tesseract implements TextRecogniser {
     private readonly logger: Logger,
   ) {}
 
-  status(): Promise<{ available: boolean; detail: string }> {
+  status(): Promise<RecogniserStatus> {
     return (this.checked ??= run(this.binary, ['--version'], undefined, TIMEOUT_MS).then(
       (out) => ({ available: true, detail: out.split('\n')[0]!.trim() }),
       (err: Error) => {
-        const detail = `${this.binary} cannot run (${err.message}); install it with apt-get install tesseract-ocr tesseract-ocr-eng, or set SIMFLEET_TESSERACT`;
-        this.logger.warn(detail);
-        return { available: false, detail };
+        const detail = `${this.binary} cannot run (${err.message.slice(0, 500)})`;
+        this.logger.warn({ hint: TESSERACT_INSTALL_HINT }, `text recognition unavailable: ${detail}`);
+        return { available: false, detail, hint: TESSERACT_INSTALL_HINT };
       },
     ));
   }
