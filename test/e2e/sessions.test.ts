@@ -223,10 +223,12 @@ describe('expiry', () => {
   it('idles out a session nobody acts on; a viewer watching sees the warning and does not keep it alive', async () => {
     const s = await ready({ idleTimeoutSeconds: 5 });
     const events = await stream(viewer, s.id, timed);
-    await ageSession(timed.db, s.id, 3_000);
-    await clock.advance(2_000); // the viewer's pings (every 1.7 s) and twenty passes: nothing, 2 s before the idle end
+    // Idle time is the database's real clock: 2.5 s left leaves 1.25 s of real time before the
+    // warning lead (a quarter of 5 s) for these passes on a loaded machine.
+    await ageSession(timed.db, s.id, 2_500);
+    await clock.advance(2_000); // the viewer's pings (every 1.7 s) and twenty passes: nothing, 2.5 s before the idle end
     expect(events.map(kind)).toEqual(['session:ready']);
-    await ageSession(timed.db, s.id, 1_000); // 1 s left: inside the warning lead of a quarter of 5 s
+    await ageSession(timed.db, s.id, 1_500); // 1 s left: inside the warning lead
     await pass();
     await eventsUntil(events, 2);
     const warning = events[1];
