@@ -4975,6 +4975,9 @@ const document: Record<string, unknown> = {
           "allowDestructive": {
             "type": "boolean",
             "description": "in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...)"
+          },
+          "select": {
+            "$ref": "#/components/schemas/Selector"
           }
         },
         "allOf": [
@@ -4985,9 +4988,40 @@ const document: Record<string, unknown> = {
                   "enum": [
                     "tap",
                     "double-tap",
-                    "long-press",
-                    "drag"
+                    "long-press"
                   ]
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "anyOf": [
+                {
+                  "properties": {
+                    "target": true
+                  },
+                  "required": [
+                    "target"
+                  ]
+                },
+                {
+                  "properties": {
+                    "select": true
+                  },
+                  "required": [
+                    "select"
+                  ]
+                }
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "drag"
                 }
               },
               "required": [
@@ -5183,11 +5217,72 @@ const document: Record<string, unknown> = {
                   "required": [
                     "to"
                   ]
+                },
+                {
+                  "properties": {
+                    "select": true
+                  },
+                  "required": [
+                    "select"
+                  ]
                 }
               ]
             }
           }
         ]
+      },
+      "Selector": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "an element chosen as Maestro chooses it, given instead of `target` (scroll: instead of `to`, the\nelement to bring into view; swipe: the element the finger starts on). `text` and `id` are\nregular expressions that must match the whole of an element's text (its label, value or inner\ntext, with newlines also read as spaces) or id (or the part of the id after its last `/`),\nignoring case, `.` matching newlines; an element whose text is the pattern as written matches\ntoo, and a pattern that does not compile is matched as plain text. An element that holds\nanother match is passed over for it (the deepest match). The relative selectors keep elements\nplaced so from any element the nested selector matches (below/above compare top edges,\nleftOf/rightOf left edges), nearest centre first; childOf keeps elements inside it,\ncontainsChild elements that hold it. Several matches are not ambiguous here: `index` takes\nthe one at that place top to bottom, then left to right; without it the first that answers\ntaps is taken, else the first (Maestro's rules).\n",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "above": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/Selector"
+          }
+        }
       },
       "ActionRequest": {
         "type": "object",

@@ -1564,7 +1564,37 @@ export type components = {
             quietMs?: number;
             /** @description in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...) */
             allowDestructive?: boolean;
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+            select?: components["schemas"]["Selector"];
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        /**
+         * @description an element chosen as Maestro chooses it, given instead of `target` (scroll: instead of `to`, the
+         *     element to bring into view; swipe: the element the finger starts on). `text` and `id` are
+         *     regular expressions that must match the whole of an element's text (its label, value or inner
+         *     text, with newlines also read as spaces) or id (or the part of the id after its last `/`),
+         *     ignoring case, `.` matching newlines; an element whose text is the pattern as written matches
+         *     too, and a pattern that does not compile is matched as plain text. An element that holds
+         *     another match is passed over for it (the deepest match). The relative selectors keep elements
+         *     placed so from any element the nested selector matches (below/above compare top edges,
+         *     leftOf/rightOf left edges), nearest centre first; childOf keeps elements inside it,
+         *     containsChild elements that hold it. Several matches are not ambiguous here: `index` takes
+         *     the one at that place top to bottom, then left to right; without it the first that answers
+         *     taps is taken, else the first (Maestro's rules).
+         */
+        Selector: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["Selector"];
+            above?: components["schemas"]["Selector"];
+            leftOf?: components["schemas"]["Selector"];
+            rightOf?: components["schemas"]["Selector"];
+            childOf?: components["schemas"]["Selector"];
+            containsChild?: components["schemas"]["Selector"];
+        };
         ActionRequest: {
             action: components["schemas"]["ActionKind"];
         } & components["schemas"]["ActionFields"];

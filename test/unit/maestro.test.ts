@@ -110,32 +110,79 @@ describe('Maestro flows → simfleet steps', () => {
     ]);
   });
 
-  it('matches text literally: escaped punctuation is unescaped, a regular expression is a problem', () => {
+  it('reads text and id as Maestro reads them: plain text stays a label, a regular expression becomes a selector', () => {
     const plan = commands(
       String.raw`- tapOn: "Inbox \\(3\\)"`,
       '- tapOn: "Loading..."',
       '- tapOn: "Item \\\\d+"',
       '- assertVisible: ".*Welcome.*"',
-      '- tapOn: { text: "Yes|No" }',
+      '- tapOn: { text: "Yes|No", index: 1 }',
       '- tapOn: "#1 pick"',
+      '- tapOn: { id: "btn_.*" }',
+      '- tapOn: "+1 (555)"',
     );
-    expect(plan.steps.map((s) => s.target)).toEqual(['Inbox (3)', 'Loading...']);
-    expect(where(plan)).toEqual([
-      [5, 'tapOn', 'text'],
-      [6, 'assertVisible', 'text'],
-      [7, 'tapOn', 'text'],
-      [8, 'tapOn', 'text'],
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map(({ source: _, ...s }) => s)).toEqual([
+      { action: 'tap', target: 'Inbox (3)' },
+      { action: 'tap', target: 'Loading...' },
+      { action: 'tap', select: { text: String.raw`Item \d+` } },
+      { action: 'assert', that: 'visible', select: { text: '.*Welcome.*' }, timeoutMs: 7000 },
+      { action: 'tap', select: { text: 'Yes|No', index: 1 } },
+      // simfleet would read "#1 pick" as an id: it goes as a selector, matched as the text it is
+      { action: 'tap', select: { text: '#1 pick' } },
+      { action: 'tap', select: { id: 'btn_.*' } },
+      // "+" alone does not compile: Maestro's fallback matches the text as written
+      { action: 'tap', select: { text: '+1 (555)' } },
     ]);
-    expect(plan.problems[0]!.message).toContain('regular-expression text selectors are not supported');
-    expect(plan.problems[3]!.message).toContain('would be read by simfleet as a reference or an id');
+  });
+
+  it('refuses a pattern meant as a regular expression that does not compile, and Java-only syntax, naming file and line', () => {
+    const plan = commands('- tapOn: ".*(Sign in"', '- assertVisible: { id: "row_[0-9" }', String.raw`- tapOn: "\\QPrice\\E"`, '- tapOn: ""');
+    expect(where(plan)).toEqual([
+      [3, 'tapOn', 'text'],
+      [4, 'assertVisible', 'id'],
+      [5, 'tapOn', 'text'],
+      [6, 'tapOn', null],
+    ]);
+    expect(plan.problems[0]!.message).toBe(
+      String.raw`text ".*(Sign in" is not a regular expression that compiles (Unterminated group); Maestro would look for these characters literally. Fix the pattern, or escape the characters meant as themselves (\( \[ \. \*)`,
+    );
+    expect(plan.problems[0]!.file).toBe('flows/main.yaml');
+    expect(plan.problems[2]!.message).toContain('Java regular-expression syntax');
+    expect(plan.steps).toEqual([]);
+  });
+
+  it('reads relative and state selectors, nested to any depth, into one selector', () => {
+    const plan = commands(
+      '- tapOn:',
+      '    text: "Buy"',
+      '    below: "Product.*"',
+      '    enabled: true',
+      '- tapOn: { id: "delete", childOf: { text: "Row 2" }, index: 0 }',
+      '- assertVisible: { rightOf: { text: "Wi-Fi", above: { id: "footer" } }, checked: false }',
+      '- scrollUntilVisible: { element: { text: "Total", containsChild: "€.*" } }',
+      '- tapOn: { leftOf: "Email", focused: false, selected: true }',
+      '- tapOn: { text: OK, below: "[" }',
+      '- tapOn: { text: OK, enabled: maybe }',
+    );
+    expect(plan.steps.map(({ source, ...s }) => [source!.line, s])).toEqual([
+      [3, { action: 'tap', select: { text: 'Buy', below: { text: 'Product.*' }, enabled: true } }],
+      [7, { action: 'tap', select: { id: 'delete', index: 0, childOf: { text: 'Row 2' } } }],
+      [8, { action: 'assert', that: 'visible', select: { rightOf: { text: 'Wi-Fi', above: { id: 'footer' } }, checked: false }, timeoutMs: 7000 }],
+      [9, { action: 'scroll', select: { text: 'Total', containsChild: { text: '€.*' } }, direction: 'down' }],
+      [10, { action: 'tap', select: { leftOf: { text: 'Email' }, focused: false, selected: true } }],
+      [11, { action: 'tap', select: { text: 'OK', below: { text: '[' } } }],
+    ]);
+    // "[" alone does not compile and was not meant as a pattern: matched as written, escaped for a nested selector
+    expect(where(plan)).toEqual([[12, 'tapOn', 'enabled']]);
   });
 
   it('reports unsupported options by name, on their own line, and adds no step for that command', () => {
     const plan = commands(
       '- tapOn:',
       '    text: "Buy"',
-      '    below: "Product"',
-      '    enabled: true',
+      '    width: 100',
+      '    traits: text',
       '- tapOn: { text: "OK", retryTapIfNoChange: true }',
       '- scrollUntilVisible: { element: "Privacy", speed: 80, centerElement: true }',
       '- swipe: { direction: UP, duration: 500 }',
@@ -146,8 +193,8 @@ describe('Maestro flows → simfleet steps', () => {
       '- back',
     );
     expect(where(plan)).toEqual([
-      [5, 'tapOn', 'below'],
-      [6, 'tapOn', 'enabled'],
+      [5, 'tapOn', 'width'],
+      [6, 'tapOn', 'traits'],
       [7, 'tapOn', 'retryTapIfNoChange'],
       [8, 'scrollUntilVisible', 'speed'],
       [8, 'scrollUntilVisible', 'centerElement'],
@@ -157,7 +204,7 @@ describe('Maestro flows → simfleet steps', () => {
       [12, 'tapOn', 'colour'],
       [13, 'pressKey', null],
     ]);
-    expect(plan.problems[0]!.message).toBe("option 'below' is not supported (relative selectors)");
+    expect(plan.problems[0]!.message).toBe("option 'width' is not supported (size filters: simfleet selects by text, id, place and state)");
     expect(plan.problems[8]!.message).toBe("unknown option 'colour'");
     expect(plan.steps).toEqual([{ action: 'back', source: src(14, 'back') }]);
   });
@@ -316,7 +363,7 @@ describe('Maestro flows → simfleet steps', () => {
     expect(where(plan)).toEqual([
       [3, 'header', 'onFlowStart'],
       [8, 'launchApp', 'permissions'],
-      [12, 'tapOn', 'below'],
+      [12, 'tapOn', 'width'],
       [13, 'tapOn', 'text'],
       [14, 'inputRandomEmail', null],
       [15, 'evalScript', null],
@@ -363,7 +410,7 @@ describe('simfleet maestro check', () => {
     const r = await run(['check', fixture('settings-tour.yaml'), file]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('13 problems; the flow cannot run as written:');
-    expect(r.out).toContain(`\n${file}:12: tapOn: option 'below' is not supported (relative selectors)\n`);
+    expect(r.out).toContain(`\n${file}:12: tapOn: option 'width' is not supported (size filters: simfleet selects by text, id, place and state)\n`);
     expect(r.out).toContain(`\n${file}:31: someFutureCommand: unsupported command: someFutureCommand is not a Maestro command simfleet knows\n`);
     expect((await run(['check', fixture('missing.yaml')])).out).toContain(`${fixture('missing.yaml')}: cannot read the flow: no such file`);
   });

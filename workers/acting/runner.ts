@@ -11,6 +11,7 @@ import { pointScaled } from '../perception/image.js';
 import { checkBinding } from './binding.js';
 import { checkDeadline, DeadlinePassed } from './deadline.js';
 import { presence } from './checks.js';
+import { describeSelector, type Selector } from '../understanding/select.js';
 import { planDigest } from '../../openapi/plan-digest.js';
 import { fill } from './fill.js';
 import { touchedFor, triage, type Code, type Triage } from './triage.js';
@@ -314,7 +315,7 @@ export class StepRunner {
     const timeoutMs = step.timeoutMs ?? WAIT_DEFAULT_MS;
     const eyes = this.actor.eyesOf(ctx.localId);
     const quietMs = step.quietMs ?? this.actor.quietMs;
-    if (step.for === 'settled' || !step.target) {
+    if (step.for === 'settled' || !named(step)) {
       const r = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: 0, since: undefined });
       if (r.status === 'not-settled')
         return fail(
@@ -327,17 +328,17 @@ export class StepRunner {
     }
     const want = step.for !== 'not-visible';
     const found = await this.until(ctx, step, want, timeoutMs);
-    if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
+    if (found.ok) return { ok: true, verdict: 'ok', detail: `${what(step)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
     return fail(
       'timeout',
-      `${JSON.stringify(step.target)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`,
+      `${what(step)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`,
       'read the outline: the label may differ, or the screen may need a step first',
       false,
     );
   }
 
   private async assertStep(ctx: Ctx, step: Step): Promise<Attempt> {
-    if (!step.target || !step.that)
+    if (!named(step) || !step.that)
       throw new DeviceError(
         'VALIDATION_FAILED',
         'an assert needs a target and that (visible, not-visible or value)',
@@ -348,24 +349,24 @@ export class StepRunner {
     if (step.that === 'value') {
       if (step.value === undefined) throw new DeviceError('VALIDATION_FAILED', 'an assert of a value needs value', 'add "value"');
       const read = await this.read(ctx);
-      const p = presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target, step.role);
+      const p = presence(this.actor.understanding, ctx.localId, ctx.epoch, read, named(step)!, step.role);
       const shown = p.index !== null ? (read.reading.elements[p.index]!.value ?? '') : null;
-      if (shown === step.value) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}` };
+      if (shown === step.value) return { ok: true, verdict: 'ok', detail: `${what(step)} holds ${JSON.stringify(shown)}` };
       return fail(
         'assertion-failed',
         p.index === null
-          ? `${JSON.stringify(step.target)} is not on screen ${describe(read)}`
-          : `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`,
+          ? `${what(step)} is not on screen ${describe(read)}`
+          : `${what(step)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`,
         'read the outline for what the screen shows',
         false,
       );
     }
     const want = step.that === 'visible';
     const found = await this.until(ctx, step, want, step.timeoutMs ?? 0);
-    if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} is ${want ? 'visible' : 'not visible'}` };
+    if (found.ok) return { ok: true, verdict: 'ok', detail: `${what(step)} is ${want ? 'visible' : 'not visible'}` };
     return fail(
       'assertion-failed',
-      `${JSON.stringify(step.target)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`,
+      `${what(step)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`,
       'read the outline for what the screen shows',
       false,
     );
@@ -379,7 +380,7 @@ export class StepRunner {
     for (;;) {
       const mark = eyes.mark(ctx.epoch, { byId: false });
       const read = await this.read(ctx);
-      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target!, step.role).visible === want)
+      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, named(step)!, step.role).visible === want)
         return { ok: true, ms: Math.round(performance.now() - t0), read };
       const left = deadline - performance.now();
       if (left <= 0) return { ok: false, ms: Math.round(performance.now() - t0), read };
@@ -517,3 +518,12 @@ function codeOf(code: string): Code {
 }
 
 const describe = (r: Read) => `${r.identified.node.id}${r.identified.node.name ? ` ${JSON.stringify(r.identified.node.name)}` : ''}`;
+
+/** What a wait or assert looks for: its target, or its Maestro selector. */
+function named(step: Step): string | Selector | undefined {
+  return step.target ?? step.select;
+}
+
+function what(step: Step): string {
+  return step.target !== undefined ? JSON.stringify(step.target) : step.select ? describeSelector(step.select) : '(nothing)';
+}

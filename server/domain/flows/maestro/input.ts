@@ -1,6 +1,6 @@
 // Commands that touch the app or type into it: taps, text, keys, back, launching and links.
 import { misuse, scalarArg, type Handler } from './handler.js';
-import { readSelector, selectorOf } from './selector.js';
+import { named, readSelector, selectorOf } from './selector.js';
 
 function tapLike(action: 'tap' | 'double-tap' | 'long-press'): Handler {
   return (input) => {
@@ -8,14 +8,14 @@ function tapLike(action: 'tap' | 'double-tap' | 'long-press'): Handler {
     if (!opts) {
       if (input.arg === null) return misuse(input, 'a text or a map of text, id, index or point');
       const t = selectorOf(input.arg, input.ctx, false);
-      return t && [{ action, target: t.target }];
+      return t && [{ action, ...named(t) }];
     }
     const t = readSelector(opts, true);
     const timeoutMs = opts.timeout('waitToSettleTimeoutMs');
     opts.unsupported(['retryTapIfNoChange'], 'simfleet verifies that every tap changed the screen instead');
     opts.unsupported(['repeat', 'delay'], 'repeated taps');
     if (!t) return undefined;
-    return [{ action, target: t.target, ...(t.index !== undefined ? { index: t.index } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
+    return [{ action, ...named(t), ...(timeoutMs !== undefined ? { timeoutMs } : {}) }];
   };
 }
 

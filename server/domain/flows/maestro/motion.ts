@@ -2,7 +2,7 @@
 // simfleet's agree: scroll DOWN moves on towards the end of the content, and a swipe's direction is
 // the way the finger travels.
 import { direction, misuse, withMap, type Handler } from './handler.js';
-import { parsePoint, selectorOf } from './selector.js';
+import { named, parsePoint, scrollTo, selectorOf } from './selector.js';
 
 const scroll: Handler = (input) => (input.arg === null || input.opts ? [{ action: 'scroll', direction: 'down' }] : misuse(input, 'no argument'));
 
@@ -22,9 +22,8 @@ const scrollUntilVisible: Handler = (input) =>
     return [
       {
         action: 'scroll',
-        to: t.target,
+        ...scrollTo(t),
         direction: dir,
-        ...(t.index !== undefined ? { index: t.index } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
     ];
@@ -47,7 +46,7 @@ const swipe: Handler = (input) =>
     const from = o.raw('from');
     const t = from ? selectorOf(from, input.ctx, false, 'from') : undefined;
     if (!dir || (from && !t)) return undefined;
-    return [{ action: 'swipe', direction: dir, ...(t ? { target: t.target, ...(t.index !== undefined ? { index: t.index } : {}) } : {}), ...extra }];
+    return [{ action: 'swipe', direction: dir, ...(t ? named(t) : {}), ...extra }];
 
     function point(text: string | undefined, key: 'start' | 'end'): string | undefined {
       if (text === undefined) {
