@@ -5510,6 +5510,14 @@ const document: Record<string, unknown> = {
               "$ref": "#/components/schemas/Step"
             }
           },
+          "blocks": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/StepBlock"
+            },
+            "description": "control flow over ranges of steps (Maestro runFlow when, repeat, retry); a plan with blocks is not resumed with from"
+          },
           "from": {
             "type": "integer",
             "minimum": 0
@@ -5517,6 +5525,82 @@ const document: Record<string, unknown> = {
           "planDigest": {
             "type": "string",
             "pattern": "^[a-f0-9]{16,64}$"
+          }
+        }
+      },
+      "StepBlock": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "steps first..last (inclusive) run as one block; blocks nest, never overlap in part. `when`: the\nblock runs only if the condition holds as it begins, else its steps are skipped. `repeat`: the\nblock runs again while `while` holds (checked before each round) for at most `times` rounds; a\nwhile without times gives up after 100 rounds and fails the run. `retries`: when a step of the\nblock fails (an optional step's failure does not count), the block runs again from its first\nstep, at most this many more times, then the failure stops the run.\n",
+        "required": [
+          "first",
+          "last"
+        ],
+        "properties": {
+          "first": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "last": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "when": {
+            "$ref": "#/components/schemas/StepCondition"
+          },
+          "repeat": {
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 1,
+            "properties": {
+              "times": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000
+              },
+              "while": {
+                "$ref": "#/components/schemas/StepCondition"
+              }
+            }
+          },
+          "retries": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 3
+          },
+          "always": {
+            "type": "boolean",
+            "description": "the block's steps run even when the run stopped before them (Maestro's onFlowComplete); it must be the plan's last steps, and the first failure stays the run's divergence"
+          },
+          "source": {
+            "$ref": "#/components/schemas/StepSource"
+          }
+        }
+      },
+      "StepCondition": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "holds when every part given holds: the device's platform is `platform`; an element `visible`\nmatches on the screen; no element matches `notVisible`. The screen is read once it has settled;\nwith timeoutMs, visible and notVisible are looked for again as the screen changes until then.\n",
+        "properties": {
+          "visible": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "notVisible": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios"
+            ]
+          },
+          "timeoutMs": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 60000
           }
         }
       },

@@ -1670,8 +1670,43 @@ export type components = {
          */
         DoRequest: {
             steps: components["schemas"]["Step"][];
+            /** @description control flow over ranges of steps (Maestro runFlow when, repeat, retry); a plan with blocks is not resumed with from */
+            blocks?: components["schemas"]["StepBlock"][];
             from?: number;
             planDigest?: string;
+        };
+        /**
+         * @description steps first..last (inclusive) run as one block; blocks nest, never overlap in part. `when`: the
+         *     block runs only if the condition holds as it begins, else its steps are skipped. `repeat`: the
+         *     block runs again while `while` holds (checked before each round) for at most `times` rounds; a
+         *     while without times gives up after 100 rounds and fails the run. `retries`: when a step of the
+         *     block fails (an optional step's failure does not count), the block runs again from its first
+         *     step, at most this many more times, then the failure stops the run.
+         */
+        StepBlock: {
+            first: number;
+            last: number;
+            when?: components["schemas"]["StepCondition"];
+            repeat?: {
+                times?: number;
+                while?: components["schemas"]["StepCondition"];
+            };
+            retries?: number;
+            /** @description the block's steps run even when the run stopped before them (Maestro's onFlowComplete); it must be the plan's last steps, and the first failure stays the run's divergence */
+            always?: boolean;
+            source?: components["schemas"]["StepSource"];
+        };
+        /**
+         * @description holds when every part given holds: the device's platform is `platform`; an element `visible`
+         *     matches on the screen; no element matches `notVisible`. The screen is read once it has settled;
+         *     with timeoutMs, visible and notVisible are looked for again as the screen changes until then.
+         */
+        StepCondition: {
+            visible?: components["schemas"]["Selector"];
+            notVisible?: components["schemas"]["Selector"];
+            /** @enum {string} */
+            platform?: "web" | "android" | "ios";
+            timeoutMs?: number;
         };
         /**
          * @description why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;
