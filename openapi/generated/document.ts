@@ -4937,6 +4937,12 @@ const document: Record<string, unknown> = {
             "maximum": 20000,
             "description": "scroll, swipe: points (scroll default: most of a viewport)"
           },
+          "durationMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 10000,
+            "description": "swipe: how long the finger takes from start to end (default 250); a slow swipe leaves no fling behind"
+          },
           "to": {
             "type": "string",
             "minLength": 1,

@@ -1551,6 +1551,8 @@ export type components = {
             direction?: components["schemas"]["Direction"];
             /** @description scroll, swipe: points (scroll default: most of a viewport) */
             distance?: number;
+            /** @description swipe: how long the finger takes from start to end (default 250); a slow swipe leaves no fling behind */
+            durationMs?: number;
             /** @description drag, swipe: where the finger ends (a target); scroll: the element to bring into view */
             to?: string;
             /** @description pinch: above 1 spreads the fingers, below 1 brings them together */

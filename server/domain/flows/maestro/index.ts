@@ -26,12 +26,12 @@
 // relative, state and size selectors, JavaScript, conditions, `repeat: while`, and every other
 // command (see unsupported.ts). A plan holds at most 200 steps.
 import { scopeEnv } from './env.js';
-import { contextFor, expand, type Build } from './expand.js';
+import { contextFor, expand, hooks, type Build } from './expand.js';
 import { readHeader } from './header.js';
 import { parseFlow } from './parse.js';
 import type { MaestroPlan, MaestroProblem } from './types.js';
 
-export type { MaestroPlan, MaestroProblem, Step } from './types.js';
+export type { MaestroPlan, MaestroProblem, Step, StepBlock } from './types.js';
 
 /**
  * Parses the flow at `main`. `read` returns a file's text by path (runFlow paths are joined to the
@@ -39,13 +39,15 @@ export type { MaestroPlan, MaestroProblem, Step } from './types.js';
  */
 export function parseMaestro(main: string, read: (path: string) => string, opts: { env?: Record<string, string> } = {}): MaestroPlan {
   const caller = opts.env ?? {};
-  const build: Build = { read, caller, appId: null, steps: [], problems: [], full: false };
+  const build: Build = { read, caller, appId: null, steps: [], blocks: [], problems: [], notes: [], full: false };
   const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({
     file: main,
     appId,
     name,
     steps: build.steps,
+    blocks: build.blocks,
     problems: unique(build.problems),
+    notes: unique(build.notes),
     env,
   });
   let text: string;
@@ -59,7 +61,19 @@ export function parseMaestro(main: string, read: (path: string) => string, opts:
   const header = readHeader(parsed.header, contextFor(build, main, parsed.header?.line ?? 0, 'header', caller));
   const env = scopeEnv({}, header.env, caller);
   build.appId = header.appId;
-  expand(parsed.commands, { file: main, env, optional: false, note: undefined, chain: [main] }, build);
+  const scope = { file: main, env, optional: false, note: undefined, chain: [main] };
+  hooks(header.onFlowStart, scope, build);
+  expand(parsed.commands, scope, build);
+  // onFlowComplete runs however the flow ended (Orchestra runs it in a finally)
+  const end = { steps: build.steps.length, blocks: build.blocks.length };
+  hooks(header.onFlowComplete, scope, build);
+  if (build.steps.length > end.steps && !build.full)
+    build.blocks.push({
+      first: end.steps,
+      last: build.steps.length - 1,
+      always: true,
+      source: { file: main, line: header.onFlowComplete!.line, command: 'onFlowComplete' },
+    });
   if (!build.steps.length && !build.problems.length) build.problems.push({ file: main, line: 0, command: '', message: 'the flow has no steps' });
   return plan(header.appId, header.name, env);
 }

@@ -13,11 +13,24 @@ const scrollUntilVisible: Handler = (input) =>
     const t = selectorOf(element, input.ctx, false, 'element');
     const dir = o.has('direction') ? direction(o.str('direction'), input, 'direction') : 'down';
     const timeoutMs = o.timeout('timeout');
-    o.onlyDefault('speed', '40', 'simfleet scrolls at its own pace');
-    o.onlyDefault('visibilityPercentage', '100', 'simfleet stops once the element is wholly in view');
+    // how Maestro paces and stops the hunt; simfleet reads the screen after every settled scroll
+    const speed = o.int('speed', 0, 100);
+    if (speed !== undefined && speed !== 40)
+      input.ctx.note(`speed ${speed} is ignored: simfleet scrolls a viewport at a time and reads the screen after each`, 'speed', o.line('speed'));
+    const percent = o.int('visibilityPercentage', 0, 100);
+    if (percent !== undefined && percent !== 100)
+      input.ctx.note(
+        `visibilityPercentage ${percent} is read as "on the screen": simfleet stops once the element can be touched`,
+        'visibilityPercentage',
+        o.line('visibilityPercentage'),
+      );
     if (o.bool('centerElement') === true)
-      o.refuse('centerElement', "option 'centerElement' is not supported (simfleet stops as soon as the element is in view)");
-    o.unsupported(['waitToSettleTimeoutMs'], 'simfleet settles after every scroll on its own');
+      input.ctx.note(
+        'centerElement is ignored: simfleet stops as soon as the element is in view, without centring it',
+        'centerElement',
+        o.line('centerElement'),
+      );
+    o.timeout('waitToSettleTimeoutMs'); // simfleet settles after every scroll by its own measure
     if (!t || !dir) return undefined;
     return [
       {
@@ -33,8 +46,13 @@ const swipe: Handler = (input) =>
   withMap(input, 'a map with direction, or start and end', (o) => {
     const dir = o.has('direction') ? direction(o.str('direction'), input, 'direction') : undefined;
     const timeoutMs = o.timeout('waitToSettleTimeoutMs');
-    const extra = timeoutMs !== undefined ? { timeoutMs } : {};
-    if (o.has('duration')) o.refuse('duration', "option 'duration' is not supported (simfleet swipes at one speed)");
+    const duration = o.int('duration', 0, Number.MAX_SAFE_INTEGER);
+    if (duration !== undefined && (duration < 50 || duration > 10_000))
+      input.ctx.note(`duration ${duration} ms is held to simfleet's 50 to 10000 ms`, 'duration', o.line('duration'));
+    const extra = {
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(duration !== undefined ? { durationMs: Math.min(10_000, Math.max(50, duration)) } : {}),
+    };
     if (o.has('start') || o.has('end')) {
       const start = point(o.str('start'), 'start');
       const end = point(o.str('end'), 'end');

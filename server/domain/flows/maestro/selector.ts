@@ -31,9 +31,10 @@ export function scrollTo(t: Target): { to: string; index?: number } | { select: 
 
 /** The selector options of a map (a tapOn's own map, or a nested `element:`/`from:`/`below:`). */
 export function readSelector(opts: Options, allowPoint: boolean): Target | undefined {
-  opts.unsupported(['containsDescendants'], 'simfleet reads a flat tree; name one child with containsChild');
-  opts.unsupported(SIZE, 'size filters: simfleet selects by text, id, place and state');
-  opts.unsupported(OTHER, 'simfleet selects by text, id, place and state');
+  opts.unsupported(['containsDescendants'], 'simfleet reads a flat tree', 'containsChild with one of the descendants');
+  const instead = 'select by text or id, with below, above, leftOf, rightOf, childOf or a state';
+  opts.unsupported(SIZE, 'size filters: simfleet selects by text, id, place and state', instead);
+  opts.unsupported(OTHER, 'simfleet selects by text, id, place and state', instead);
   const text = opts.str('text');
   const id = opts.str('id');
   const point = allowPoint ? opts.str('point') : undefined;
@@ -95,6 +96,11 @@ function readRefinements(opts: Options): Partial<Selector> | undefined {
     else out[key] = b;
   }
   return ok ? out : undefined;
+}
+
+/** Any target as a selector (a condition's visible/notVisible is always one). */
+export function toSelector(t: Target): Selector {
+  return t.select ?? asSelector(t);
 }
 
 /** A plain target (a label or #id) said again as a selector, for use inside another. */
