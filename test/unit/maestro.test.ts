@@ -342,9 +342,20 @@ describe('Maestro flows → simfleet steps', () => {
         command: 'inputText',
         message: 'undefined variable MISSING (define it under env: in the header or runFlow, or pass -e MISSING=...)',
       },
-      { file: 'flows/main.yaml', line: 7, command: 'tapOn', message: '`${1+1}` is a JavaScript expression; only ${NAME} variables are supported' },
+      {
+        file: 'flows/main.yaml',
+        line: 7,
+        command: 'tapOn',
+        message: '`${1+1}` is a JavaScript expression; simfleet runs no JavaScript yet, so only ${NAME} variables and plain values are substituted',
+      },
     ]);
     expect(flow(files).steps[0]!.text).toBe('hi grace');
+  });
+
+  it("substitutes JavaScript's plain values as Maestro's engine prints them", () => {
+    const plan = commands('- inputText: "${true}/${false}/${null}/${undefined}/${0}/${12.50}/${\'it\'}/${}"');
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps[0]!.text).toBe('true/false/null/undefined/0/12.5/it/');
   });
 
   it('makes every step of an optional runFlow or repeat optional, and substitutes repeat times', () => {

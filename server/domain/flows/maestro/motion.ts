@@ -1,7 +1,8 @@
 // Commands that move the content: scroll, scrollUntilVisible and swipe. Maestro's directions and
 // simfleet's agree: scroll DOWN moves on towards the end of the content, and a swipe's direction is
 // the way the finger travels.
-import { direction, misuse, withMap, type Handler } from './handler.js';
+import { direction, misuse, withMap, type Handler, type Input } from './handler.js';
+import { type Options, toInt } from './options.js';
 import { named, parsePoint, scrollTo, selectorOf } from './selector.js';
 
 const scroll: Handler = (input) => (input.arg === null || input.opts ? [{ action: 'scroll', direction: 'down' }] : misuse(input, 'no argument'));
@@ -12,9 +13,10 @@ const scrollUntilVisible: Handler = (input) =>
     if (!element) return misuse(input, 'a map with element (and direction, timeout)');
     const t = selectorOf(element, input.ctx, false, 'element');
     const dir = o.has('direction') ? direction(o.str('direction'), input, 'direction') : 'down';
-    const timeoutMs = o.timeout('timeout');
+    // Maestro reads a timeout or speed it cannot use as its default (its test 118): noted, not refused
+    const timeoutMs = lenient(o, 'timeout', 0, Number.MAX_SAFE_INTEGER, input) === undefined ? undefined : o.timeout('timeout');
     // how Maestro paces and stops the hunt; simfleet reads the screen after every settled scroll
-    const speed = o.int('speed', 0, 100);
+    const speed = lenient(o, 'speed', 0, 100, input);
     if (speed !== undefined && speed !== 40)
       input.ctx.note(`speed ${speed} is ignored: simfleet scrolls a viewport at a time and reads the screen after each`, 'speed', o.line('speed'));
     const percent = o.int('visibilityPercentage', 0, 100);
@@ -74,5 +76,15 @@ const swipe: Handler = (input) =>
       return parsePoint(text) ?? o.refuse(key, `${key} "${text}" is neither "x,y" nor "x%,y%"`);
     }
   });
+
+/** A whole number in range, or undefined with a note that Maestro's default applies instead. */
+function lenient(o: Options, key: string, min: number, max: number, input: Input): number | undefined {
+  const raw = o.has(key) ? o.str(key) : undefined;
+  if (raw === undefined) return undefined;
+  const n = toInt(raw);
+  if (n !== undefined && n >= min && n <= max) return n;
+  input.ctx.note(`${key} "${raw}" is out of range; Maestro uses its default instead, and so does simfleet`, key, o.line(key));
+  return undefined;
+}
 
 export const MOTION: Record<string, Handler> = { scroll, scrollUntilVisible, swipe };

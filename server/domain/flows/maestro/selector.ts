@@ -39,6 +39,11 @@ export function readSelector(opts: Options, allowPoint: boolean): Target | undef
   const id = opts.str('id');
   const point = allowPoint ? opts.str('point') : undefined;
   const index = opts.int('index', 0, MAX_INDEX);
+  // accepted by Maestro on any selector map; `optional` and `label` of a command were read with it
+  opts.bool('optional');
+  opts.str('label');
+  if (opts.bool('waitUntilVisible') === false)
+    opts.ctx.note('waitUntilVisible: false: simfleet looks for the element on the settled screen as it is', 'waitUntilVisible', opts.line('waitUntilVisible'));
   const refined = readRefinements(opts);
   if (refined === undefined) return undefined;
   if (point !== undefined) {
@@ -52,7 +57,8 @@ export function readSelector(opts: Options, allowPoint: boolean): Target | undef
     return { target: p };
   }
   if (text === undefined && id === undefined && !Object.keys(refined).length) {
-    if (!opts.has('text') && !opts.has('id') && !opts.has('point'))
+    const refused = [...SIZE, ...OTHER, 'containsDescendants'].some((k) => opts.has(k));
+    if (!opts.has('text') && !opts.has('id') && !opts.has('point') && !refused)
       opts.ctx.report(`a selector needs text${allowPoint ? ', id or point' : ' or id'}, or a relative or state selector`);
     return undefined;
   }
