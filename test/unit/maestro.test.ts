@@ -124,7 +124,8 @@ describe('Maestro flows → simfleet steps', () => {
     expect(plan.problems).toEqual([]);
     expect(plan.steps.map(({ source: _, ...s }) => s)).toEqual([
       { action: 'tap', target: 'Inbox (3)' },
-      { action: 'tap', target: 'Loading...' },
+      // dots match any character in Maestro: a pattern, matched as one
+      { action: 'tap', select: { text: 'Loading...' } },
       { action: 'tap', select: { text: String.raw`Item \d+` } },
       { action: 'assert', that: 'visible', select: { text: '.*Welcome.*' }, timeoutMs: 7000 },
       { action: 'tap', select: { text: 'Yes|No', index: 1 } },
@@ -333,7 +334,7 @@ describe('Maestro flows → simfleet steps', () => {
       'flows/main.yaml': ['appId: app', 'env:', '  WHO: grace', '---', '- inputText: "hi ${WHO}"', '- inputText: ${MISSING}', '- tapOn: "${1+1}"'].join('\n'),
     };
     const plan = flow(files, { WHO: 'ada' });
-    expect(plan.env).toEqual({ WHO: 'ada' });
+    expect(plan.env).toEqual({ MAESTRO_FILENAME: 'main', WHO: 'ada' });
     expect(plan.steps).toEqual([{ action: 'type', text: 'hi ada', source: src(5, 'inputText') }]);
     expect(plan.problems).toEqual([
       {
@@ -350,6 +351,12 @@ describe('Maestro flows → simfleet steps', () => {
       },
     ]);
     expect(flow(files).steps[0]!.text).toBe('hi grace');
+  });
+
+  it('knows its own file name as MAESTRO_FILENAME, and writes an escaped \\${...} as it is', () => {
+    const plan = commands('- takeScreenshot: ${MAESTRO_FILENAME}_end', '- inputText: "cost: \\\\${PRICE}"');
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map((s) => s.name ?? s.text)).toEqual(['main_end', 'cost: ${PRICE}']);
   });
 
   it("substitutes JavaScript's plain values as Maestro's engine prints them", () => {
@@ -607,7 +614,7 @@ describe('simfleet maestro check', () => {
     const r = await run(['check', fixture('unsupported.yaml')], true, { COUPON: 'SAVE10' });
     const plans = JSON.parse(r.out) as MaestroPlan[];
     expect(plans).toHaveLength(1);
-    expect(plans[0]!.env).toEqual({ COUPON: 'SAVE10' });
+    expect(plans[0]!.env).toEqual({ MAESTRO_FILENAME: 'unsupported', COUPON: 'SAVE10' });
     expect(plans[0]!.problems.map((p) => p.line)).not.toContain(30);
     expect(r.code).toBe(1);
   });

@@ -1,7 +1,9 @@
 // `${NAME}` substitution. Maestro evaluates whatever is inside `${...}` as JavaScript; simfleet runs
 // no scripts yet, so a variable name and a plain value (a number, a quoted string, true, false, null,
 // undefined) are replaced, and anything else is a problem, never a guess.
-const PLACEHOLDER = /\$\{([^}]*)\}/g;
+/** Env.evaluateScripts' pattern: `${...}` up to its last `}` before another `$`; `\${...}` is written as it is. */
+const PLACEHOLDER = /(?<!\\)\$\{([^$]*)\}/g;
+const ESCAPED = /\\(\$\{[^$]*\})/g;
 const IDENTIFIER = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/;
 
 export interface Substituted {
@@ -39,7 +41,7 @@ export function substitute(text: string, env: Record<string, string>): Substitut
     errors.push(`undefined variable ${name} (define it under env: in the header or runFlow, or pass -e ${name}=...)`);
     return whole;
   });
-  return { value, errors };
+  return { value: value.replace(ESCAPED, '$1'), errors };
 }
 
 /**

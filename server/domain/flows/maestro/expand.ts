@@ -27,6 +27,8 @@ export interface Build {
   blocks: StepBlock[];
   problems: MaestroProblem[];
   notes: MaestroProblem[];
+  /** every file runFlow (or retry) read, in the order first read */
+  included: string[];
   /** set once the plan passed MAX_STEPS: the rest is still checked, but no longer unrolled */
   full: boolean;
 }
@@ -179,6 +181,7 @@ function include(ref: string, ctx: CommandContext, scope: Scope, given: Record<s
     ctx.report(`cannot read ${file}: ${(err as Error).message}`, 'file');
     return;
   }
+  if (!build.included.includes(file)) build.included.push(file);
   const parsed = parseFlow(text, (line, command, message) => build.problems.push({ file, line, command, message }));
   const headerEnv = { ...scope.env, ...build.caller, ...given };
   const header = readHeader(parsed.header, contextFor(build, file, parsed.header?.line ?? 0, 'header', headerEnv));

@@ -25,6 +25,7 @@
 // a header. Text and id selectors are matched literally: regular expressions are problems, as are
 // relative, state and size selectors, JavaScript, conditions, `repeat: while`, and every other
 // command (see unsupported.ts). A plan holds at most 200 steps.
+import { posix } from 'node:path';
 import { scopeEnv } from './env.js';
 import { contextFor, expand, hooks, type Build } from './expand.js';
 import { readHeader } from './header.js';
@@ -38,8 +39,9 @@ export type { MaestroPlan, MaestroProblem, Step, StepBlock } from './types.js';
  * including file's directory, posix style) and throws when there is none.
  */
 export function parseMaestro(main: string, read: (path: string) => string, opts: { env?: Record<string, string> } = {}): MaestroPlan {
-  const caller = opts.env ?? {};
-  const build: Build = { read, caller, appId: null, steps: [], blocks: [], problems: [], notes: [], full: false };
+  // Env.withDefaultEnvVars: a flow knows its own file name; the caller may still say otherwise
+  const caller = { MAESTRO_FILENAME: posix.basename(main).replace(/\.[^.]*$/, ''), ...(opts.env ?? {}) };
+  const build: Build = { read, caller, appId: null, steps: [], blocks: [], problems: [], notes: [], included: [], full: false };
   const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({
     file: main,
     appId,
@@ -48,6 +50,7 @@ export function parseMaestro(main: string, read: (path: string) => string, opts:
     blocks: build.blocks,
     problems: unique(build.problems),
     notes: unique(build.notes),
+    included: build.included,
     env,
   });
   let text: string;

@@ -97,8 +97,18 @@ const openLink: Handler = (input) => {
   const url = input.opts ? input.opts.str('link') : scalarArg(input, 'a URL');
   if (input.opts) {
     if (!input.opts.has('link')) return misuse(input, 'a URL (or a map with link)');
-    input.opts.onlyDefault('autoVerify', 'false', 'simfleet opens the link as it is');
-    input.opts.onlyDefault('browser', 'false', 'simfleet opens the link in the session app');
+    if (input.opts.bool('autoVerify') === true)
+      input.ctx.note(
+        'autoVerify is ignored: simfleet opens the link as it is (Android app-link verification is not run)',
+        'autoVerify',
+        input.opts.line('autoVerify'),
+      );
+    if (input.opts.bool('browser') === true)
+      input.ctx.note(
+        'browser: simfleet opens the link in the session (a web device is a browser; a native one opens it as the app would)',
+        'browser',
+        input.opts.line('browser'),
+      );
   }
   if (url === undefined) return undefined;
   if (!url.trim() || url.length > 4000) return misuse(input, 'a URL of 1 to 4000 characters');

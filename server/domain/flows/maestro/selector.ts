@@ -171,7 +171,11 @@ const JAVA_ONLY: [RegExp, string][] = [
 ];
 const MEANT_AS_REGEX = /\.[*+]|\\[dDwWsSbB]|\||\[[^\]]*\]|\[\^|\[[^\]]*\w-\w|\(\?/;
 
-/** No character that a regular expression reads otherwise, apart from `.`, `(` and `)` (see literal). */
+/**
+ * No character that a regular expression reads otherwise: the text means only itself, so simfleet's
+ * label (or id) matches what Maestro's pattern would. `Loading...` and `Inbox (3)` are patterns too
+ * (Maestro matches "Loading!!!" and "Inbox 3" with them, and the text itself by its fallback).
+ */
 function isLiteral(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
@@ -179,16 +183,15 @@ function isLiteral(text: string): boolean {
       const next = text[i + 1];
       if (next === undefined || /[A-Za-z0-9]/.test(next)) return false;
       i++;
-    } else if ('*+?|[]{}^$'.includes(c)) return false;
+    } else if ('.()*+?|[]{}^$'.includes(c)) return false;
   }
   return true;
 }
 
 /**
  * A pattern without regular-expression syntax (isLiteral), as the text it stands for: escaped
- * punctuation (`\.`) stands for itself; a bare `.`, `(` or `)` is kept as punctuation ("Inbox (3)"
- * matches itself in Maestro too, by its literal fallback). Undefined when the text would read as
- * one of simfleet's other target forms (`@3`, `#id`, `10,20`): the caller then sends a selector.
+ * punctuation (`\.`) stands for itself. Undefined when the text would read as one of simfleet's
+ * other target forms (`@3`, `#id`, `10,20`): the caller then sends a selector.
  * isLabel: the result stands alone as a target.
  */
 function literal(text: string, isLabel = true): string | undefined {

@@ -25,6 +25,8 @@ export interface MaestroPlan {
   problems: MaestroProblem[];
   /** what simfleet reads differently from Maestro, or ignores, without refusing the flow */
   notes: MaestroProblem[];
+  /** the files runFlow and retry brought in, as paths `read` was given */
+  included: string[];
   env: Record<string, string>;
 }
 
