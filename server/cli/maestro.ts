@@ -2,7 +2,7 @@
 // would run (and every reason it would refuse) is known before a session is leased for it.
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import { parseMaestro, type MaestroPlan, type MaestroProblem, type Step, type StepBlock } from '../domain/flows/maestro/index.js';
+import { parseMaestro, selectorText, type MaestroPlan, type MaestroProblem, type Step, type StepBlock } from '../domain/flows/maestro/index.js';
 
 export const MAESTRO_USAGE = 'usage: simfleet maestro check [--json] [-e KEY=VAL]... FILE...\n';
 
@@ -64,8 +64,8 @@ export function blockText(b: StepBlock): string {
   const cond = (c: NonNullable<StepBlock['when']>) =>
     [
       c.platform ? `platform ${c.platform}` : '',
-      c.visible ? `visible ${JSON.stringify(c.visible)}` : '',
-      c.notVisible ? `not visible ${JSON.stringify(c.notVisible)}` : '',
+      c.visible ? `visible ${selectorText(c.visible)}` : '',
+      c.notVisible ? `not visible ${selectorText(c.notVisible)}` : '',
     ]
       .filter(Boolean)
       .join(' and ');
@@ -90,6 +90,7 @@ export function describeStep(s: Step): string {
   if (s.for) parts.push(s.for);
   if (s.direction) parts.push(s.direction);
   if (s.target) parts.push(s.action === 'swipe' && s.direction ? `from ${q(s.target)}` : q(s.target));
+  if (s.select) parts.push(s.action === 'scroll' ? `to ${selectorText(s.select)}` : selectorText(s.select));
   if (s.index !== undefined) parts.push(`[${s.index}]`);
   if (s.to) parts.push(s.action === 'scroll' ? `to ${q(s.to)}` : `→ ${q(s.to)}`);
   if (s.text !== undefined) parts.push(q(s.text));

@@ -33,6 +33,7 @@ import { parseFlow } from './parse.js';
 import type { MaestroPlan, MaestroProblem } from './types.js';
 
 export type { MaestroPlan, MaestroProblem, Step, StepBlock } from './types.js';
+export { selectorText } from './selector.js';
 
 /**
  * Parses the flow at `main`. `read` returns a file's text by path (runFlow paths are joined to the

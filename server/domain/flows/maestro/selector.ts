@@ -17,6 +17,17 @@ const SIZE = ['width', 'height', 'tolerance'];
 const OTHER = ['traits', 'css'];
 const MAX_INDEX = 100;
 
+/** `~"Sign.*" below ~"Email" enabled [1]` for check output (the worker's messages say the same in words). */
+export function selectorText(sel: Selector): string {
+  const parts: string[] = [];
+  if (sel.text !== undefined) parts.push(`~${JSON.stringify(sel.text)}`);
+  if (sel.id !== undefined) parts.push(`#~${JSON.stringify(sel.id)}`);
+  for (const key of RELATIVE) if (sel[key]) parts.push(`${key} ${selectorText(sel[key]!)}`);
+  for (const key of STATE) if (sel[key] !== undefined) parts.push(sel[key] ? key : `not ${key}`);
+  if (sel.index !== undefined) parts.push(`[${sel.index}]`);
+  return parts.length > 1 ? `(${parts.join(' ')})` : (parts[0] ?? '()');
+}
+
 /** The step fields that name the element: `target` (and `index`), or `select`. */
 export function named(t: Target): { target: string; index?: number } | { select: Selector } {
   if (t.select) return { select: t.select };
