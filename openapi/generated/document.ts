@@ -5271,22 +5271,163 @@ const document: Record<string, unknown> = {
             "type": "boolean"
           },
           "below": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
           },
           "above": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
           },
           "leftOf": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
           },
           "rightOf": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
           },
           "childOf": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
           },
           "containsChild": {
-            "$ref": "#/components/schemas/Selector"
+            "$ref": "#/components/schemas/NestedSelector"
+          }
+        }
+      },
+      "NestedSelector": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector inside a relative selector (the schema spells out each level, so nesting stops at four and a hostile body cannot recurse without end)",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "above": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          }
+        }
+      },
+      "NestedSelector2": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector two levels down",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "above": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          }
+        }
+      },
+      "NestedSelector3": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector three levels down: no further relative selectors",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
           }
         }
       },

@@ -1590,12 +1590,54 @@ export type components = {
             checked?: boolean;
             focused?: boolean;
             selected?: boolean;
-            below?: components["schemas"]["Selector"];
-            above?: components["schemas"]["Selector"];
-            leftOf?: components["schemas"]["Selector"];
-            rightOf?: components["schemas"]["Selector"];
-            childOf?: components["schemas"]["Selector"];
-            containsChild?: components["schemas"]["Selector"];
+            below?: components["schemas"]["NestedSelector"];
+            above?: components["schemas"]["NestedSelector"];
+            leftOf?: components["schemas"]["NestedSelector"];
+            rightOf?: components["schemas"]["NestedSelector"];
+            childOf?: components["schemas"]["NestedSelector"];
+            containsChild?: components["schemas"]["NestedSelector"];
+        };
+        /** @description a selector inside a relative selector (the schema spells out each level, so nesting stops at four and a hostile body cannot recurse without end) */
+        NestedSelector: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["NestedSelector2"];
+            above?: components["schemas"]["NestedSelector2"];
+            leftOf?: components["schemas"]["NestedSelector2"];
+            rightOf?: components["schemas"]["NestedSelector2"];
+            childOf?: components["schemas"]["NestedSelector2"];
+            containsChild?: components["schemas"]["NestedSelector2"];
+        };
+        /** @description a selector two levels down */
+        NestedSelector2: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["NestedSelector3"];
+            above?: components["schemas"]["NestedSelector3"];
+            leftOf?: components["schemas"]["NestedSelector3"];
+            rightOf?: components["schemas"]["NestedSelector3"];
+            childOf?: components["schemas"]["NestedSelector3"];
+            containsChild?: components["schemas"]["NestedSelector3"];
+        };
+        /** @description a selector three levels down: no further relative selectors */
+        NestedSelector3: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
         };
         ActionRequest: {
             action: components["schemas"]["ActionKind"];

@@ -2,6 +2,8 @@
 // them: whole-text regular expressions with the literal fallback, index by place, relative, child
 // and state filters, clickable first.
 import { describe, expect, it } from 'vitest';
+import { schemaValidator } from '../../openapi/contract.js';
+import { parseMaestro } from '../../server/domain/flows/maestro/index.js';
 import type { Element } from '../../workers/understanding/elements.js';
 import { describeSelector, maestroRegex, selectAll, type Selector } from '../../workers/understanding/select.js';
 
@@ -112,5 +114,24 @@ describe('Maestro selectors on the screen', () => {
 
   it('says what it looked for', () => {
     expect(describeSelector({ text: 'Buy', below: { id: 'price' }, enabled: true, index: 1 })).toBe('text ~ "Buy", below (id ~ "price"), enabled, index 1');
+  });
+
+  it('refuses a selector nested deeper than four levels, in the contract and in a flow, without recursing without end', () => {
+    const valid = schemaValidator<unknown>('DoRequest');
+    const nest = (levels: number) => {
+      let sel: unknown = { text: 'x' };
+      for (let i = 1; i < levels; i++) sel = { below: sel };
+      return sel;
+    };
+    expect(valid({ steps: [{ action: 'tap', select: nest(4) }] })).toBe(true);
+    expect(valid({ steps: [{ action: 'tap', select: nest(5) }] })).toBe(false);
+    expect(valid({ steps: [{ action: 'tap', select: nest(50_000) }] })).toBe(false); // a recursive schema overflowed the stack here
+    const yaml = ['appId: app', '---', '- tapOn:', '    text: a', '    below: { text: b, below: { text: c, below: { text: d, below: { text: e } } } }'].join(
+      '\n',
+    );
+    const plan = parseMaestro('flow.yaml', () => yaml);
+    expect(plan.problems.map((p) => [p.line, p.message])).toEqual([
+      [3, 'relative selectors nest at most 4 deep in simfleet; name an element nearer the one you want'],
+    ]);
   });
 });

@@ -16,6 +16,11 @@ const STATE = ['enabled', 'checked', 'focused', 'selected'] as const;
 const SIZE = ['width', 'height', 'tolerance'];
 const OTHER = ['traits', 'css'];
 const MAX_INDEX = 100;
+const MAX_DEPTH = 4;
+
+function depth(sel: Selector): number {
+  return 1 + Math.max(0, ...RELATIVE.map((k) => (sel[k] ? depth(sel[k]!) : 0)));
+}
 
 /** `~"Sign.*" below ~"Email" enabled [1]` for check output (the worker's messages say the same in words). */
 export function selectorText(sel: Selector): string {
@@ -92,7 +97,12 @@ export function readSelector(opts: Options, allowPoint: boolean): Target | undef
     ...(index !== undefined ? { index } : {}),
     ...refined,
   };
-  return { select };
+  // the Selector schema spells out four levels; the level that first goes past them says so
+  if (depth(select) === MAX_DEPTH + 1) {
+    opts.ctx.report(`relative selectors nest at most ${MAX_DEPTH} deep in simfleet; name an element nearer the one you want`);
+    return undefined;
+  }
+  return depth(select) > MAX_DEPTH ? undefined : { select };
 }
 
 /** Relative and state selectors: each nested selector read in turn; undefined after a problem. */
