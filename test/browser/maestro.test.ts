@@ -95,6 +95,16 @@ describe('Maestro flows on the sample app', () => {
       expect(at(9)).toHaveLength(1);
       expect(at(11)[0]).toMatch(/ done .*control-flow-end/);
       expect(await readFile(report, 'utf8')).toMatch(/<testsuite name="Control flow"[^>]* failures="0"/);
+      // the same flow sent over REST carries its blocks too
+      const rest = await agent.call('runMaestro', {
+        params: { sessionId: id },
+        body: { flow: await readFile(join(FIXTURES, 'control-flow.yaml'), 'utf8'), path: 'control-flow.yaml' },
+      });
+      expect(rest.status, rest.text.slice(0, 300)).toBe(200);
+      expect(rest.body.divergence).toBeNull();
+      const statuses = rest.body.steps.map((r: { index: number; status: string }) => `${r.index}:${r.status}`);
+      expect(statuses.slice(0, 5)).toEqual(['0:done', '1:done', '2:done', '3:skipped', '4:skipped']);
+      expect(statuses.filter((x: string) => x.startsWith('6:'))).toEqual(['6:failed', '6:done']);
     } finally {
       await release(id);
     }
