@@ -4980,6 +4980,12 @@ const document: Record<string, unknown> = {
             "maximum": 20000,
             "description": "scroll, swipe: points (scroll default: most of a viewport)"
           },
+          "durationMs": {
+            "type": "integer",
+            "minimum": 50,
+            "maximum": 10000,
+            "description": "swipe: how long the finger takes from start to end (default 250); a slow swipe leaves no fling behind"
+          },
           "to": {
             "type": "string",
             "minLength": 1,
@@ -5018,6 +5024,9 @@ const document: Record<string, unknown> = {
           "allowDestructive": {
             "type": "boolean",
             "description": "in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...)"
+          },
+          "select": {
+            "$ref": "#/components/schemas/Selector"
           }
         },
         "allOf": [
@@ -5028,9 +5037,40 @@ const document: Record<string, unknown> = {
                   "enum": [
                     "tap",
                     "double-tap",
-                    "long-press",
-                    "drag"
+                    "long-press"
                   ]
+                }
+              },
+              "required": [
+                "action"
+              ]
+            },
+            "then": {
+              "anyOf": [
+                {
+                  "properties": {
+                    "target": true
+                  },
+                  "required": [
+                    "target"
+                  ]
+                },
+                {
+                  "properties": {
+                    "select": true
+                  },
+                  "required": [
+                    "select"
+                  ]
+                }
+              ]
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "action": {
+                  "const": "drag"
                 }
               },
               "required": [
@@ -5226,11 +5266,213 @@ const document: Record<string, unknown> = {
                   "required": [
                     "to"
                   ]
+                },
+                {
+                  "properties": {
+                    "select": true
+                  },
+                  "required": [
+                    "select"
+                  ]
                 }
               ]
             }
           }
         ]
+      },
+      "Selector": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "an element chosen as Maestro chooses it, given instead of `target` (scroll: instead of `to`, the\nelement to bring into view; swipe: the element the finger starts on). `text` and `id` are\nregular expressions that must match the whole of an element's text (its label, value or inner\ntext, with newlines also read as spaces) or id (or the part of the id after its last `/`),\nignoring case, `.` matching newlines; an element whose text is the pattern as written matches\ntoo, and a pattern that does not compile is matched as plain text. An element that holds\nanother match is passed over for it (the deepest match). The relative selectors keep elements\nplaced so from any element the nested selector matches (below/above compare top edges,\nleftOf/rightOf left edges), nearest centre first; childOf keeps elements inside it,\ncontainsChild elements that hold it. Several matches are not ambiguous here: `index` takes\nthe one at that place top to bottom, then left to right; without it the first that answers\ntaps is taken, else the first (Maestro's rules).\n",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/NestedSelector"
+          },
+          "above": {
+            "$ref": "#/components/schemas/NestedSelector"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/NestedSelector"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/NestedSelector"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/NestedSelector"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/NestedSelector"
+          }
+        }
+      },
+      "NestedSelector": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector inside a relative selector (the schema spells out each level, so nesting stops at four and a hostile body cannot recurse without end)",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "above": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/NestedSelector2"
+          }
+        }
+      },
+      "NestedSelector2": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector two levels down",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          },
+          "below": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "above": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "leftOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "rightOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "childOf": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          },
+          "containsChild": {
+            "$ref": "#/components/schemas/NestedSelector3"
+          }
+        }
+      },
+      "NestedSelector3": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "a selector three levels down: no further relative selectors",
+        "properties": {
+          "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 1000
+          },
+          "index": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "enabled": {
+            "type": "boolean"
+          },
+          "checked": {
+            "type": "boolean"
+          },
+          "focused": {
+            "type": "boolean"
+          },
+          "selected": {
+            "type": "boolean"
+          }
+        }
       },
       "ActionRequest": {
         "type": "object",
@@ -5458,6 +5700,14 @@ const document: Record<string, unknown> = {
               "$ref": "#/components/schemas/Step"
             }
           },
+          "blocks": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+              "$ref": "#/components/schemas/StepBlock"
+            },
+            "description": "control flow over ranges of steps (Maestro runFlow when, repeat, retry); a plan with blocks is not resumed with from"
+          },
           "from": {
             "type": "integer",
             "minimum": 0
@@ -5465,6 +5715,82 @@ const document: Record<string, unknown> = {
           "planDigest": {
             "type": "string",
             "pattern": "^[a-f0-9]{16,64}$"
+          }
+        }
+      },
+      "StepBlock": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "steps first..last (inclusive) run as one block; blocks nest, never overlap in part. `when`: the\nblock runs only if the condition holds as it begins, else its steps are skipped. `repeat`: the\nblock runs again while `while` holds (checked before each round) for at most `times` rounds; a\nwhile without times gives up after 100 rounds and fails the run. `retries`: when a step of the\nblock fails (an optional step's failure does not count), the block runs again from its first\nstep, at most this many more times, then the failure stops the run.\n",
+        "required": [
+          "first",
+          "last"
+        ],
+        "properties": {
+          "first": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "last": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "when": {
+            "$ref": "#/components/schemas/StepCondition"
+          },
+          "repeat": {
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 1,
+            "properties": {
+              "times": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000
+              },
+              "while": {
+                "$ref": "#/components/schemas/StepCondition"
+              }
+            }
+          },
+          "retries": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 3
+          },
+          "always": {
+            "type": "boolean",
+            "description": "the block's steps run even when the run stopped before them (Maestro's onFlowComplete); it must be the plan's last steps, and the first failure stays the run's divergence"
+          },
+          "source": {
+            "$ref": "#/components/schemas/StepSource"
+          }
+        }
+      },
+      "StepCondition": {
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "description": "holds when every part given holds: the device's platform is `platform`; an element `visible`\nmatches on the screen; no element matches `notVisible`. The screen is read once it has settled;\nwith timeoutMs, visible and notVisible are looked for again as the screen changes until then.\n",
+        "properties": {
+          "visible": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "notVisible": {
+            "$ref": "#/components/schemas/Selector"
+          },
+          "platform": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios"
+            ]
+          },
+          "timeoutMs": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 60000
           }
         }
       },

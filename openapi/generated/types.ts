@@ -1566,6 +1566,8 @@ export type components = {
             direction?: components["schemas"]["Direction"];
             /** @description scroll, swipe: points (scroll default: most of a viewport) */
             distance?: number;
+            /** @description swipe: how long the finger takes from start to end (default 250); a slow swipe leaves no fling behind */
+            durationMs?: number;
             /** @description drag, swipe: where the finger ends (a target); scroll: the element to bring into view */
             to?: string;
             /** @description pinch: above 1 spreads the fingers, below 1 brings them together */
@@ -1579,7 +1581,79 @@ export type components = {
             quietMs?: number;
             /** @description in a batch: this step may touch a control that looks destructive (delete, pay, submit, sign out, ...) */
             allowDestructive?: boolean;
-        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+            select?: components["schemas"]["Selector"];
+        } & (unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown);
+        /**
+         * @description an element chosen as Maestro chooses it, given instead of `target` (scroll: instead of `to`, the
+         *     element to bring into view; swipe: the element the finger starts on). `text` and `id` are
+         *     regular expressions that must match the whole of an element's text (its label, value or inner
+         *     text, with newlines also read as spaces) or id (or the part of the id after its last `/`),
+         *     ignoring case, `.` matching newlines; an element whose text is the pattern as written matches
+         *     too, and a pattern that does not compile is matched as plain text. An element that holds
+         *     another match is passed over for it (the deepest match). The relative selectors keep elements
+         *     placed so from any element the nested selector matches (below/above compare top edges,
+         *     leftOf/rightOf left edges), nearest centre first; childOf keeps elements inside it,
+         *     containsChild elements that hold it. Several matches are not ambiguous here: `index` takes
+         *     the one at that place top to bottom, then left to right; without it the first that answers
+         *     taps is taken, else the first (Maestro's rules).
+         */
+        Selector: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["NestedSelector"];
+            above?: components["schemas"]["NestedSelector"];
+            leftOf?: components["schemas"]["NestedSelector"];
+            rightOf?: components["schemas"]["NestedSelector"];
+            childOf?: components["schemas"]["NestedSelector"];
+            containsChild?: components["schemas"]["NestedSelector"];
+        };
+        /** @description a selector inside a relative selector (the schema spells out each level, so nesting stops at four and a hostile body cannot recurse without end) */
+        NestedSelector: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["NestedSelector2"];
+            above?: components["schemas"]["NestedSelector2"];
+            leftOf?: components["schemas"]["NestedSelector2"];
+            rightOf?: components["schemas"]["NestedSelector2"];
+            childOf?: components["schemas"]["NestedSelector2"];
+            containsChild?: components["schemas"]["NestedSelector2"];
+        };
+        /** @description a selector two levels down */
+        NestedSelector2: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+            below?: components["schemas"]["NestedSelector3"];
+            above?: components["schemas"]["NestedSelector3"];
+            leftOf?: components["schemas"]["NestedSelector3"];
+            rightOf?: components["schemas"]["NestedSelector3"];
+            childOf?: components["schemas"]["NestedSelector3"];
+            containsChild?: components["schemas"]["NestedSelector3"];
+        };
+        /** @description a selector three levels down: no further relative selectors */
+        NestedSelector3: {
+            text?: string;
+            id?: string;
+            index?: number;
+            enabled?: boolean;
+            checked?: boolean;
+            focused?: boolean;
+            selected?: boolean;
+        };
         ActionRequest: {
             action: components["schemas"]["ActionKind"];
         } & components["schemas"]["ActionFields"];
@@ -1655,8 +1729,43 @@ export type components = {
          */
         DoRequest: {
             steps: components["schemas"]["Step"][];
+            /** @description control flow over ranges of steps (Maestro runFlow when, repeat, retry); a plan with blocks is not resumed with from */
+            blocks?: components["schemas"]["StepBlock"][];
             from?: number;
             planDigest?: string;
+        };
+        /**
+         * @description steps first..last (inclusive) run as one block; blocks nest, never overlap in part. `when`: the
+         *     block runs only if the condition holds as it begins, else its steps are skipped. `repeat`: the
+         *     block runs again while `while` holds (checked before each round) for at most `times` rounds; a
+         *     while without times gives up after 100 rounds and fails the run. `retries`: when a step of the
+         *     block fails (an optional step's failure does not count), the block runs again from its first
+         *     step, at most this many more times, then the failure stops the run.
+         */
+        StepBlock: {
+            first: number;
+            last: number;
+            when?: components["schemas"]["StepCondition"];
+            repeat?: {
+                times?: number;
+                while?: components["schemas"]["StepCondition"];
+            };
+            retries?: number;
+            /** @description the block's steps run even when the run stopped before them (Maestro's onFlowComplete); it must be the plan's last steps, and the first failure stays the run's divergence */
+            always?: boolean;
+            source?: components["schemas"]["StepSource"];
+        };
+        /**
+         * @description holds when every part given holds: the device's platform is `platform`; an element `visible`
+         *     matches on the screen; no element matches `notVisible`. The screen is read once it has settled;
+         *     with timeoutMs, visible and notVisible are looked for again as the screen changes until then.
+         */
+        StepCondition: {
+            visible?: components["schemas"]["Selector"];
+            notVisible?: components["schemas"]["Selector"];
+            /** @enum {string} */
+            platform?: "web" | "android" | "ios";
+            timeoutMs?: number;
         };
         /**
          * @description why a run stopped. selector-miss: the target matched nothing; ambiguous: it matched several;

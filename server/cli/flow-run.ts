@@ -30,7 +30,10 @@ export async function runMaestroFiles(files: string[], s: ClientSettings, o: Run
   for (const plan of plans) {
     const name = plan.name ?? basename(plan.file);
     o.out(`${name} (${plan.file}): ${plan.steps.length} steps\n`);
-    const run = await call<Schemas['DoResult']>(s, 'POST', `/v1/sessions/${o.session}/do`, { steps: plan.steps });
+    const run = await call<Schemas['DoResult']>(s, 'POST', `/v1/sessions/${o.session}/do`, {
+      steps: plan.steps,
+      ...(plan.blocks.length ? { blocks: plan.blocks } : {}),
+    });
     suites.push(await report(name, run, plan.steps, s, o));
   }
   if (o.junit) await writeFile(o.junit, junitXml(suites));

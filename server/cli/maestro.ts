@@ -2,7 +2,7 @@
 // would run (and every reason it would refuse) is known before a session is leased for it.
 import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
-import { parseMaestro, type MaestroPlan, type MaestroProblem, type Step } from '../domain/flows/maestro/index.js';
+import { parseMaestro, selectorText, type MaestroPlan, type MaestroProblem, type Step, type StepBlock } from '../domain/flows/maestro/index.js';
 
 export const MAESTRO_USAGE = 'usage: simfleet maestro check [--json] [-e KEY=VAL]... FILE...\n';
 
@@ -48,10 +48,34 @@ export function planText(plan: MaestroPlan): string {
     const where = s.source ? `  (${posix.relative(dir, s.source.file)}:${s.source.line} ${s.source.command})` : '';
     return `  ${String(i + 1).padStart(width)}  ${describeStep(s).padEnd(36)}${where}`;
   });
+  const blocks = plan.blocks.map(
+    (b) =>
+      `  steps ${b.first + 1}..${b.last + 1}: ${blockText(b)}${b.source ? `  (${posix.relative(dir, b.source.file)}:${b.source.line} ${b.source.command})` : ''}`,
+  );
+  const notes = plan.notes.map((n) => `note: ${problemText(n)}`);
   const verdict = plan.problems.length
     ? `${plan.problems.length} problem${plan.problems.length === 1 ? '' : 's'}; the flow cannot run as written:`
     : 'ok: no problems';
-  return `${[head, ...steps, verdict, ...plan.problems.map(problemText)].join('\n')}\n`;
+  return `${[head, ...steps, ...blocks, ...notes, verdict, ...plan.problems.map(problemText)].join('\n')}\n`;
+}
+
+/** `when visible text ~ "Skip"`, `repeat 3 times while ...`, `retry up to 2 times`, `always`. */
+export function blockText(b: StepBlock): string {
+  const cond = (c: NonNullable<StepBlock['when']>) =>
+    [
+      c.platform ? `platform ${c.platform}` : '',
+      c.visible ? `visible ${selectorText(c.visible)}` : '',
+      c.notVisible ? `not visible ${selectorText(c.notVisible)}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+  const parts: string[] = [];
+  if (b.when) parts.push(`when ${cond(b.when)}`);
+  if (b.repeat)
+    parts.push(`repeat${b.repeat.times !== undefined ? ` at most ${b.repeat.times} times` : ''}${b.repeat.while ? ` while ${cond(b.repeat.while)}` : ''}`);
+  if (b.retries !== undefined) parts.push(`retry up to ${b.retries} time${b.retries === 1 ? '' : 's'}`);
+  if (b.always) parts.push('always, even after a failure');
+  return parts.join('; ');
 }
 
 export function problemText(p: MaestroProblem): string {
@@ -66,6 +90,7 @@ export function describeStep(s: Step): string {
   if (s.for) parts.push(s.for);
   if (s.direction) parts.push(s.direction);
   if (s.target) parts.push(s.action === 'swipe' && s.direction ? `from ${q(s.target)}` : q(s.target));
+  if (s.select) parts.push(s.action === 'scroll' ? `to ${selectorText(s.select)}` : selectorText(s.select));
   if (s.index !== undefined) parts.push(`[${s.index}]`);
   if (s.to) parts.push(s.action === 'scroll' ? `to ${q(s.to)}` : `→ ${q(s.to)}`);
   if (s.text !== undefined) parts.push(q(s.text));

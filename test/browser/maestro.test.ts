@@ -74,6 +74,42 @@ describe('Maestro flows on the sample app', () => {
     }
   }, 180_000);
 
+  it('runs control flow on the web device: regex and relative selectors, conditions, a retry that needs its second attempt, a repeat while, the hooks', async () => {
+    const id = await settledSession(agent);
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'simfleet-maestro-'));
+      const report = join(dir, 'report.xml');
+      const res = await simfleet(['maestro', 'run', join(FIXTURES, 'control-flow.yaml'), '--session', id, '--junit', report]);
+      expect(res.code, `${res.stdout}\n${res.stderr}`).toBe(0);
+      const lines = res.stdout.split('\n');
+      const at = (index: number) => lines.filter((l) => new RegExp(`^\\s+${index} `).test(l));
+      // the when blocks: one ran, one found nothing to match, one is for Android
+      expect(at(2)[0]).toMatch(/ done /);
+      expect(at(3)[0]).toMatch(/skipped .*when visible \(text ~ "No such \(thing\|page\)"\) did not hold/);
+      expect(at(4)[0]).toMatch(/skipped .*when platform android did not hold/);
+      // the retry: the assert failed once, then the block ran again and passed
+      expect(at(6)).toHaveLength(2);
+      expect(at(6)[0]).toMatch(/failed .*retry 1 of 2: the block from step 5 runs again/);
+      expect(at(6)[1]).toMatch(/ done /);
+      // repeat while: one back, after which the page's line is gone
+      expect(at(9)).toHaveLength(1);
+      expect(at(11)[0]).toMatch(/ done .*control-flow-end/);
+      expect(await readFile(report, 'utf8')).toMatch(/<testsuite name="Control flow"[^>]* failures="0"/);
+      // the same flow sent over REST carries its blocks too
+      const rest = await agent.call('runMaestro', {
+        params: { sessionId: id },
+        body: { flow: await readFile(join(FIXTURES, 'control-flow.yaml'), 'utf8'), path: 'control-flow.yaml' },
+      });
+      expect(rest.status, rest.text.slice(0, 300)).toBe(200);
+      expect(rest.body.divergence).toBeNull();
+      const statuses = rest.body.steps.map((r: { index: number; status: string }) => `${r.index}:${r.status}`);
+      expect(statuses.slice(0, 5)).toEqual(['0:done', '1:done', '2:done', '3:skipped', '4:skipped']);
+      expect(statuses.filter((x: string) => x.startsWith('6:'))).toEqual(['6:failed', '6:done']);
+    } finally {
+      await release(id);
+    }
+  }, 180_000);
+
   it('stops a flow whose element is gone with a failing JUnit case, the image and the outline saved beside it', async () => {
     const id = await settledSession(agent);
     try {

@@ -110,35 +110,80 @@ describe('Maestro flows → simfleet steps', () => {
     ]);
   });
 
-  it('matches text literally: escaped punctuation is unescaped, a regular expression is a problem', () => {
+  it('reads text and id as Maestro reads them: plain text stays a label, a regular expression becomes a selector', () => {
     const plan = commands(
       String.raw`- tapOn: "Inbox \\(3\\)"`,
       '- tapOn: "Loading..."',
       '- tapOn: "Item \\\\d+"',
       '- assertVisible: ".*Welcome.*"',
-      '- tapOn: { text: "Yes|No" }',
+      '- tapOn: { text: "Yes|No", index: 1 }',
       '- tapOn: "#1 pick"',
+      '- tapOn: { id: "btn_.*" }',
+      '- tapOn: "+1 (555)"',
     );
-    expect(plan.steps.map((s) => s.target)).toEqual(['Inbox (3)', 'Loading...']);
-    expect(where(plan)).toEqual([
-      [5, 'tapOn', 'text'],
-      [6, 'assertVisible', 'text'],
-      [7, 'tapOn', 'text'],
-      [8, 'tapOn', 'text'],
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map(({ source: _, ...s }) => s)).toEqual([
+      { action: 'tap', target: 'Inbox (3)' },
+      // dots match any character in Maestro: a pattern, matched as one
+      { action: 'tap', select: { text: 'Loading...' } },
+      { action: 'tap', select: { text: String.raw`Item \d+` } },
+      { action: 'assert', that: 'visible', select: { text: '.*Welcome.*' }, timeoutMs: 7000 },
+      { action: 'tap', select: { text: 'Yes|No', index: 1 } },
+      // simfleet would read "#1 pick" as an id: it goes as a selector, matched as the text it is
+      { action: 'tap', select: { text: '#1 pick' } },
+      { action: 'tap', select: { id: 'btn_.*' } },
+      // "+" alone does not compile: Maestro's fallback matches the text as written
+      { action: 'tap', select: { text: '+1 (555)' } },
     ]);
-    expect(plan.problems[0]!.message).toContain('regular-expression text selectors are not supported');
-    expect(plan.problems[3]!.message).toContain('would be read by simfleet as a reference or an id');
   });
 
-  it('reports unsupported options by name, on their own line, and adds no step for that command', () => {
+  it('refuses a pattern meant as a regular expression that does not compile, and Java-only syntax, naming file and line', () => {
+    const plan = commands('- tapOn: ".*(Sign in"', '- assertVisible: { id: "row_[0-9" }', String.raw`- tapOn: "\\QPrice\\E"`, '- tapOn: ""');
+    expect(where(plan)).toEqual([
+      [3, 'tapOn', 'text'],
+      [4, 'assertVisible', 'id'],
+      [5, 'tapOn', 'text'],
+      [6, 'tapOn', null],
+    ]);
+    expect(plan.problems[0]!.message).toBe(
+      String.raw`text ".*(Sign in" is not a regular expression that compiles (Unterminated group); Maestro would look for these characters literally. Fix the pattern, or escape the characters meant as themselves (\( \[ \. \*)`,
+    );
+    expect(plan.problems[0]!.file).toBe('flows/main.yaml');
+    expect(plan.problems[2]!.message).toContain('Java regular-expression syntax');
+    expect(plan.steps).toEqual([]);
+  });
+
+  it('reads relative and state selectors, nested to any depth, into one selector', () => {
     const plan = commands(
       '- tapOn:',
       '    text: "Buy"',
-      '    below: "Product"',
+      '    below: "Product.*"',
       '    enabled: true',
-      '- tapOn: { text: "OK", retryTapIfNoChange: true }',
-      '- scrollUntilVisible: { element: "Privacy", speed: 80, centerElement: true }',
-      '- swipe: { direction: UP, duration: 500 }',
+      '- tapOn: { id: "delete", childOf: { text: "Row 2" }, index: 0 }',
+      '- assertVisible: { rightOf: { text: "Wi-Fi", above: { id: "footer" } }, checked: false }',
+      '- scrollUntilVisible: { element: { text: "Total", containsChild: "€.*" } }',
+      '- tapOn: { leftOf: "Email", focused: false, selected: true }',
+      '- tapOn: { text: OK, below: "[" }',
+      '- tapOn: { text: OK, enabled: maybe }',
+    );
+    expect(plan.steps.map(({ source, ...s }) => [source!.line, s])).toEqual([
+      [3, { action: 'tap', select: { text: 'Buy', below: { text: 'Product.*' }, enabled: true } }],
+      [7, { action: 'tap', select: { id: 'delete', index: 0, childOf: { text: 'Row 2' } } }],
+      [8, { action: 'assert', that: 'visible', select: { rightOf: { text: 'Wi-Fi', above: { id: 'footer' } }, checked: false }, timeoutMs: 7000 }],
+      [9, { action: 'scroll', select: { text: 'Total', containsChild: { text: '€.*' } }, direction: 'down' }],
+      [10, { action: 'tap', select: { leftOf: { text: 'Email' }, focused: false, selected: true } }],
+      [11, { action: 'tap', select: { text: 'OK', below: { text: '[' } } }],
+    ]);
+    // "[" alone does not compile and was not meant as a pattern: matched as written, escaped for a nested selector
+    expect(where(plan)).toEqual([[12, 'tapOn', 'enabled']]);
+  });
+
+  it('reports unsupported options by name, on their own line, with what to write instead, and adds no step for that command', () => {
+    const plan = commands(
+      '- tapOn:',
+      '    text: "Buy"',
+      '    width: 100',
+      '    traits: text',
       '- launchApp: { appId: com.other.app }',
       '- launchApp: { clearState: true, arguments: { a: 1 } }',
       '- tapOn: { text: "OK", colour: red }',
@@ -146,20 +191,80 @@ describe('Maestro flows → simfleet steps', () => {
       '- back',
     );
     expect(where(plan)).toEqual([
-      [5, 'tapOn', 'below'],
-      [6, 'tapOn', 'enabled'],
-      [7, 'tapOn', 'retryTapIfNoChange'],
-      [8, 'scrollUntilVisible', 'speed'],
-      [8, 'scrollUntilVisible', 'centerElement'],
-      [9, 'swipe', 'duration'],
-      [10, 'launchApp', 'appId'],
-      [11, 'launchApp', 'arguments'],
-      [12, 'tapOn', 'colour'],
-      [13, 'pressKey', null],
+      [5, 'tapOn', 'width'],
+      [6, 'tapOn', 'traits'],
+      [7, 'launchApp', 'appId'],
+      [8, 'launchApp', 'arguments'],
+      [9, 'tapOn', 'colour'],
+      [10, 'pressKey', null],
     ]);
-    expect(plan.problems[0]!.message).toBe("option 'below' is not supported (relative selectors)");
-    expect(plan.problems[8]!.message).toBe("unknown option 'colour'");
-    expect(plan.steps).toEqual([{ action: 'back', source: src(14, 'back') }]);
+    expect(plan.problems[0]!.message).toBe(
+      "option 'width' is not supported (size filters: simfleet selects by text, id, place and state); instead: select by text or id, with below, above, leftOf, rightOf, childOf or a state",
+    );
+    expect(plan.problems[4]!.message).toBe("unknown option 'colour'; instead: check its spelling and indentation against Maestro's documentation of tapOn");
+    expect(plan.steps).toEqual([{ action: 'back', source: src(11, 'back') }]);
+  });
+
+  it("takes Maestro's pacing options: swipe duration, tapOn repeat and delay, scrollUntilVisible speed and the like, noting what differs", () => {
+    const plan = commands(
+      '- tapOn: { text: "OK", retryTapIfNoChange: true }',
+      '- scrollUntilVisible: { element: "Privacy", speed: 80, visibilityPercentage: 50, centerElement: true, waitToSettleTimeoutMs: 500, optional: true }',
+      '- swipe: { direction: UP, duration: 2000 }',
+      '- swipe: { start: "10%,50%", end: "90%,50%", duration: 20 }',
+      '- tapOn: { text: "Like", repeat: 2, delay: 100 }',
+      '- tapOn: { text: "Version", repeat: 3 }',
+      '- waitForAnimationToEnd: { timeout: 3000 }',
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map(({ source, ...s }) => [source!.line, s])).toEqual([
+      [3, { action: 'tap', target: 'OK' }],
+      [4, { action: 'scroll', to: 'Privacy', direction: 'down', optional: true }],
+      [5, { action: 'swipe', direction: 'up', durationMs: 2000 }],
+      [6, { action: 'swipe', target: '10%,50%', to: '90%,50%', durationMs: 50 }],
+      [7, { action: 'double-tap', target: 'Like' }],
+      [8, { action: 'tap', target: 'Version', optional: true }],
+      [8, { action: 'tap', target: 'Version', optional: true }],
+      [8, { action: 'tap', target: 'Version' }],
+      [9, { action: 'wait', for: 'settled', timeoutMs: 3000 }],
+    ]);
+    expect(plan.notes.map((n) => [n.line, n.option])).toEqual([
+      [3, 'retryTapIfNoChange'],
+      [4, 'speed'],
+      [4, 'visibilityPercentage'],
+      [4, 'centerElement'],
+      [6, 'duration'],
+      [8, 'repeat'],
+    ]);
+  });
+
+  it('types a new random text, number, email or name every time the flow is read', () => {
+    const a = commands(
+      '- inputRandomText',
+      '- inputRandomNumber: { length: 5 }',
+      '- inputRandomEmail',
+      '- inputRandomPersonName',
+      '- inputRandomText: { length: 3 }',
+    );
+    const b = commands('- inputRandomText');
+    expect(a.problems).toEqual([]);
+    const [text, number, email, name, short] = a.steps.map((s) => s.text!);
+    expect(text).toMatch(/^[A-Za-z0-9]{8}$/);
+    expect(number).toMatch(/^[1-9][0-9]{4}$/);
+    expect(email).toMatch(/^[a-z]{10}@example\.com$/);
+    expect(name).toMatch(/^[A-Z][a-z]+ [A-Z][A-Za-z-]+$/);
+    expect(short).toHaveLength(3);
+    expect(b.steps[0]!.text).not.toBe(text);
+  });
+
+  it('refuses AI commands whole, with the reason and what to write instead', () => {
+    const plan = commands('- assertWithAI: { assertion: "A login form is shown" }', '- back', '- extractTextWithAI: { query: "price", outputVariable: p }');
+    expect(where(plan)).toEqual([
+      [3, 'assertWithAI', null],
+      [5, 'extractTextWithAI', null],
+    ]);
+    expect(plan.problems[0]!.message).toBe(
+      "unsupported command (Maestro's AI commands send the screen to a language model; a simfleet flow never sends the screen to a model); instead: assert what the model was asked to judge with assertVisible / assertNotVisible on the texts that show it",
+    );
   });
 
   it('produces steps that the API Step schema accepts', () => {
@@ -229,7 +334,7 @@ describe('Maestro flows → simfleet steps', () => {
       'flows/main.yaml': ['appId: app', 'env:', '  WHO: grace', '---', '- inputText: "hi ${WHO}"', '- inputText: ${MISSING}', '- tapOn: "${1+1}"'].join('\n'),
     };
     const plan = flow(files, { WHO: 'ada' });
-    expect(plan.env).toEqual({ WHO: 'ada' });
+    expect(plan.env).toEqual({ MAESTRO_FILENAME: 'main', WHO: 'ada' });
     expect(plan.steps).toEqual([{ action: 'type', text: 'hi ada', source: src(5, 'inputText') }]);
     expect(plan.problems).toEqual([
       {
@@ -238,9 +343,26 @@ describe('Maestro flows → simfleet steps', () => {
         command: 'inputText',
         message: 'undefined variable MISSING (define it under env: in the header or runFlow, or pass -e MISSING=...)',
       },
-      { file: 'flows/main.yaml', line: 7, command: 'tapOn', message: '`${1+1}` is a JavaScript expression; only ${NAME} variables are supported' },
+      {
+        file: 'flows/main.yaml',
+        line: 7,
+        command: 'tapOn',
+        message: '`${1+1}` is a JavaScript expression; simfleet runs no JavaScript yet, so only ${NAME} variables and plain values are substituted',
+      },
     ]);
     expect(flow(files).steps[0]!.text).toBe('hi grace');
+  });
+
+  it('knows its own file name as MAESTRO_FILENAME, and writes an escaped \\${...} as it is', () => {
+    const plan = commands('- takeScreenshot: ${MAESTRO_FILENAME}_end', '- inputText: "cost: \\\\${PRICE}"');
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map((s) => s.name ?? s.text)).toEqual(['main_end', 'cost: ${PRICE}']);
+  });
+
+  it("substitutes JavaScript's plain values as Maestro's engine prints them", () => {
+    const plan = commands('- inputText: "${true}/${false}/${null}/${undefined}/${0}/${12.50}/${\'it\'}/${}"');
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps[0]!.text).toBe('true/false/null/undefined/0/12.5/it/');
   });
 
   it('makes every step of an optional runFlow or repeat optional, and substitutes repeat times', () => {
@@ -282,22 +404,144 @@ describe('Maestro flows → simfleet steps', () => {
     ]);
   });
 
-  it('unrolls at most 50 times and 200 steps, and refuses repeat while and runFlow when', () => {
-    expect(where(commands('- repeat: { times: 51, commands: [back] }'))).toEqual([[3, 'repeat', 'times']]);
+  it('unrolls a repeat of at most 50 times, makes a longer one a block, and stops at 200 steps', () => {
+    const long = commands('- repeat: { times: 51, commands: [back] }');
+    expect(long.problems).toEqual([]);
+    expect(long.steps).toHaveLength(1);
+    expect(long.blocks).toEqual([{ first: 0, last: 0, repeat: { times: 51 }, source: src(3, 'repeat') }]);
+    expect(where(commands('- repeat: { times: 1001, commands: [back] }'))).toEqual([[3, 'repeat', 'times']]);
     const big = commands('- launchApp', '- repeat:', '    times: 50', '    commands: [back, scroll, back, scroll, { tapOn: OK }]');
     expect(big.steps).toHaveLength(1 + 39 * 5);
     expect(big.problems).toEqual([expect.objectContaining({ line: 4, command: 'repeat', message: expect.stringContaining('past 200 steps') })]);
-    const conditional = commands(
-      '- repeat: { while: { visible: More }, commands: [scroll, hideKeyboard] }',
-      '- runFlow: { when: { platform: iOS }, commands: [back, pressKey: Home] }',
-    );
-    expect(where(conditional)).toEqual([
-      [3, 'repeat', 'while'],
-      [3, 'hideKeyboard', null],
-      [4, 'runFlow', 'when'],
-      [4, 'pressKey', null], // the conditional block is still checked
+  });
+
+  it('makes runFlow when a block the runner checks: visible, notVisible and platform, inline or by file with env', () => {
+    const plan = flow({
+      'flows/main.yaml': [
+        'appId: app',
+        '---',
+        '- runFlow:',
+        '    when:',
+        '      visible: "Accept( all)? cookies"',
+        '    commands:',
+        '      - tapOn: "Accept.*"',
+        '- runFlow:',
+        '    when: { notVisible: { id: "logged_in" }, platform: Android }',
+        '    file: login.yaml',
+        '    env: { USER: ada }',
+        '- back',
+      ].join('\n'),
+      'flows/login.yaml': ['appId: app', '---', '- tapOn: Name', '- inputText: ${USER}'].join('\n'),
+    });
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toEqual([
+      { action: 'tap', select: { text: 'Accept.*' }, source: src(7, 'tapOn') },
+      { action: 'tap', target: 'Name', source: src(3, 'tapOn', 'flows/login.yaml') },
+      { action: 'type', text: 'ada', source: src(4, 'inputText', 'flows/login.yaml') },
+      { action: 'back', source: src(12, 'back') },
     ]);
-    expect(conditional.steps).toEqual([]);
+    expect(plan.blocks).toEqual([
+      { first: 0, last: 0, when: { visible: { text: 'Accept( all)? cookies' } }, source: src(3, 'runFlow') },
+      { first: 1, last: 2, when: { platform: 'android', notVisible: { id: 'logged_in' } }, source: src(8, 'runFlow') },
+    ]);
+  });
+
+  it('decides a when: true from its variables before the run, as Maestro tests a value for truth', () => {
+    const body = ['- runFlow: { when: { true: "${SKIP}" }, commands: [back] }', '- runFlow: { when: { true: "${N}" }, commands: [scroll] }'];
+    const on = flow({ 'flows/main.yaml': ['appId: app', '---', ...body].join('\n') }, { SKIP: 'yes', N: '0' });
+    expect(on.steps.map((s) => s.action)).toEqual(['back']);
+    expect(on.blocks).toEqual([]);
+    const off = flow({ 'flows/main.yaml': ['appId: app', '---', ...body].join('\n') }, { SKIP: 'false', N: '2' });
+    expect(off.steps.map((s) => s.action)).toEqual(['scroll']);
+    const js = commands('- runFlow: { when: { true: "${output.loggedIn}" }, commands: [back] }');
+    expect(where(js)).toEqual([[3, 'runFlow', 'true']]);
+  });
+
+  it('makes repeat while and retry blocks, nests them, and keeps optional and label on their steps', () => {
+    const plan = commands(
+      '- retry:',
+      '    maxRetries: 2',
+      '    commands:',
+      '      - repeat:',
+      '          while: { visible: "Load more" }',
+      '          commands:',
+      '            - tapOn: { text: "Load more", optional: true }',
+      '      - assertVisible: "Item 3"',
+      '- repeat: { times: 3, while: { notVisible: Done }, label: "until done", commands: [scroll] }',
+      '- retry: { maxRetries: 7, commands: [back] }',
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map(({ source, ...s }) => [source!.line, s])).toEqual([
+      [9, { action: 'tap', target: 'Load more', optional: true }],
+      [10, { action: 'assert', that: 'visible', target: 'Item 3', timeoutMs: 7000 }],
+      [11, { action: 'scroll', direction: 'down', note: 'until done' }],
+      [12, { action: 'back' }],
+    ]);
+    expect(plan.blocks).toEqual([
+      { first: 0, last: 0, repeat: { while: { visible: { text: 'Load more' } } }, source: src(6, 'repeat') },
+      { first: 0, last: 1, retries: 2, source: src(3, 'retry') },
+      { first: 2, last: 2, repeat: { times: 3, while: { notVisible: { text: 'Done' } } }, source: src(11, 'repeat') },
+      { first: 3, last: 3, retries: 3, source: src(12, 'retry') },
+    ]);
+    expect(plan.notes).toEqual([
+      expect.objectContaining({ line: 12, command: 'retry', option: 'maxRetries', message: 'maxRetries 7 is cut to 3, as Maestro cuts it' }),
+    ]);
+  });
+
+  it('runs onFlowStart first and onFlowComplete last as an always block; other header keys are noted, not refused', () => {
+    const plan = flow({
+      'flows/main.yaml': [
+        'appId: app',
+        'tags: [smoke]',
+        'androidWebViewHierarchy: devtools',
+        'onFlowStart:',
+        '  - launchApp',
+        'onFlowComplete:',
+        '  - takeScreenshot: end',
+        '---',
+        '- back',
+      ].join('\n'),
+    });
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map((s) => [s.action, s.source!.line])).toEqual([
+      ['launch', 5],
+      ['back', 9],
+      ['screenshot', 7],
+    ]);
+    expect(plan.blocks).toEqual([{ first: 2, last: 2, always: true, source: src(7, 'onFlowComplete') }]);
+    expect(plan.notes.map((n) => [n.line, n.option, n.message])).toEqual([
+      [
+        3,
+        'androidWebViewHierarchy',
+        "header key 'androidWebViewHierarchy' is accepted and ignored (simfleet reads web views through the accessibility tree whatever this says)",
+      ],
+    ]);
+  });
+
+  it('refuses a repeat that never ends, a condition it cannot read, and a sub-flow that includes itself, naming file and line', () => {
+    const plan = flow({
+      'flows/main.yaml': [
+        'appId: app',
+        '---',
+        '- repeat: { while: { true: "yes" }, commands: [back] }',
+        '- runFlow: { when: { visible: ".*(oops" }, commands: [back] }',
+        '- runFlow: { when: { platform: Windows }, commands: [back] }',
+        '- runFlow: { when: { colour: red }, commands: [back] }',
+        '- runFlow: loop.yaml',
+        '- runFlow: { file: missing.yaml, when: { platform: ios } }',
+      ].join('\n'),
+      'flows/loop.yaml': ['appId: app', '---', '- back', '- runFlow: loop.yaml'].join('\n'),
+    });
+    expect(plan.problems.map((p) => [p.file, p.line, p.command, p.option ?? null])).toEqual([
+      ['flows/main.yaml', 3, 'repeat', 'while'],
+      ['flows/main.yaml', 4, 'runFlow', 'visible'],
+      ['flows/main.yaml', 5, 'runFlow', 'platform'],
+      ['flows/main.yaml', 6, 'runFlow', 'colour'],
+      ['flows/loop.yaml', 4, 'runFlow', 'file'],
+      ['flows/main.yaml', 8, 'runFlow', 'file'],
+    ]);
+    expect(plan.problems[4]!.message).toBe('runFlow cycle: flows/main.yaml → flows/loop.yaml → flows/loop.yaml');
+    expect(plan.problems[5]!.message).toBe('cannot read flows/missing.yaml: no such file');
   });
 
   it('reports a YAML syntax error with its line, and an empty flow', () => {
@@ -314,22 +558,20 @@ describe('Maestro flows → simfleet steps', () => {
   it('reports every unsupported command of the fixture on its line', () => {
     const plan = fromDisk(fixture('unsupported.yaml'));
     expect(where(plan)).toEqual([
-      [3, 'header', 'onFlowStart'],
+      [4, 'runScript', null],
       [8, 'launchApp', 'permissions'],
-      [12, 'tapOn', 'below'],
+      [12, 'tapOn', 'width'],
       [13, 'tapOn', 'text'],
-      [14, 'inputRandomEmail', null],
       [15, 'evalScript', null],
       [16, 'copyTextFrom', null],
       [18, 'hideKeyboard', null],
       [19, 'setLocation', null],
-      [23, 'repeat', 'while'],
-      [29, 'swipe', 'duration'],
       [30, 'inputText', null],
       [31, 'someFutureCommand', null],
     ]);
     expect(plan.problems[4]!.message).toMatch(/^unsupported command/);
-    expect(plan.steps).toEqual([]);
+    // inputRandomEmail, the repeat while and the swipe with a duration are no longer problems
+    expect(plan.steps.map((s) => s.action)).toEqual(['type', 'scroll', 'swipe']);
   });
 });
 
@@ -362,9 +604,9 @@ describe('simfleet maestro check', () => {
     const file = fixture('unsupported.yaml');
     const r = await run(['check', fixture('settings-tour.yaml'), file]);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('13 problems; the flow cannot run as written:');
-    expect(r.out).toContain(`\n${file}:12: tapOn: option 'below' is not supported (relative selectors)\n`);
-    expect(r.out).toContain(`\n${file}:31: someFutureCommand: unsupported command: someFutureCommand is not a Maestro command simfleet knows\n`);
+    expect(r.out).toContain('10 problems; the flow cannot run as written:');
+    expect(r.out).toContain(`\n${file}:12: tapOn: option 'width' is not supported (size filters: simfleet selects by text, id, place and state); instead:`);
+    expect(r.out).toContain(`\n${file}:31: someFutureCommand: unsupported command: someFutureCommand is not a Maestro command simfleet knows;`);
     expect((await run(['check', fixture('missing.yaml')])).out).toContain(`${fixture('missing.yaml')}: cannot read the flow: no such file`);
   });
 
@@ -372,7 +614,7 @@ describe('simfleet maestro check', () => {
     const r = await run(['check', fixture('unsupported.yaml')], true, { COUPON: 'SAVE10' });
     const plans = JSON.parse(r.out) as MaestroPlan[];
     expect(plans).toHaveLength(1);
-    expect(plans[0]!.env).toEqual({ COUPON: 'SAVE10' });
+    expect(plans[0]!.env).toEqual({ MAESTRO_FILENAME: 'unsupported', COUPON: 'SAVE10' });
     expect(plans[0]!.problems.map((p) => p.line)).not.toContain(30);
     expect(r.code).toBe(1);
   });

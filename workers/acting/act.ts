@@ -21,6 +21,7 @@ import { perform, type ActionKind } from './perform.js';
 import { scrollBy, scrollTo, viewportStep, type Direction } from './scroll.js';
 import { STALL_PT } from './scroll-sensor.js';
 import { pointOf, resolveTarget } from './targets.js';
+import { describeSelector } from '../understanding/select.js';
 
 type Schemas = components['schemas'];
 
@@ -92,7 +93,7 @@ export class Actor {
     if (opts.chosen) {
       index = opts.chosen.index;
       point = before.reading.elements[index]!.tap;
-    } else if (req.target) {
+    } else if (req.target || (req.select && kind !== 'scroll')) {
       resolve();
       // A destructive-looking target is never acted on from memory: a remembered outline can be
       // another screen's that shares its face (the field report's review step inherited step one's
@@ -195,9 +196,10 @@ export class Actor {
     checkDeadline(`the ${kind}`);
     if (kind === 'scroll') {
       const within = point ?? undefined;
-      if (req.to) {
-        const target = req.to;
-        const find = (r: Read) => findIn(u, localId, epoch, r, target, req.role);
+      if (req.to || req.select) {
+        const target = req.to ?? describeSelector(req.select!);
+        const select = req.to ? undefined : req.select;
+        const find = (r: Read) => (select ? selectIn(u, localId, epoch, r, select) : findIn(u, localId, epoch, r, target, req.role));
         const out = await scrollTo(device, before, find, req.direction as Direction | undefined, req.maxScrolls ?? DEFAULT_MAX_SCROLLS, settleRead);
         after = out.after;
         found = out.found;
@@ -417,6 +419,15 @@ function findIn(u: Understanding, localId: string, epoch: number, r: Read, targe
   if (i >= 0) return i;
   try {
     return u.locate(localId, epoch, r, target, role).index;
+  } catch {
+    return null;
+  }
+}
+
+/** The element a Maestro selector takes on a reading, or null. */
+function selectIn(u: Understanding, localId: string, epoch: number, r: Read, select: NonNullable<Schemas['ActionRequest']['select']>): number | null {
+  try {
+    return u.locate(localId, epoch, r, select).index;
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@
 // nothing is not. Never a fuzzy guess: waiting for "Save" must not be satisfied by "Saved".
 import { DeviceError } from '../devices/backend.js';
 import { normaliseLabel } from '../understanding/names.js';
+import { selectAll, type Selector } from '../understanding/select.js';
 import type { Read, Understanding } from '../understanding/service.js';
 
 export interface Presence {
@@ -12,9 +13,13 @@ export interface Presence {
   matches: number;
 }
 
-export function presence(u: Understanding, localId: string, epoch: number, read: Read, target: string, role?: string): Presence {
+export function presence(u: Understanding, localId: string, epoch: number, read: Read, target: string | Selector, role?: string): Presence {
   const els = read.reading.elements;
   const shown = (i: number) => read.reading.refs[i] !== null;
+  if (typeof target !== 'string') {
+    const hits = selectAll(target, { elements: els, shown });
+    return { visible: hits.length > 0, index: hits[0] ?? null, matches: hits.length };
+  }
   const t = target.trim();
   if (t.startsWith('@') || /^#\d/.test(t)) {
     try {

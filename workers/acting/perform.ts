@@ -56,7 +56,7 @@ export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, '
           req.distance ?? (req.direction === 'up' || req.direction === 'down' ? (band.bottom - band.top) * 0.6 : screen.widthPt * 0.6),
           screen,
         );
-      return device.touch(g.swipe(from, to));
+      return device.touch(g.swipe(from, to, req.durationMs));
     }
     case 'drag':
       return device.touch(g.drag(need(at.point), need(at.to)));

@@ -11,6 +11,8 @@ import { pointScaled } from '../perception/image.js';
 import { checkBinding } from './binding.js';
 import { checkDeadline, DeadlinePassed } from './deadline.js';
 import { presence } from './checks.js';
+import { Blocks, describeCondition, MAX_ROUNDS, type StepCondition } from './blocks.js';
+import { describeSelector, type Selector } from '../understanding/select.js';
 import { planDigest } from '../../openapi/plan-digest.js';
 import { fill } from './fill.js';
 import { touchedFor, triage, type Code, type Triage } from './triage.js';
@@ -79,20 +81,55 @@ export class StepRunner {
       ms: 0,
       ...(s.source ? { source: s.source } : {}),
     }));
-    let divergence: Schemas['Divergence'] | null = null;
-    for (let index = from; index < req.steps.length; index++) {
-      checkDeadline(`step ${index} of the run`);
-      const step = req.steps[index]!;
-      const { result, failed } = await this.step(ctx, step, index);
-      steps.push(result);
-      if (!failed) continue;
-      if (step.optional) {
-        result.status = 'skipped';
-        continue;
-      }
-      divergence = await this.divergence(ctx, step, index, failed, digest);
-      break;
+    const blocks = new Blocks(req.blocks ?? [], req.steps.length);
+    if (blocks.any && from > 0)
+      throw new DeviceError('VALIDATION_FAILED', 'a plan with blocks runs from its start', 'send it again without from and planDigest');
+    const always = blocks.always();
+    const divergence = await this.walk(ctx, req.steps, blocks, from, always?.first ?? req.steps.length, steps, digest);
+    // Maestro's onFlowComplete: run whatever happened before it; the first failure stays the answer
+    if (always) {
+      const after = await this.walk(ctx, req.steps, new Blocks(req.blocks ?? [], req.steps.length), always.first, req.steps.length, steps, digest);
+      if (!divergence && after) return this.result(ctx, steps, digest, after, t0);
     }
+    return this.result(ctx, steps, digest, divergence, t0);
+  }
+
+  /** Runs steps from..to-1 (blocks steering), appending their results; the divergence that stopped them, or null. */
+  private async walk(
+    ctx: Ctx,
+    all: Step[],
+    blocks: Blocks,
+    from: number,
+    to: number,
+    steps: StepResult[],
+    digest: string,
+  ): Promise<Schemas['Divergence'] | null> {
+    let index = from;
+    while (index < to) {
+      checkDeadline(`step ${index} of the run`);
+      const skipped = await this.enter(ctx, blocks, index, all, steps);
+      if (skipped === null) {
+        const step = all[index]!;
+        const { result, failed } = await this.step(ctx, step, index);
+        steps.push(result);
+        if (failed && step.optional) result.status = 'skipped';
+        else if (failed) {
+          const again = blocks.retry(index);
+          if (!again) return this.divergence(ctx, step, index, failed, digest, !blocks.any);
+          result.detail += ` (retry ${again.attempt} of ${again.block.retries}: the block from step ${again.block.first} runs again)`;
+          index = again.block.first;
+          continue;
+        }
+      }
+      const last = skipped ?? index;
+      const next = await this.leave(ctx, blocks, last, all);
+      if (typeof next === 'object') return this.divergence(ctx, all[last]!, last, next, digest, false);
+      index = next ?? last + 1;
+    }
+    return null;
+  }
+
+  private async result(ctx: Ctx, steps: StepResult[], digest: string, divergence: Schemas['Divergence'] | null, t0: number): Promise<Schemas['DoResult']> {
     const end = divergence ? null : await this.read(ctx);
     return {
       steps,
@@ -100,7 +137,7 @@ export class StepRunner {
       planDigest: digest,
       divergence,
       screen: divergence ? divergence.screen : identity(end!),
-      outline: divergence ? divergence.outline : outlineText(end!.reading, this.actor.understanding.header(localId, end!)),
+      outline: divergence ? divergence.outline : outlineText(end!.reading, this.actor.understanding.header(ctx.localId, end!)),
       totalMs: Math.round(performance.now() - t0),
     };
   }
@@ -315,7 +352,7 @@ export class StepRunner {
     const timeoutMs = step.timeoutMs ?? WAIT_DEFAULT_MS;
     const eyes = this.actor.eyesOf(ctx.localId);
     const quietMs = step.quietMs ?? this.actor.quietMs;
-    if (step.for === 'settled' || !step.target) {
+    if (step.for === 'settled' || !named(step)) {
       const r = await eyes.wait({ for: 'settled', timeoutMs, quietMs, changeTimeoutMs: 0, since: undefined });
       if (r.status === 'not-settled')
         return fail(
@@ -328,17 +365,17 @@ export class StepRunner {
     }
     const want = step.for !== 'not-visible';
     const found = await this.until(ctx, step, want, timeoutMs);
-    if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
+    if (found.ok) return { ok: true, verdict: 'ok', detail: `${what(step)} ${want ? 'visible' : 'gone'} after ${found.ms} ms` };
     return fail(
       'timeout',
-      `${JSON.stringify(step.target)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`,
+      `${what(step)} was ${want ? 'not visible' : 'still visible'} after ${timeoutMs} ms on screen ${describe(found.read)}`,
       'read the outline: the label may differ, or the screen may need a step first',
       false,
     );
   }
 
   private async assertStep(ctx: Ctx, step: Step): Promise<Attempt> {
-    if (!step.target || !step.that)
+    if (!named(step) || !step.that)
       throw new DeviceError(
         'VALIDATION_FAILED',
         'an assert needs a target and that (visible, not-visible or value)',
@@ -349,24 +386,24 @@ export class StepRunner {
     if (step.that === 'value') {
       if (step.value === undefined) throw new DeviceError('VALIDATION_FAILED', 'an assert of a value needs value', 'add "value"');
       const read = await this.read(ctx);
-      const p = presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target, step.role);
+      const p = presence(this.actor.understanding, ctx.localId, ctx.epoch, read, named(step)!, step.role);
       const shown = p.index !== null ? (read.reading.elements[p.index]!.value ?? '') : null;
-      if (shown === step.value) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}` };
+      if (shown === step.value) return { ok: true, verdict: 'ok', detail: `${what(step)} holds ${JSON.stringify(shown)}` };
       return fail(
         'assertion-failed',
         p.index === null
-          ? `${JSON.stringify(step.target)} is not on screen ${describe(read)}`
-          : `${JSON.stringify(step.target)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`,
+          ? `${what(step)} is not on screen ${describe(read)}`
+          : `${what(step)} holds ${JSON.stringify(shown)}, not ${JSON.stringify(step.value)}`,
         'read the outline for what the screen shows',
         false,
       );
     }
     const want = step.that === 'visible';
     const found = await this.until(ctx, step, want, step.timeoutMs ?? 0);
-    if (found.ok) return { ok: true, verdict: 'ok', detail: `${JSON.stringify(step.target)} is ${want ? 'visible' : 'not visible'}` };
+    if (found.ok) return { ok: true, verdict: 'ok', detail: `${what(step)} is ${want ? 'visible' : 'not visible'}` };
     return fail(
       'assertion-failed',
-      `${JSON.stringify(step.target)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`,
+      `${what(step)} is ${want ? 'not visible' : 'visible'} on screen ${describe(found.read)}`,
       'read the outline for what the screen shows',
       false,
     );
@@ -380,7 +417,7 @@ export class StepRunner {
     for (;;) {
       const mark = eyes.mark(ctx.epoch, { byId: false });
       const read = await this.read(ctx);
-      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, step.target!, step.role).visible === want)
+      if (presence(this.actor.understanding, ctx.localId, ctx.epoch, read, named(step)!, step.role).visible === want)
         return { ok: true, ms: Math.round(performance.now() - t0), read };
       const left = deadline - performance.now();
       if (left <= 0) return { ok: false, ms: Math.round(performance.now() - t0), read };
@@ -433,7 +470,7 @@ export class StepRunner {
     return { ok: true, verdict: 'ok', detail: `${step.name ?? 'screenshot'}: ${png.length} bytes`, image: png.toString('base64') };
   }
 
-  private async divergence(ctx: Ctx, step: Step, index: number, failed: Failed, digest: string): Promise<Schemas['Divergence']> {
+  private async divergence(ctx: Ctx, step: Step, index: number, failed: Failed, digest: string, resumable = true): Promise<Schemas['Divergence']> {
     const read = await this.read(ctx);
     this.actor.understanding.number(ctx.localId, ctx.epoch, read); // the report's refs are usable at once
     this.actor.logger.info(
@@ -459,8 +496,73 @@ export class StepRunner {
       ...(failed.expected !== undefined ? { expected: failed.expected } : {}),
       screen: identity(read),
       outline: outlineText(read.reading, this.actor.understanding.header(ctx.localId, read)),
-      resume: { allowed: true, from: failed.touched || touchedFor(failed.code) ? index + 1 : index, planDigest: digest },
+      resume: { allowed: resumable, from: failed.touched || touchedFor(failed.code) ? index + 1 : index, planDigest: digest },
     };
+  }
+
+  /**
+   * Enters the blocks that begin at `index`. A `when` that does not hold, or a `while` that does not
+   * hold before the first round, skips the block: its steps are reported skipped, and the index of
+   * its last step is returned (null when the step is to run).
+   */
+  private async enter(ctx: Ctx, blocks: Blocks, index: number, all: Step[], results: StepResult[]): Promise<number | null> {
+    for (const b of blocks.entering(index)) {
+      const condition = b.when ?? b.repeat?.while;
+      if (condition && !(await this.holds(ctx, condition))) {
+        const why = `skipped: ${b.when ? 'when' : 'repeat while'} ${describeCondition(condition, describeSelector)} did not hold`;
+        for (let i = b.first; i <= b.last; i++)
+          results.push({
+            index: i,
+            action: all[i]!.action,
+            status: 'skipped',
+            verdict: null,
+            detail: why,
+            triage: [],
+            ms: 0,
+            ...(all[i]!.source ? { source: all[i]!.source } : {}),
+          });
+        return b.last;
+      }
+      blocks.enter(b);
+    }
+    return null;
+  }
+
+  /**
+   * Leaves the blocks that end at `index`, innermost first. A repeat with rounds to go returns its
+   * first step; a while still holding after its last allowed round is a failure; else undefined.
+   */
+  private async leave(ctx: Ctx, blocks: Blocks, index: number, all: Step[]): Promise<number | Failed | undefined> {
+    for (const b of blocks.leaving(index)) {
+      if (b.repeat) {
+        const rounds = blocks.roundDone(b);
+        const cap = b.repeat.times ?? MAX_ROUNDS;
+        const more = rounds < cap && (!b.repeat.while || (await this.holds(ctx, b.repeat.while)));
+        if (more) {
+          blocks.restart(b);
+          return b.first;
+        }
+        if (rounds >= cap && b.repeat.times === undefined && b.repeat.while && (await this.holds(ctx, b.repeat.while)))
+          return {
+            code: 'assertion-failed',
+            message: `repeat while ${describeCondition(b.repeat.while, describeSelector)} still held after ${cap} rounds (steps ${b.first}..${b.last}${all[b.first]?.source ? `, ${all[b.first]!.source!.file}:${all[b.first]!.source!.line}` : ''})`,
+            hint: 'give repeat a number of times, or check that its steps change what the condition looks at',
+            touched: true,
+          };
+      }
+      blocks.leave(b);
+    }
+    return undefined;
+  }
+
+  /** Whether a block's condition holds on the settled screen (looked for again until timeoutMs, if given). */
+  private async holds(ctx: Ctx, c: StepCondition): Promise<boolean> {
+    if (c.platform && c.platform !== this.actor.backendOf(ctx.localId).platform) return false;
+    const timeoutMs = c.timeoutMs ?? 0;
+    await this.settle(ctx, WAIT_DEFAULT_MS);
+    if (c.visible && !(await this.until(ctx, { action: 'wait', select: c.visible }, true, timeoutMs)).ok) return false;
+    if (c.notVisible && !(await this.until(ctx, { action: 'wait', select: c.notVisible }, false, timeoutMs)).ok) return false;
+    return true;
   }
 
   private busy(ctx: Ctx): boolean {
@@ -518,3 +620,12 @@ function codeOf(code: string): Code {
 }
 
 const describe = (r: Read) => `${r.identified.node.id}${r.identified.node.name ? ` ${JSON.stringify(r.identified.node.name)}` : ''}`;
+
+/** What a wait or assert looks for: its target, or its Maestro selector. */
+function named(step: Step): string | Selector | undefined {
+  return step.target ?? step.select;
+}
+
+function what(step: Step): string {
+  return step.target !== undefined ? JSON.stringify(step.target) : step.select ? describeSelector(step.select) : '(nothing)';
+}

@@ -7,6 +7,7 @@ import { DeviceError, type Point } from '../devices/backend.js';
 import { inside } from '../understanding/geometry.js';
 import type { Read, Understanding } from '../understanding/service.js';
 import type { Found } from '../understanding/refs.js';
+import { describeSelector } from '../understanding/select.js';
 
 type Fields = components['schemas']['ActionFields'];
 
@@ -43,7 +44,14 @@ export function pointOf(target: string, read: Read): Point | undefined {
   return p;
 }
 
-export function resolveTarget(u: Understanding, localId: string, epoch: number, read: Read, spec: Pick<Fields, 'target' | 'role' | 'index' | 'or'>): Resolved {
+export function resolveTarget(
+  u: Understanding,
+  localId: string,
+  epoch: number,
+  read: Read,
+  spec: Pick<Fields, 'target' | 'role' | 'index' | 'or' | 'select'>,
+): Resolved {
+  if (spec.select && spec.target === undefined) return selected(u, localId, epoch, read, spec.select);
   const targets = [spec.target!, ...(spec.or ?? [])];
   const missed: DeviceError[] = [];
   for (const target of targets) {
@@ -65,6 +73,14 @@ export function resolveTarget(u: Understanding, localId: string, epoch: number, 
     'read the screen for the labels it has',
     { tried: targets },
   );
+}
+
+/** A Maestro selector (a step's `select`): the element it takes, or NO_MATCH. */
+function selected(u: Understanding, localId: string, epoch: number, read: Read, select: NonNullable<Fields['select']>): Resolved {
+  const found = u.locate(localId, epoch, read, select);
+  const el = read.reading.elements[found.index]!;
+  if (!el.tap) throw new DeviceError('NO_MATCH', `${el.role} ${JSON.stringify(el.label)} has no point that can be touched`, 'scroll it into view first');
+  return { point: el.tap, index: found.index, how: found.how, matched: describeSelector(select) };
 }
 
 /** The smallest element drawn at a point (a switch inside its row), or null. */

@@ -8,6 +8,7 @@ import type { Element } from './elements.js';
 import { inside } from './geometry.js';
 import { editDistance, normaliseLabel } from './names.js';
 import type { ScreenReading } from './screen.js';
+import { describeSelector, selectAll, type Selector } from './select.js';
 import { ellipsize } from '../text/clip.js';
 
 export type Target =
@@ -15,7 +16,8 @@ export type Target =
   | { kind: 'row'; n: number; list: 1 | 2 }
   | { kind: 'id'; id: string }
   | { kind: 'label'; label: string; role?: string; index?: number }
-  | { kind: 'point'; x: number; y: number };
+  | { kind: 'point'; x: number; y: number }
+  | { kind: 'select'; select: Selector };
 
 /** A reading with the identity it was given, as served to one session. */
 export interface Numbered {
@@ -101,6 +103,8 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       if (matches.length) return pixelsSay(one(matches, what, current, 'label'), els);
       return fuzzy(want, what, current, ofRole);
     }
+    case 'select':
+      return selected(target.select, current);
     case 'point': {
       const p = { x: target.x, y: target.y, width: 0, height: 0 };
       const under = els.map((_, i) => i).filter((i) => els[i]!.visible && inside(p, els[i]!.visible!, 0));
@@ -115,6 +119,21 @@ export function locate(target: Target, current: Numbered, numbered: Numbered | u
       return { index: under[0]!, how: 'point' };
     }
   }
+}
+
+/** A Maestro selector: the first element in its order among those on the screen; several are no ambiguity. */
+function selected(sel: Selector, current: Numbered): Found {
+  const els = current.reading.elements;
+  const onScreen = selectAll(sel, { elements: els, shown: (i) => current.reading.refs[i] !== null });
+  if (onScreen.length) return pixelsSay({ index: onScreen[0]!, how: sel.text === undefined && sel.id !== undefined ? 'id' : 'label' }, els);
+  const offScreen = selectAll(sel, { elements: els, shown: () => true });
+  if (offScreen.length)
+    throw new DeviceError(
+      'NO_MATCH',
+      `${describeSelector(sel)} matches ${say(els[offScreen[0]!]!)}, which is not on the screen: it is ${where(els[offScreen[0]!]!)}`,
+      'scroll it into view first',
+    );
+  throw new DeviceError('NO_MATCH', `nothing on screen ${describe(current)} matches ${describeSelector(sel)}`, 'read the screen for the labels and ids it has');
 }
 
 /** A match on words read from pixels says so: the resolution rests on text recognition, not the tree. */

@@ -16,6 +16,7 @@ import { withVolatile } from './volatile.js';
 import type { Arrival, Identified } from './identity.js';
 import { elementJson, outlineJson, outlineText, type OutlineHeader } from './outline.js';
 import { locate, parseTarget, type Found, type Numbered } from './refs.js';
+import type { Selector } from './select.js';
 import { readScreen, type ScreenReading } from './screen.js';
 import type { TextRecogniser } from './ocr/engine.js';
 import { PIXEL_BUDGET_MS, readPixels } from './ocr/read.js';
@@ -277,9 +278,11 @@ export class Understanding {
     for (const e of d.numbered.keys()) if (e < epoch) d.numbered.delete(e); // older leases are over
   }
 
-  locate(localId: string, epoch: number, read: Read, target: string, role?: string, index?: number): Found {
+  /** target: a target string, or a Maestro selector (a step's `select`). */
+  locate(localId: string, epoch: number, read: Read, target: string | Selector, role?: string, index?: number): Found {
     try {
-      return locate(parseTarget(target, role, index), numberedOf(read), this.device(localId).numbered.get(epoch));
+      const parsed = typeof target === 'string' ? parseTarget(target, role, index) : { kind: 'select' as const, select: target };
+      return locate(parsed, numberedOf(read), this.device(localId).numbered.get(epoch));
     } catch (err) {
       // "Nothing matches" from a read that left drawn text unread is not the screen's answer yet.
       const unread = read.ocr?.unread;

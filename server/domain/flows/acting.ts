@@ -73,7 +73,7 @@ export class Acting {
         details: { problems: plan.problems },
       });
     }
-    return this.run(principal, sessionId, { steps: plan.steps }, undefined);
+    return this.run(principal, sessionId, { steps: plan.steps, ...(plan.blocks.length ? { blocks: plan.blocks } : {}) }, undefined);
   }
 
   private async deviceOf(principal: Principal, sessionId: string): Promise<string | null> {

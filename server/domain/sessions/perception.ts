@@ -46,6 +46,18 @@ function stepBudgetMs(s: Schemas['Step']): number {
   return wait * 3;
 }
 
+/** A plan's time: every step once, plus each block's steps again for its extra rounds and retries, and its condition checks. */
+function planBudgetMs(body: Schemas['DoRequest']): number {
+  const range = (first: number, last: number) => body.steps.slice(first, last + 1).reduce((t, s) => t + stepBudgetMs(s), 0);
+  let total = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
+  for (const b of body.blocks ?? []) {
+    const rounds = (b.repeat ? (b.repeat.times ?? 100) : 1) * (1 + (b.retries ?? 0));
+    const check = (b.when ?? b.repeat?.while)?.timeoutMs ?? 0;
+    total += (rounds - 1) * range(b.first, b.last) + rounds * (check + 2 * WAIT_MARGIN_MS + 5000);
+  }
+  return total;
+}
+
 export interface PerceptionObserver {
   /** One answer given (its outcome) or refused (its error code). */
   onAnswer(method: CallCommand['method'], outcome: string): void;
@@ -97,7 +109,7 @@ export class SessionPerception {
   }
 
   async steps(principal: Principal, sessionId: string, body: Schemas['DoRequest']): Promise<Schemas['DoResult']> {
-    const timeoutMs = body.steps.reduce((t, s) => t + stepBudgetMs(s), CALL_TIMEOUT_MS);
+    const timeoutMs = planBudgetMs(body);
     return this.ask(principal, sessionId, 'steps.run', body, timeoutMs, (v) => `do:${(v as Schemas['DoResult']).divergence?.code ?? 'done'}`) as Promise<
       Schemas['DoResult']
     >;

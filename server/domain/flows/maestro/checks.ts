@@ -1,6 +1,6 @@
 // Commands that look rather than act: assertions, waits and screenshots.
 import { misuse, scalarArg, withMap, type Handler } from './handler.js';
-import { readSelector, selectorOf } from './selector.js';
+import { named, readSelector, selectorOf } from './selector.js';
 
 /** Maestro keeps looking for an asserted element for several seconds before it fails. */
 const ASSERT_TIMEOUT_MS = 7000;
@@ -9,7 +9,7 @@ function assertion(that: 'visible' | 'not-visible'): Handler {
   return (input) => {
     if (input.arg === null) return misuse(input, 'a text or a map of text, id and index');
     const t = input.opts ? readSelector(input.opts, false) : selectorOf(input.arg, input.ctx, false);
-    return t && [{ action: 'assert', that, target: t.target, ...(t.index !== undefined ? { index: t.index } : {}), timeoutMs: ASSERT_TIMEOUT_MS }];
+    return t && [{ action: 'assert', that, ...named(t), timeoutMs: ASSERT_TIMEOUT_MS }];
   };
 }
 
@@ -26,8 +26,7 @@ const extendedWaitUntil: Handler = (input) =>
       {
         action: 'wait',
         for: visible ? 'visible' : 'not-visible',
-        target: t.target,
-        ...(t.index !== undefined ? { index: t.index } : {}),
+        ...named(t),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       },
     ];

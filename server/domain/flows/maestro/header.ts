@@ -6,7 +6,17 @@ export interface Header {
   appId: string | null;
   name: string | null;
   env: Record<string, string>;
+  /** the hooks' command lists, expanded by the caller around the flow's own commands */
+  onFlowStart?: YNode;
+  onFlowComplete?: YNode;
 }
+
+/** Header keys Maestro reads as extensions; simfleet notes why each changes nothing here. */
+const IGNORED: Record<string, string> = {
+  androidWebViewHierarchy: 'simfleet reads web views through the accessibility tree whatever this says',
+  jsEngine: 'simfleet has one way of running scripts',
+  properties: 'properties label a flow in reports and change nothing in a run',
+};
 
 /** ctx.env holds the variables the header's own values may use (the caller's, the including flow's). */
 export function readHeader(node: YMap | null, ctx: CommandContext): Header {
@@ -20,11 +30,23 @@ export function readHeader(node: YMap | null, ctx: CommandContext): Header {
   const envNode = o.raw('env');
   const env = envNode ? readEnv(envNode, ctx, 'env') : {};
   o.raw('tags'); // labels for choosing flows to run; they change nothing in a run
-  o.raw('properties');
-  o.unsupported(['onFlowStart', 'onFlowComplete'], 'hooks run outside the steps simfleet is given');
-  o.unsupported(['jsEngine'], 'simfleet runs no JavaScript');
-  o.finish();
-  return { appId, name, env };
+  const onFlowStart = hook(o, 'onFlowStart');
+  const onFlowComplete = hook(o, 'onFlowComplete');
+  // Maestro keeps any other key as an extension (YamlConfig's JsonAnySetter): noted, never refused
+  for (const e of node.entries) {
+    if (o.seen(e.key)) continue;
+    o.raw(e.key);
+    ctx.note(`header key '${e.key}' is accepted and ignored (${IGNORED[e.key] ?? 'Maestro keeps unknown keys as extensions'})`, e.key, e.line);
+  }
+  return { appId, name, env, ...(onFlowStart ? { onFlowStart } : {}), ...(onFlowComplete ? { onFlowComplete } : {}) };
+}
+
+/** A hook is a list of commands (YamlOnFlowStart and YamlOnFlowComplete delegate to one). */
+function hook(o: Options, key: string): YNode | undefined {
+  const node = o.raw(key);
+  if (!node || node.kind === 'seq') return node;
+  o.refuse(key, `option '${key}' must be a list of commands`);
+  return undefined;
 }
 
 /** `env: {KEY: value}`: values are substituted with the variables already in force. */

@@ -1,51 +1,61 @@
 // Maestro flow files (https://maestro.mobile.dev) → a simfleet plan: the flat list of steps the
-// batch API runs, each pointing at the file and line it came from, and every problem that stops the
-// flow from running as written. A plan with any problem must not be run: nothing is dropped quietly.
+// batch API runs, each pointing at the file and line it came from, the blocks that steer it, notes on
+// what is read differently from Maestro, and every problem that stops the flow from running as
+// written. A plan with any problem must not be run: nothing is dropped quietly.
 //
-// Supported (Maestro → simfleet step):
-//   header            appId (or url), name, env, tags; onFlowStart/onFlowComplete are problems
+// Supported (Maestro → simfleet step), semantics checked against Maestro's source and tests:
+//   header            appId (or url), name, env, tags; onFlowStart first, onFlowComplete last as an
+//                     always block; other keys (androidWebViewHierarchy, jsEngine, ...) noted
+//   selectors         a plain text → a label, a plain id → #id; anything with regex syntax, relative
+//                     (below/above/leftOf/rightOf/childOf/containsChild) or state (enabled/checked/
+//                     focused/selected) filters → a `select` the worker matches as Maestro does
+//                     (selector.ts); a pattern meant as a regex that does not compile is a problem
 //   launchApp         launch (appId must be the flow's; clearState either way; stopApp: true)
-//   tapOn             tap; doubleTapOn → double-tap; longPressOn → long-press
-//                     text → label, id → #id, index, point ("x,y" / "x%,y%"), label → note,
-//                     waitToSettleTimeoutMs → timeoutMs
-//   inputText         type text;  eraseText → clear (count from a number or charactersToErase)
+//   tapOn             tap (repeat 2 → double-tap, more → that many taps; retryTapIfNoChange noted);
+//                     doubleTapOn → double-tap; longPressOn → long-press; point; waitToSettleTimeoutMs
+//   inputText, inputRandomText/Number/Email/PersonName (a new value each time the flow is read)
+//   eraseText         clear (count from a number or charactersToErase)
 //   pressKey          Enter, Backspace, Tab, Escape → key; Back → back;  back → back
-//   openLink          open url (autoVerify/browser only false)
+//   openLink          open url (autoVerify/browser noted)
 //   assertVisible     assert visible, timeoutMs 7000; assertNotVisible → assert not-visible
-//   scrollUntilVisible scroll to element, direction (default down), timeout → timeoutMs (≤ 60000);
-//                     speed 40 and visibilityPercentage 100 only; centerElement false only
-//   scroll            scroll down;  swipe → swipe by direction (from a selector) or start → end
-//   waitForAnimationToEnd  wait settled (timeout → timeoutMs)
-//   extendedWaitUntil wait visible / not-visible (timeout → timeoutMs)
-//   takeScreenshot    screenshot (name reduced to [A-Za-z0-9._-])
-//   runFlow           file (relative to the including file) or commands, with env; expanded inline
-//   repeat            times (1..50) and commands; unrolled
-//   any command map   optional: true → optional (inside runFlow/repeat: every step); label → note
-// Variables: ${NAME} from the header env, runFlow env and the caller (-e), the caller winning over
-// a header. Text and id selectors are matched literally: regular expressions are problems, as are
-// relative, state and size selectors, JavaScript, conditions, `repeat: while`, and every other
-// command (see unsupported.ts). A plan holds at most 200 steps.
+//   scrollUntilVisible scroll to element, direction, timeout; speed, visibilityPercentage,
+//                     centerElement noted; out-of-range speed/timeout → Maestro's defaults
+//   scroll, swipe     (duration → durationMs), waitForAnimationToEnd, extendedWaitUntil, takeScreenshot
+//   runFlow           file or commands, with env, expanded inline; `when` (visible, notVisible,
+//                     platform; `true` decided from its variables) → a block
+//   repeat            times ≤ 50 unrolled; more, or `while` → a block;  retry → a block (≤ 3)
+//   any command map   optional: true → optional (inside runFlow/repeat/retry: every step); label → note
+// Variables: ${NAME} from the header env, runFlow env, the caller (-e) and MAESTRO_FILENAME; plain
+// JavaScript values (${true}, ${0}, ${'text'}) are written as Maestro's engine prints them. Other
+// JavaScript, AI commands and the commands in unsupported.ts are problems that say what to write
+// instead. A plan holds at most 200 steps.
+import { posix } from 'node:path';
 import { scopeEnv } from './env.js';
-import { contextFor, expand, type Build } from './expand.js';
+import { contextFor, expand, hooks, type Build } from './expand.js';
 import { readHeader } from './header.js';
 import { parseFlow } from './parse.js';
 import type { MaestroPlan, MaestroProblem } from './types.js';
 
-export type { MaestroPlan, MaestroProblem, Step } from './types.js';
+export type { MaestroPlan, MaestroProblem, Step, StepBlock } from './types.js';
+export { selectorText } from './selector.js';
 
 /**
  * Parses the flow at `main`. `read` returns a file's text by path (runFlow paths are joined to the
  * including file's directory, posix style) and throws when there is none.
  */
 export function parseMaestro(main: string, read: (path: string) => string, opts: { env?: Record<string, string> } = {}): MaestroPlan {
-  const caller = opts.env ?? {};
-  const build: Build = { read, caller, appId: null, steps: [], problems: [], full: false };
+  // Env.withDefaultEnvVars: a flow knows its own file name; the caller may still say otherwise
+  const caller = { MAESTRO_FILENAME: posix.basename(main).replace(/\.[^.]*$/, ''), ...(opts.env ?? {}) };
+  const build: Build = { read, caller, appId: null, steps: [], blocks: [], problems: [], notes: [], included: [], full: false };
   const plan = (appId: string | null, name: string | null, env: Record<string, string>): MaestroPlan => ({
     file: main,
     appId,
     name,
     steps: build.steps,
+    blocks: build.blocks,
     problems: unique(build.problems),
+    notes: unique(build.notes),
+    included: build.included,
     env,
   });
   let text: string;
@@ -59,7 +69,19 @@ export function parseMaestro(main: string, read: (path: string) => string, opts:
   const header = readHeader(parsed.header, contextFor(build, main, parsed.header?.line ?? 0, 'header', caller));
   const env = scopeEnv({}, header.env, caller);
   build.appId = header.appId;
-  expand(parsed.commands, { file: main, env, optional: false, note: undefined, chain: [main] }, build);
+  const scope = { file: main, env, optional: false, note: undefined, chain: [main] };
+  hooks(header.onFlowStart, scope, build);
+  expand(parsed.commands, scope, build);
+  // onFlowComplete runs however the flow ended (Orchestra runs it in a finally)
+  const end = { steps: build.steps.length, blocks: build.blocks.length };
+  hooks(header.onFlowComplete, scope, build);
+  if (build.steps.length > end.steps && !build.full)
+    build.blocks.push({
+      first: end.steps,
+      last: build.steps.length - 1,
+      always: true,
+      source: { file: main, line: header.onFlowComplete!.line, command: 'onFlowComplete' },
+    });
   if (!build.steps.length && !build.problems.length) build.problems.push({ file: main, line: 0, command: '', message: 'the flow has no steps' });
   return plan(header.appId, header.name, env);
 }

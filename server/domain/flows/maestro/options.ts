@@ -4,12 +4,17 @@ import { substitute } from './env.js';
 import type { CommandContext, YMap, YNode } from './types.js';
 
 export class Options {
-  private readonly seen = new Set<string>();
+  private readonly seenKeys = new Set<string>();
 
   constructor(
     readonly node: YMap,
     readonly ctx: CommandContext,
   ) {}
+
+  /** Whether the option was read (or refused) already. */
+  seen(key: string): boolean {
+    return this.seenKeys.has(key);
+  }
 
   has(key: string): boolean {
     return this.node.entries.some((e) => e.key === key);
@@ -17,7 +22,7 @@ export class Options {
 
   /** The raw node, for options that are themselves maps or lists (a selector, `env`, `commands`). */
   raw(key: string): YNode | undefined {
-    this.seen.add(key);
+    this.seenKeys.add(key);
     return this.node.entries.find((e) => e.key === key)?.value;
   }
 
@@ -54,19 +59,19 @@ export class Options {
   }
 
   /** Options simfleet cannot honour: each one present is a problem naming it. */
-  unsupported(keys: readonly string[], why: string): void {
-    for (const key of keys) if (this.has(key)) this.refuse(key, `option '${key}' is not supported (${why})`);
+  unsupported(keys: readonly string[], why: string, instead: string): void {
+    for (const key of keys) if (this.has(key)) this.refuse(key, `option '${key}' is not supported (${why}); instead: ${instead}`);
   }
 
   /** An option that is harmless at Maestro's default and a problem at any other value. */
   onlyDefault(key: string, expected: string, why: string): void {
     const text = this.str(key);
     if (text !== undefined && text.trim().toLowerCase() !== expected)
-      this.refuse(key, `option '${key}' is only supported at Maestro's default (${expected}): ${why}`);
+      this.refuse(key, `option '${key}' is only supported at Maestro's default (${expected}): ${why}; instead: leave it out`);
   }
 
   refuse(key: string, message: string): undefined {
-    this.seen.add(key);
+    this.seenKeys.add(key);
     this.ctx.report(message, key, this.line(key));
     return undefined;
   }
@@ -74,7 +79,12 @@ export class Options {
   /** Reports every option nobody read. */
   finish(): void {
     for (const e of this.node.entries) {
-      if (!this.seen.has(e.key)) this.ctx.report(`unknown option '${e.key}'`, e.key, e.line);
+      if (!this.seenKeys.has(e.key))
+        this.ctx.report(
+          `unknown option '${e.key}'; instead: check its spelling and indentation against Maestro's documentation of ${this.ctx.command}`,
+          e.key,
+          e.line,
+        );
     }
   }
 }

@@ -4,6 +4,7 @@ import type { components } from '../../../../openapi/generated/types.js';
 
 export type Step = components['schemas']['Step'];
 export type Direction = components['schemas']['Direction'];
+export type StepBlock = components['schemas']['StepBlock'];
 
 /** One thing that stops a flow from being run as written. line 0 means the file as a whole. */
 export interface MaestroProblem {
@@ -19,7 +20,13 @@ export interface MaestroPlan {
   appId: string | null;
   name: string | null;
   steps: Step[];
+  /** control flow over ranges of steps (runFlow when, repeat, retry, onFlowComplete), as DoRequest.blocks */
+  blocks: StepBlock[];
   problems: MaestroProblem[];
+  /** what simfleet reads differently from Maestro, or ignores, without refusing the flow */
+  notes: MaestroProblem[];
+  /** the files runFlow and retry brought in, as paths `read` was given */
+  included: string[];
   env: Record<string, string>;
 }
 
@@ -57,4 +64,6 @@ export interface CommandContext {
   /** the main flow's appId, which a `launchApp: {appId}` must agree with */
   appId: string | null;
   report(message: string, option?: string, line?: number): void;
+  /** a remark that does not stop the flow (an option accepted and ignored, a limit applied) */
+  note(message: string, option?: string, line?: number): void;
 }
