@@ -557,6 +557,7 @@ export class StepRunner {
   /** Whether a block's condition holds on the settled screen (looked for again until timeoutMs, if given). */
   private async holds(ctx: Ctx, c: StepCondition): Promise<boolean> {
     if (c.platform && c.platform !== this.actor.backendOf(ctx.localId).platform) return false;
+    if (!c.visible && !c.notVisible) return true;
     const timeoutMs = c.timeoutMs ?? 0;
     await this.settle(ctx, WAIT_DEFAULT_MS);
     if (c.visible && !(await this.until(ctx, { action: 'wait', select: c.visible }, true, timeoutMs)).ok) return false;
