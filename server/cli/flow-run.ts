@@ -1,14 +1,13 @@
-// `simfleet maestro run FILE... --session ID` and `simfleet replay NAME --session ID`: run flows on a
+// `simfleet maestro test|run FILE|DIR... --session ID` and `simfleet replay NAME --session ID`: run flows on a
 // leased device through the gateway, print each step as it was judged, and for CI write a JUnit
 // report (--junit FILE) with the look image and the outline of a failed step saved next to it.
 // A Maestro file with anything simfleet cannot run is refused before any step runs.
-import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Schemas } from '../../openapi/contract.js';
 import { junitXml, type JunitSuite } from '../domain/flows/junit.js';
 import { parseMaestro, type MaestroProblem } from '../domain/flows/maestro/index.js';
-import { problemText } from './maestro.js';
+import { flowPaths, problemText, readFlow } from './maestro.js';
 import { call, GatewayError, type ClientSettings } from './gateway-client.js';
 
 export interface RunOptions {
@@ -18,9 +17,14 @@ export interface RunOptions {
   out: (text: string) => void;
 }
 
-export async function runMaestroFiles(files: string[], s: ClientSettings, o: RunOptions): Promise<number> {
-  const plans = files.map((file) => parseMaestro(file, readFlow, { env: o.env }));
-  const problems: MaestroProblem[] = plans.flatMap((p) => p.problems);
+export async function runMaestroFiles(
+  paths: string[],
+  s: ClientSettings,
+  o: RunOptions & { tags?: { include?: string[]; exclude?: string[] } },
+): Promise<number> {
+  const chosen = flowPaths(paths, o.tags ?? {});
+  const plans = chosen.files.map((file) => parseMaestro(file, readFlow, { env: o.env }));
+  const problems: MaestroProblem[] = [...chosen.problems, ...plans.flatMap((p) => p.problems)];
   if (problems.length) {
     for (const p of problems) o.out(`${problemText(p)}\n`);
     o.out(`refused: ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was run (simfleet maestro check lists them)\n`);
@@ -35,6 +39,11 @@ export async function runMaestroFiles(files: string[], s: ClientSettings, o: Run
       ...(plan.blocks.length ? { blocks: plan.blocks } : {}),
     });
     suites.push(await report(name, run, plan.steps, s, o));
+    // a workspace's executionOrder stops at its first failure unless it says continueOnFailure
+    if (run.divergence && suites.length <= chosen.sequence && !chosen.continueOnFailure) {
+      o.out(`stopped: ${name} failed in the workspace's executionOrder (continueOnFailure: false)\n`);
+      break;
+    }
   }
   if (o.junit) await writeFile(o.junit, junitXml(suites));
   return suites.some((x) => x.run.divergence) ? 1 : 0;
@@ -87,12 +96,4 @@ async function report(name: string, run: Schemas['DoResult'], steps: Schemas['St
     }
   }
   return { name, run, steps, artifacts };
-}
-
-function readFlow(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message);
-  }
 }

@@ -1,10 +1,12 @@
 // `simfleet maestro check FILE...`: reads Maestro flows without a device, so that what simfleet
 // would run (and every reason it would refuse) is known before a session is leased for it.
-import { readFileSync } from 'node:fs';
-import { posix } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { posix, sep } from 'node:path';
+import { planWorkspace, type WorkspaceIo } from '../domain/flows/maestro/workspace.js';
 import { parseMaestro, selectorText, type MaestroPlan, type MaestroProblem, type Step, type StepBlock } from '../domain/flows/maestro/index.js';
 
-export const MAESTRO_USAGE = 'usage: simfleet maestro check [--json] [-e KEY=VAL]... FILE...\n';
+export const MAESTRO_USAGE =
+  'usage: simfleet maestro check [--json] [-e KEY=VAL]... FILE|DIR...\n       simfleet maestro test|run FILE|DIR... --session ID [--junit FILE] [--include-tags a,b] [--exclude-tags c] [-e KEY=VAL]...\n';
 
 export interface MaestroOutput {
   out(text: string): void;
@@ -20,18 +22,65 @@ const stdio: MaestroOutput = {
  * positionals: the words after `maestro` (`check`, then the files). Returns the exit code: 0 when
  * every flow parsed without a problem, 1 when any has one, 2 for bad usage.
  */
-export async function runMaestro(positionals: string[], opts: { json: boolean; env: Record<string, string> }, io: MaestroOutput = stdio): Promise<number> {
-  const [sub, ...files] = positionals;
-  if (sub !== 'check' || !files.length) {
+export async function runMaestro(
+  positionals: string[],
+  opts: { json: boolean; env: Record<string, string>; tags?: { include?: string[]; exclude?: string[] } },
+  io: MaestroOutput = stdio,
+): Promise<number> {
+  const [sub, ...paths] = positionals;
+  if (sub !== 'check' || !paths.length) {
     io.err(MAESTRO_USAGE);
     return 2;
   }
-  const plans = files.map((file) => parseMaestro(file, readFlow, { env: opts.env }));
+  const chosen = flowPaths(paths, opts.tags ?? {});
+  for (const p of chosen.problems) io.err(`${problemText(p)}\n`);
+  const plans = chosen.files.map((file) => parseMaestro(file, readFlow, { env: opts.env }));
   io.out(opts.json ? `${JSON.stringify(plans, null, 2)}\n` : plans.map(planText).join('\n'));
-  return plans.some((p) => p.problems.length) ? 1 : 0;
+  return chosen.problems.length || plans.some((p) => p.problems.length) ? 1 : 0;
 }
 
-function readFlow(path: string): string {
+export interface ChosenFlows {
+  files: string[];
+  /** the first `sequence` files are a workspace's executionOrder, run in order */
+  sequence: number;
+  continueOnFailure: boolean;
+  problems: MaestroProblem[];
+}
+
+/** Files as given; a directory as the Maestro workspace it is (workspace.ts). */
+export function flowPaths(paths: string[], tags: { include?: string[]; exclude?: string[] }): ChosenFlows {
+  const out: ChosenFlows = { files: [], sequence: 0, continueOnFailure: true, problems: [] };
+  for (const path of paths) {
+    if (!isDirectory(path)) {
+      out.files.push(path);
+      continue;
+    }
+    const plan = planWorkspace(posix.normalize(path), FILES, tags);
+    // one workspace's sequence leads only when it is the first path given
+    if (!out.files.length) {
+      out.sequence = plan.sequence;
+      out.continueOnFailure = plan.continueOnFailure;
+    }
+    out.files.push(...plan.flows);
+    out.problems.push(...plan.problems);
+  }
+  return out;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const FILES: WorkspaceIo = {
+  list: (dir) => (readdirSync(dir, { recursive: true }) as string[]).map((f) => posix.join(dir, f.split(sep).join('/'))),
+  read: (path) => readFileSync(path, 'utf8'),
+};
+
+export function readFlow(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {

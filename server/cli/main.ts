@@ -22,7 +22,8 @@ usage: simfleet <command> [flags]
   token      create|list|revoke tokens through a running gateway
   inspect    read saved screen dumps offline: outline, fingerprint, identity
              (--compare FILE FILE... for same/different; --json; --format F; --density D)
-  maestro    check FILE...: parse Maestro flows without a device, list steps and problems
+  maestro    check FILE|DIR...: parse Maestro flows (a directory as a workspace) without a device;
+             test|run FILE|DIR... --session ID: run them
              run FILE... --session ID [--junit FILE]: run them on a session's device
              (-e KEY=VAL sets a flow variable; --token T or SIMFLEET_TOKEN for run)
   replay     NAME --session ID [--app A] [--from N --plan-digest D] [--junit FILE]:
@@ -95,17 +96,29 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'maestro': {
       const { env, rest: args } = takeEnv(rest);
-      const { flags, bools, positionals } = parseFlags(args, ['session', 'junit', 'gateway', 'token'], ['json']);
-      if (positionals[0] !== 'run') {
-        process.exitCode = await (await import('./maestro.js')).runMaestro(positionals, { json: bools.json === true, env });
+      const { flags, bools, positionals } = parseFlags(args, ['session', 'junit', 'gateway', 'token', 'include-tags', 'exclude-tags'], ['json']);
+      const list = (v: string | undefined) =>
+        v
+          ? v
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : undefined;
+      const tags = {
+        ...(list(flags['include-tags']) ? { include: list(flags['include-tags'])! } : {}),
+        ...(list(flags['exclude-tags']) ? { exclude: list(flags['exclude-tags'])! } : {}),
+      };
+      if (positionals[0] !== 'run' && positionals[0] !== 'test') {
+        process.exitCode = await (await import('./maestro.js')).runMaestro(positionals, { json: bools.json === true, env, tags });
         return;
       }
-      const files = positionals.slice(1);
-      if (!files.length || !flags.session) throw new UsageError('maestro run needs FILE... and --session ID');
-      process.exitCode = await (await import('./flow-run.js')).runMaestroFiles(files, needClient(flags), {
+      const paths = positionals.slice(1);
+      if (!paths.length || !flags.session) throw new UsageError(`maestro ${positionals[0]} needs FILE|DIR... and --session ID`);
+      process.exitCode = await (await import('./flow-run.js')).runMaestroFiles(paths, needClient(flags), {
         session: flags.session,
         junit: flags.junit,
         env,
+        tags,
         out: (t) => void process.stdout.write(t),
       });
       return;

@@ -79,7 +79,7 @@ describe('Maestro flows on the sample app', () => {
     try {
       const dir = await mkdtemp(join(tmpdir(), 'simfleet-maestro-'));
       const report = join(dir, 'report.xml');
-      const res = await simfleet(['maestro', 'run', join(FIXTURES, 'control-flow.yaml'), '--session', id, '--junit', report]);
+      const res = await simfleet(['maestro', 'test', join(FIXTURES, 'control-flow.yaml'), '--session', id, '--junit', report]);
       expect(res.code, `${res.stdout}\n${res.stderr}`).toBe(0);
       const lines = res.stdout.split('\n');
       const at = (index: number) => lines.filter((l) => new RegExp(`^\\s+${index} `).test(l));

@@ -4,9 +4,22 @@
 // where to go next. Blocks nest; two that overlap in part are refused before anything runs.
 import type { components } from '../../openapi/generated/types.js';
 import { DeviceError } from '../devices/backend.js';
+import { describeSelector } from '../understanding/select.js';
+import type { Code } from './triage.js';
 
 export type StepBlock = components['schemas']['StepBlock'];
 export type StepCondition = components['schemas']['StepCondition'];
+type Step = components['schemas']['Step'];
+type StepResult = components['schemas']['StepResult'];
+/** Asks the device whether a condition holds now. */
+export type Holds = (c: StepCondition) => Promise<boolean>;
+/** A repeat while that never ended, as the runner reports a failed step. */
+export interface Endless {
+  code: Code;
+  message: string;
+  hint: string;
+  touched: boolean;
+}
 
 /** A while without times: Maestro loops on; simfleet stops here and fails the run. */
 export const MAX_ROUNDS = 100;
@@ -53,28 +66,85 @@ export class Blocks {
     return this.blocks.length > 0;
   }
 
+  /**
+   * Enters the blocks that begin at `index`. A `when` that does not hold, or a `while` that does not
+   * hold before the first round, skips the block: its steps are reported skipped, and the index of
+   * its last step is returned (null when the step is to run).
+   */
+  async enterAt(index: number, all: Step[], results: StepResult[], holds: Holds): Promise<number | null> {
+    for (const b of this.entering(index)) {
+      const condition = b.when ?? b.repeat?.while;
+      if (condition && !(await holds(condition))) {
+        const why = `skipped: ${b.when ? 'when' : 'repeat while'} ${describeCondition(condition, describeSelector)} did not hold`;
+        for (let i = b.first; i <= b.last; i++)
+          results.push({
+            index: i,
+            action: all[i]!.action,
+            status: 'skipped',
+            verdict: null,
+            detail: why,
+            triage: [],
+            ms: 0,
+            ...(all[i]!.source ? { source: all[i]!.source } : {}),
+          });
+        return b.last;
+      }
+      this.enter(b);
+    }
+    return null;
+  }
+
+  /**
+   * Leaves the blocks that end at `index`, innermost first. A repeat with rounds to go returns its
+   * first step; a while still holding after its last allowed round is a failure; else undefined.
+   */
+  async leaveAt(index: number, all: Step[], holds: Holds): Promise<number | Endless | undefined> {
+    for (const b of this.leaving(index)) {
+      if (b.repeat) {
+        const rounds = this.roundDone(b);
+        const cap = b.repeat.times ?? MAX_ROUNDS;
+        const more = rounds < cap && (!b.repeat.while || (await holds(b.repeat.while)));
+        if (more) {
+          this.restart(b);
+          return b.first;
+        }
+        if (rounds >= cap && b.repeat.times === undefined && b.repeat.while && (await holds(b.repeat.while))) {
+          const at = all[b.first]?.source;
+          return {
+            code: 'assertion-failed',
+            message: `repeat while ${describeCondition(b.repeat.while, describeSelector)} still held after ${cap} rounds (steps ${b.first}..${b.last}${at ? `, ${at.file}:${at.line}` : ''})`,
+            hint: 'give repeat a number of times, or check that its steps change what the condition looks at',
+            touched: true,
+          };
+        }
+      }
+      this.leave(b);
+    }
+    return undefined;
+  }
+
   /** The blocks that begin at this step and are not being looped back into, outermost first. */
-  entering(index: number): StepBlock[] {
+  private entering(index: number): StepBlock[] {
     return this.blocks.filter((b) => b.first === index && !this.active.has(b)).sort((a, b) => b.last - a.last);
   }
 
-  enter(b: StepBlock): void {
+  private enter(b: StepBlock): void {
     this.active.add(b);
     this.rounds.set(b, 0);
     this.retried.set(b, 0);
   }
 
   /** The active blocks that end at this step, innermost first. */
-  leaving(index: number): StepBlock[] {
+  private leaving(index: number): StepBlock[] {
     return this.blocks.filter((b) => b.last === index && this.active.has(b)).sort((a, b) => a.last - a.first - (b.last - b.first));
   }
 
-  leave(b: StepBlock): void {
+  private leave(b: StepBlock): void {
     this.active.delete(b);
   }
 
   /** One more round of a repeat done: how many so far. */
-  roundDone(b: StepBlock): number {
+  private roundDone(b: StepBlock): number {
     const n = (this.rounds.get(b) ?? 0) + 1;
     this.rounds.set(b, n);
     return n;
@@ -96,7 +166,7 @@ export class Blocks {
   }
 
   /** Back to a block's first step: the blocks inside it are left, to be entered afresh. */
-  restart(b: StepBlock): void {
+  private restart(b: StepBlock): void {
     for (const inner of this.active) if (inner !== b && b.first <= inner.first && inner.last <= b.last) this.active.delete(inner);
   }
 }

@@ -11,7 +11,7 @@ import { pointScaled } from '../perception/image.js';
 import { checkBinding } from './binding.js';
 import { checkDeadline, DeadlinePassed } from './deadline.js';
 import { presence } from './checks.js';
-import { Blocks, describeCondition, MAX_ROUNDS, type StepCondition } from './blocks.js';
+import { Blocks, type StepCondition } from './blocks.js';
 import { describeSelector, type Selector } from '../understanding/select.js';
 import { planDigest } from '../../openapi/plan-digest.js';
 import { fill } from './fill.js';
@@ -107,7 +107,7 @@ export class StepRunner {
     let index = from;
     while (index < to) {
       checkDeadline(`step ${index} of the run`);
-      const skipped = await this.enter(ctx, blocks, index, all, steps);
+      const skipped = await blocks.enterAt(index, all, steps, (c) => this.holds(ctx, c));
       if (skipped === null) {
         const step = all[index]!;
         const { result, failed } = await this.step(ctx, step, index);
@@ -122,7 +122,7 @@ export class StepRunner {
         }
       }
       const last = skipped ?? index;
-      const next = await this.leave(ctx, blocks, last, all);
+      const next = await blocks.leaveAt(last, all, (c) => this.holds(ctx, c));
       if (typeof next === 'object') return this.divergence(ctx, all[last]!, last, next, digest, false);
       index = next ?? last + 1;
     }
@@ -500,64 +500,10 @@ export class StepRunner {
     };
   }
 
-  /**
-   * Enters the blocks that begin at `index`. A `when` that does not hold, or a `while` that does not
-   * hold before the first round, skips the block: its steps are reported skipped, and the index of
-   * its last step is returned (null when the step is to run).
-   */
-  private async enter(ctx: Ctx, blocks: Blocks, index: number, all: Step[], results: StepResult[]): Promise<number | null> {
-    for (const b of blocks.entering(index)) {
-      const condition = b.when ?? b.repeat?.while;
-      if (condition && !(await this.holds(ctx, condition))) {
-        const why = `skipped: ${b.when ? 'when' : 'repeat while'} ${describeCondition(condition, describeSelector)} did not hold`;
-        for (let i = b.first; i <= b.last; i++)
-          results.push({
-            index: i,
-            action: all[i]!.action,
-            status: 'skipped',
-            verdict: null,
-            detail: why,
-            triage: [],
-            ms: 0,
-            ...(all[i]!.source ? { source: all[i]!.source } : {}),
-          });
-        return b.last;
-      }
-      blocks.enter(b);
-    }
-    return null;
-  }
-
-  /**
-   * Leaves the blocks that end at `index`, innermost first. A repeat with rounds to go returns its
-   * first step; a while still holding after its last allowed round is a failure; else undefined.
-   */
-  private async leave(ctx: Ctx, blocks: Blocks, index: number, all: Step[]): Promise<number | Failed | undefined> {
-    for (const b of blocks.leaving(index)) {
-      if (b.repeat) {
-        const rounds = blocks.roundDone(b);
-        const cap = b.repeat.times ?? MAX_ROUNDS;
-        const more = rounds < cap && (!b.repeat.while || (await this.holds(ctx, b.repeat.while)));
-        if (more) {
-          blocks.restart(b);
-          return b.first;
-        }
-        if (rounds >= cap && b.repeat.times === undefined && b.repeat.while && (await this.holds(ctx, b.repeat.while)))
-          return {
-            code: 'assertion-failed',
-            message: `repeat while ${describeCondition(b.repeat.while, describeSelector)} still held after ${cap} rounds (steps ${b.first}..${b.last}${all[b.first]?.source ? `, ${all[b.first]!.source!.file}:${all[b.first]!.source!.line}` : ''})`,
-            hint: 'give repeat a number of times, or check that its steps change what the condition looks at',
-            touched: true,
-          };
-      }
-      blocks.leave(b);
-    }
-    return undefined;
-  }
-
   /** Whether a block's condition holds on the settled screen (looked for again until timeoutMs, if given). */
   private async holds(ctx: Ctx, c: StepCondition): Promise<boolean> {
     if (c.platform && c.platform !== this.actor.backendOf(ctx.localId).platform) return false;
+    if (!c.visible && !c.notVisible) return true;
     const timeoutMs = c.timeoutMs ?? 0;
     await this.settle(ctx, WAIT_DEFAULT_MS);
     if (c.visible && !(await this.until(ctx, { action: 'wait', select: c.visible }, true, timeoutMs)).ok) return false;

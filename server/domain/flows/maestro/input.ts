@@ -79,7 +79,11 @@ const launchApp: Handler = (input) => {
   const appId = opts ? opts.str('appId') : input.arg === null ? undefined : scalarArg(input, 'an appId or a map');
   if (opts) {
     opts.bool('clearState'); // either way: a session starts clean, and launch opens its app afresh
-    if (opts.bool('stopApp') === false) opts.refuse('stopApp', "option 'stopApp: false' is not supported (simfleet launch always opens the app afresh)");
+    if (opts.bool('stopApp') === false)
+      opts.refuse(
+        'stopApp',
+        "option 'stopApp: false' is not supported (simfleet launch always opens the app afresh); instead: leave launchApp out to keep the app as it is",
+      );
     opts.unsupported(
       ['clearKeychain', 'permissions', 'arguments', 'launchArguments'],
       'simfleet launches the session app as configured',
@@ -87,7 +91,10 @@ const launchApp: Handler = (input) => {
     );
   }
   if (appId !== undefined && ctx.appId !== null && appId !== ctx.appId) {
-    ctx.report(`launches ${appId}, but a simfleet session runs one app (${ctx.appId})`, opts ? 'appId' : undefined);
+    ctx.report(
+      `launches ${appId}, but a simfleet session runs one app (${ctx.appId}); instead: run this part as its own flow in a session leased for ${appId}`,
+      opts ? 'appId' : undefined,
+    );
     return undefined;
   }
   return [{ action: 'launch' }];
