@@ -76,7 +76,7 @@ describe('Maestro workspaces', () => {
   it('lets maestro check take a directory, with tags', async () => {
     let out = '';
     const code = await runMaestro(
-      ['check', 'test/fixtures/maestro-corpus/maestro/e2e-workspaces/wikipedia'],
+      ['check', 'test/fixtures/maestro/workspace'],
       { json: true, env: {}, tags: { include: ['android'], exclude: ['advanced'] } },
       {
         out: (t) => void (out += t),
@@ -84,8 +84,6 @@ describe('Maestro workspaces', () => {
       },
     );
     expect(code).toBe(0);
-    expect((JSON.parse(out) as { file: string }[]).map((p) => p.file)).toEqual([
-      'test/fixtures/maestro-corpus/maestro/e2e-workspaces/wikipedia/android-flow.yaml',
-    ]);
+    expect((JSON.parse(out) as { file: string }[]).map((p) => p.file)).toEqual(['test/fixtures/maestro/workspace/android-flow.yaml']);
   });
 });
