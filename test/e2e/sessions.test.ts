@@ -187,7 +187,20 @@ describe('expiry', () => {
   afterAll(() => timed?.stop());
 
   const ready = async (body: Record<string, unknown>) => {
-    const s = (await agent.call('createSession', { body: { platform: 'web', ...body } })).body;
+    let s = (await agent.call('createSession', { body: { platform: 'web', ...body } })).body;
+    // The one device may still be resetting after the last test's session ended (slow on a loaded
+    // machine): the request queues and is placed once the reset is done.
+    if (s.state === 'queued') {
+      const id = s.id;
+      s = await waitFor(
+        'the queued session placed',
+        async () => {
+          const got = (await agent.call('getSession', { params: { sessionId: id } })).body;
+          return got.state === 'ready' ? got : undefined;
+        },
+        20_000,
+      );
+    }
     expect(s.state).toBe('ready');
     return s;
   };
