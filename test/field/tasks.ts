@@ -20,9 +20,10 @@ export interface FieldStep {
   /**
    * The target is picked from the outline read just before the action, as an agent picks a ref:
    * the element of `role` on the same row as the line labelled `near` (nearest it), or the first of
-   * that role in reading order. The action is sent with `target: '@N'`.
+   * that role in reading order (with `unnamed`, only elements the outline shows without a name). The
+   * action is sent with `target: '@N'`.
    */
-  pick?: { role: string; near?: string };
+  pick?: { role: string; near?: string; unnamed?: boolean };
   /** The step is meant to achieve nothing (a disabled control, an inert label): it is left out of task success. */
   probeOnly?: boolean;
 }
@@ -74,7 +75,9 @@ export async function runTask(rig: FieldRig, task: FieldTask, pass: 1 | 2): Prom
     const before = step.probe ? await evaluate(rig, step.probe) : null;
     const act = step.pick ? { ...step.act, target: await pickRef(rig, step.pick) } : step.act;
     const res = await rig.agent.call('runAction', { params: { sessionId: rig.session }, body: act });
-    const body = res.body as { verdict?: Answer; reason?: string; code?: string; message?: string };
+    const raw = res.body as { verdict?: Answer; reason?: string; code?: string; message?: string; error?: { code?: string; message?: string } };
+    // A refusal's body is the Error schema: its code and message are under `error`.
+    const body = raw.error ? { ...raw, ...raw.error } : raw;
     const answer: Answer = res.status === 200 ? body.verdict! : `refused:${body.code ?? res.status}`;
     const held = await evaluate(rig, `((before) => (${step.done}))(${JSON.stringify(before)})`);
     steps.push({
@@ -123,7 +126,7 @@ function pageUrl(rig: FieldRig, task: FieldTask): string {
 /** The ref an agent reading the outline would take for `pick`; a target no element has when none fits. */
 async function pickRef(rig: FieldRig, pick: NonNullable<FieldStep['pick']>): Promise<string> {
   const els = (await readOutline(rig)).elements.filter((e) => e.ref !== null && e.tap);
-  const ofRole = els.filter((e) => e.role === pick.role);
+  const ofRole = els.filter((e) => e.role === pick.role && (!pick.unnamed || !e.label));
   if (!pick.near) return ofRole[0] ? `@${ofRole[0].ref}` : `(no ${pick.role} on screen)`;
   const anchor = els.find((e) => e.label === pick.near && e.role !== pick.role);
   if (!anchor) return `(no line ${JSON.stringify(pick.near)} on screen)`;

@@ -1,0 +1,143 @@
+// The single-page form and picker demos: iScroll 5.2.0's forms demo (a list scrolled by iScroll's
+// transform, read from the page's `myScroll`), Topcoat 0.7.5's mobile demo (plain inputs, a slide
+// menu that adds `open` to #site), mobile-select 1.4.0 (a wheel sheet `.ms-mobile-select.ms-show` that
+// writes the choice into its trigger) and rolldate 3.1.3 (a date sheet `.rolldate-container` that
+// writes the date into its input).
+import type { FieldTask } from '../tasks.js';
+
+const iscrollY = `(-window.myScroll.y)`;
+const inIscrollView = (text: string) =>
+  `(() => { const li = [...document.querySelectorAll('#scroller li')].find((l) => l.textContent.trim() === ${JSON.stringify(text)}); const r = li.getBoundingClientRect(); const w = document.querySelector('#wrapper').getBoundingClientRect(); return r.top + r.height / 2 > w.top && r.top + r.height / 2 < w.bottom; })()`;
+const msOpen = `[...document.querySelectorAll('.ms-mobile-select')].some((m) => m.classList.contains('ms-show'))`;
+const rdOpen = `[...document.querySelectorAll('.rolldate-container')].some((c) => c.getClientRects().length > 0 && !/rolldate-dim|hide/.test(c.className))`;
+const topcoat = (sel: string, i = 0) => `document.querySelectorAll(${JSON.stringify(sel)})[${i}]`;
+
+export const PICKER_FORM_TASKS: FieldTask[] = [
+  {
+    app: 'iscroll-forms',
+    name: 'fill the controls inside the iScroll list and scroll to its end',
+    steps: [
+      {
+        act: { action: 'type', target: '', text: 'hello' },
+        pick: { role: 'textfield' },
+        done: `document.querySelector('#scroller input[type=text]').value === 'hello'`,
+      },
+      {
+        act: { action: 'type', target: '', text: 'a longer note' },
+        pick: { role: 'textfield', unnamed: true },
+        probe: '0',
+        done: `document.querySelector('#scroller input[type=text]').value === 'helloa longer note' || document.querySelector('#scroller textarea').value === 'a longer note'`,
+        probeOnly: true,
+      },
+      { act: { action: 'tap', target: '' }, pick: { role: 'checkbox' }, done: `document.querySelector('#scroller input[type=checkbox]').checked` },
+      { act: { action: 'tap', target: '' }, pick: { role: 'radio' }, done: `document.querySelector('#scroller input[type=radio]').checked` },
+      { act: { action: 'scroll', direction: 'down' }, probe: iscrollY, done: `${iscrollY} > before` },
+      { act: { action: 'scroll', to: 'Pretty row 40' }, done: inIscrollView('Pretty row 40') },
+      { act: { action: 'scroll', direction: 'up', distance: 3000 }, probe: iscrollY, done: `${iscrollY} < before && ${iscrollY} === 0` },
+      // An agent's slip: a row is plain text.
+      {
+        act: { action: 'tap', target: 'Pretty row 2' },
+        probe: 'document.activeElement?.tagName',
+        done: `document.activeElement?.tagName !== before`,
+        probeOnly: true,
+      },
+    ],
+  },
+  {
+    app: 'topcoat-mobile',
+    name: 'use the button bars, checkbox, radios, switches and text inputs',
+    steps: [
+      {
+        act: { action: 'tap', target: 'Show code snippets', index: 0 },
+        done: `document.querySelectorAll('.showcode')[0].firstChild.textContent === 'Hide code snippets'`,
+      },
+      {
+        act: { action: 'tap', target: 'Hide code snippets' },
+        done: `document.querySelectorAll('.showcode')[0].firstChild.textContent === 'Show code snippets'`,
+      },
+      // An agent's slip: the second Button is disabled.
+      {
+        act: { action: 'tap', target: 'Button', index: 1 },
+        probe: 'document.activeElement?.outerHTML',
+        done: `document.activeElement?.outerHTML !== before`,
+        probeOnly: true,
+      },
+      {
+        act: { action: 'scroll', to: 'Default' },
+        done: `(() => { const r = ${topcoat('.topcoat-checkbox')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
+      { act: { action: 'tap', target: 'Default' }, done: `${topcoat('.topcoat-checkbox input')}.checked` },
+      { act: { action: 'tap', target: 'Disabled', role: 'checkbox' }, done: `${topcoat('.topcoat-checkbox input', 1)}.checked`, probeOnly: true },
+      {
+        act: { action: 'scroll', to: 'Left label' },
+        done: `(() => { const r = ${topcoat('.topcoat-radio-button', 1)}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
+      { act: { action: 'tap', target: 'Left label' }, done: `${topcoat('.topcoat-radio-button input', 1)}.checked` },
+      {
+        act: { action: 'tap', target: 'Right label' },
+        done: `${topcoat('.topcoat-radio-button input', 2)}.checked && !${topcoat('.topcoat-radio-button input', 1)}.checked`,
+      },
+      {
+        act: { action: 'scroll', to: 'search' },
+        done: `(() => { const r = ${topcoat('.topcoat-search-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
+      { act: { action: 'type', target: 'search', index: 0, text: 'buttons' }, done: `${topcoat('.topcoat-search-input')}.value === 'buttons'` },
+      { act: { action: 'scroll', direction: 'down' }, probe: 'scrollY', done: 'scrollY > before' },
+      {
+        act: { action: 'tap', target: '' },
+        pick: { role: 'switch' },
+        done: `[...document.querySelectorAll('.topcoat-switch__input')].filter((i) => i.checked).length !== 1 || ${topcoat('.topcoat-switch__input')}.checked`,
+      },
+      {
+        act: { action: 'scroll', to: 'text' },
+        done: `(() => { const r = ${topcoat('.topcoat-text-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
+      { act: { action: 'type', target: 'text', index: 0, text: 'Topcoat' }, done: `${topcoat('.topcoat-text-input')}.value === 'Topcoat'` },
+    ],
+  },
+  {
+    app: 'topcoat-mobile',
+    page: 'demo/topcoat-mobile-dark.html',
+    name: 'open the slide menu and jump to a component',
+    steps: [
+      { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
+      { act: { action: 'tap', target: 'Range' }, done: `location.hash === '#range' && !document.querySelector('#site').classList.contains('open')` },
+      { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
+      { act: { action: 'tap', target: '#slide-menu-button' }, done: `!document.querySelector('#site').classList.contains('open')` },
+      {
+        act: { action: 'type', target: '', text: 'Topcoat Mobile Light' },
+        pick: { role: 'select' },
+        done: `location.pathname.endsWith('/topcoat-mobile-light.html')`,
+      },
+    ],
+  },
+  {
+    app: 'mobile-select-demo',
+    name: 'choose in the single and double wheel pickers, and cancel one',
+    steps: [
+      { act: { action: 'tap', target: '单项选择' }, done: msOpen },
+      { act: { action: 'swipe', target: '', direction: 'up' }, pick: { role: 'button', near: '单项选择' }, done: `false`, probeOnly: true },
+      { act: { action: 'tap', target: '确认' }, done: `!${msOpen} && document.querySelector('#trigger1').textContent.trim() !== '单项选择'` },
+      { act: { action: 'tap', target: '双项选择' }, done: msOpen },
+      { act: { action: 'tap', target: '确认' }, done: `!${msOpen} && document.querySelector('#trigger2').textContent.trim() !== '双项选择'` },
+      { act: { action: 'tap', target: '多项选择' }, done: msOpen },
+      { act: { action: 'tap', target: '取消' }, done: `!${msOpen} && document.querySelector('#trigger3').textContent.trim() === '多项选择'` },
+    ],
+  },
+  {
+    app: 'rolldate-demo',
+    name: 'pick a month, then a full date, and cancel a time',
+    steps: [
+      { act: { action: 'tap', target: 'YYYY-MM' }, done: rdOpen },
+      { act: { action: 'tap', target: '确认' }, done: `!${rdOpen} && /^\\d{4}-\\d{2}$/.test(document.querySelector('#date-group1-1').value)` },
+      { act: { action: 'tap', target: 'YYYY-MM-DD' }, done: rdOpen },
+      { act: { action: 'tap', target: '确认' }, done: `!${rdOpen} && /^\\d{4}-\\d{2}-\\d{2}$/.test(document.querySelector('#date-group1-2').value)` },
+      { act: { action: 'tap', target: 'hh:mm' }, done: rdOpen },
+      { act: { action: 'tap', target: '取消' }, done: `!${rdOpen} && document.querySelector('#date-group1-6').value === ''` },
+      {
+        act: { action: 'scroll', to: 'init、moveEnd、confirm、cancel' },
+        done: `(() => { const r = document.querySelector('#date-group2-1').getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
+    ],
+  },
+];
