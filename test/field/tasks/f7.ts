@@ -56,9 +56,12 @@ export const F7_TASKS: FieldTask[] = [
       { act: { action: 'tap', target: 'Services' }, done: on('services') },
       { act: { action: 'tap', target: 'Back', index: 0 }, done: on('index') },
       { act: { action: 'tap', target: 'Left Panel' }, done: panelOpen('left') },
-      { act: { action: 'key', key: 'Escape' }, done: noPanel },
+      // An agent's slip: F7 1 does not close a panel on Escape.
+      { act: { action: 'key', key: 'Escape' }, done: noPanel, probeOnly: true },
+      // The panel's overlay is not in the outline; tapping the dimmed page beside the panel closes it.
+      { act: { action: 'tap', target: 'SIDE PANELS' }, done: noPanel },
       { act: { action: 'tap', target: 'Right Panel' }, done: panelOpen('right') },
-      { act: { action: 'swipe', direction: 'right' }, done: noPanel },
+      { act: { action: 'tap', target: 'SIDE PANELS' }, done: `${noPanel} && ${on('index')}` },
     ],
   },
   {

@@ -98,7 +98,7 @@ export const JQWEUI_TASKS: FieldTask[] = [
       { act: { action: 'swipe', target: 'iPhone 5', direction: 'up' }, probe: val('#inline'), done: `${val('#inline')} !== before` },
       { act: { action: 'tap', target: '手机' }, done: pickerOpen },
       {
-        act: { action: 'swipe', target: 'iPhone 4', direction: 'up', index: 1 },
+        act: { action: 'swipe', target: 'iPhone 4', direction: 'up' },
         probe: val('#mobile'),
         done: `${val('#mobile')} !== before && !!${val('#mobile')}`,
       },
@@ -141,12 +141,12 @@ export const JQWEUI_TASKS: FieldTask[] = [
       { act: { action: 'type', target: '', text: '小明' }, pick: { role: 'textfield' }, done: `${val('#weui-prompt-input')} === '小明'` },
       { act: { action: 'tap', target: '确定' }, done: `${dialogTitle} === '角色设定成功' && ${dialogs}[0].textContent.includes('小明')` },
       { act: { action: 'tap', target: '确定' }, done: `${dialogs}.length === 0` },
+      { act: { action: 'tap', target: '显示自定义对话框' }, done: `${dialogTitle} === 'Hello'` },
+      { act: { action: 'tap', target: '微信支付' }, done: `${dialogs}.some((d) => d.textContent.includes('你选择了微信支付'))` },
+      { act: { action: 'tap', target: '确定' }, done: `${dialogs}.length === 0` },
       { act: { action: 'tap', target: '显示登录弹窗' }, done: `${dialogTitle} === '登录'` },
       { act: { action: 'type', target: '输入用户名', text: 'weuser' }, done: `${val('#weui-prompt-username')} === 'weuser'` },
       { act: { action: 'type', target: '输入密码', text: 'secret' }, done: `${val('#weui-prompt-password')} === 'secret'` },
-      { act: { action: 'tap', target: '确定' }, done: `${dialogs}.length === 0` },
-      { act: { action: 'tap', target: '显示自定义对话框' }, done: `${dialogTitle} === 'Hello'` },
-      { act: { action: 'tap', target: '微信支付' }, done: `${dialogs}.some((d) => d.textContent.includes('你选择了微信支付'))` },
       { act: { action: 'tap', target: '确定' }, done: `${dialogs}.length === 0` },
     ],
   },
@@ -182,8 +182,14 @@ export const JQWEUI_TASKS: FieldTask[] = [
     page: 'dist/demos/toast.html',
     name: 'show a text toast and the loading indicator',
     steps: [
-      { act: { action: 'tap', target: '显示 Toast 纯文本' }, done: `[...document.querySelectorAll('.weui-toast')].length > 0 || performance.now() > 0` },
-      { act: { action: 'tap', target: '显示 Loading' }, done: `!!document.querySelector('.weui-toast, .weui-loading_toast')` },
+      {
+        act: { action: 'tap', target: '显示 Toast 纯文本' },
+        done: `[...document.querySelectorAll('.weui-toast.weui-toast--visible')].some((t) => t.textContent.trim() !== '')`,
+      },
+      {
+        act: { action: 'tap', target: '显示 Loading' },
+        done: `!!document.querySelector('.weui-toast.weui-toast--visible .weui-loading, .weui_loading_toast.weui-toast--visible, .weui-loading_toast.weui-toast--visible')`,
+      },
     ],
   },
   {

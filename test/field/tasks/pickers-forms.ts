@@ -9,6 +9,8 @@ const iscrollY = `(-window.myScroll.y)`;
 const inIscrollView = (text: string) =>
   `(() => { const li = [...document.querySelectorAll('#scroller li')].find((l) => l.textContent.trim() === ${JSON.stringify(text)}); const r = li.getBoundingClientRect(); const w = document.querySelector('#wrapper').getBoundingClientRect(); return r.top + r.height / 2 > w.top && r.top + r.height / 2 < w.bottom; })()`;
 const msOpen = `[...document.querySelectorAll('.ms-mobile-select')].some((m) => m.classList.contains('ms-show'))`;
+/** Where the open sheet's first wheel stands. */
+const wheel = `document.querySelector('.ms-mobile-select.ms-show .ms-select-container')?.style.transform`;
 const rdOpen = `[...document.querySelectorAll('.rolldate-container')].some((c) => c.getClientRects().length > 0 && !/rolldate-dim|hide/.test(c.className))`;
 const topcoat = (sel: string, i = 0) => `document.querySelectorAll(${JSON.stringify(sel)})[${i}]`;
 
@@ -22,18 +24,12 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
         pick: { role: 'textfield' },
         done: `document.querySelector('#scroller input[type=text]').value === 'hello'`,
       },
-      {
-        act: { action: 'type', target: '', text: 'a longer note' },
-        pick: { role: 'textfield', unnamed: true },
-        probe: '0',
-        done: `document.querySelector('#scroller input[type=text]').value === 'helloa longer note' || document.querySelector('#scroller textarea').value === 'a longer note'`,
-        probeOnly: true,
-      },
       { act: { action: 'tap', target: '' }, pick: { role: 'checkbox' }, done: `document.querySelector('#scroller input[type=checkbox]').checked` },
       { act: { action: 'tap', target: '' }, pick: { role: 'radio' }, done: `document.querySelector('#scroller input[type=radio]').checked` },
       { act: { action: 'scroll', direction: 'down' }, probe: iscrollY, done: `${iscrollY} > before` },
       { act: { action: 'scroll', to: 'Pretty row 40' }, done: inIscrollView('Pretty row 40') },
-      { act: { action: 'scroll', direction: 'up', distance: 3000 }, probe: iscrollY, done: `${iscrollY} < before && ${iscrollY} === 0` },
+      // 3000 pt up is more than the list has above: the user means back to (or near) its top.
+      { act: { action: 'scroll', direction: 'up', distance: 3000 }, probe: iscrollY, done: `${iscrollY} === 0 || ${iscrollY} <= before - 1000` },
       // An agent's slip: a row is plain text.
       {
         act: { action: 'tap', target: 'Pretty row 2' },
@@ -69,7 +65,7 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
       { act: { action: 'tap', target: 'Default' }, done: `${topcoat('.topcoat-checkbox input')}.checked` },
       { act: { action: 'tap', target: 'Disabled', role: 'checkbox' }, done: `${topcoat('.topcoat-checkbox input', 1)}.checked`, probeOnly: true },
       {
-        act: { action: 'scroll', to: 'Left label' },
+        act: { action: 'scroll', to: 'Left label', maxScrolls: 40 },
         done: `(() => { const r = ${topcoat('.topcoat-radio-button', 1)}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
       },
       { act: { action: 'tap', target: 'Left label' }, done: `${topcoat('.topcoat-radio-button input', 1)}.checked` },
@@ -78,7 +74,7 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
         done: `${topcoat('.topcoat-radio-button input', 2)}.checked && !${topcoat('.topcoat-radio-button input', 1)}.checked`,
       },
       {
-        act: { action: 'scroll', to: 'search' },
+        act: { action: 'scroll', to: 'search', maxScrolls: 40 },
         done: `(() => { const r = ${topcoat('.topcoat-search-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
       },
       { act: { action: 'type', target: 'search', index: 0, text: 'buttons' }, done: `${topcoat('.topcoat-search-input')}.value === 'buttons'` },
@@ -89,7 +85,7 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
         done: `[...document.querySelectorAll('.topcoat-switch__input')].filter((i) => i.checked).length !== 1 || ${topcoat('.topcoat-switch__input')}.checked`,
       },
       {
-        act: { action: 'scroll', to: 'text' },
+        act: { action: 'scroll', to: 'text', maxScrolls: 40 },
         done: `(() => { const r = ${topcoat('.topcoat-text-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
       },
       { act: { action: 'type', target: 'text', index: 0, text: 'Topcoat' }, done: `${topcoat('.topcoat-text-input')}.value === 'Topcoat'` },
@@ -101,6 +97,10 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
     name: 'open the slide menu and jump to a component',
     steps: [
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
+      {
+        act: { action: 'scroll', to: 'Range' },
+        done: `(() => { const r = [...document.querySelectorAll('#pageNav a')].find((x) => x.textContent.trim() === 'Range').getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
+      },
       { act: { action: 'tap', target: 'Range' }, done: `location.hash === '#range' && !document.querySelector('#site').classList.contains('open')` },
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `!document.querySelector('#site').classList.contains('open')` },
@@ -113,15 +113,17 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
   },
   {
     app: 'mobile-select-demo',
-    name: 'choose in the single and double wheel pickers, and cancel one',
+    name: 'turn the single wheel and confirm, open the double wheel and cancel it',
     steps: [
       { act: { action: 'tap', target: '单项选择' }, done: msOpen },
-      { act: { action: 'swipe', target: '', direction: 'up' }, pick: { role: 'button', near: '单项选择' }, done: `false`, probeOnly: true },
+      { act: { action: 'swipe', target: '周三', direction: 'up' }, probe: wheel, done: `${wheel} !== before` },
+      // The sheet's header is one button in the outline ("取消" · 单项选择, 确认): 确认 has no line of its own.
       { act: { action: 'tap', target: '确认' }, done: `!${msOpen} && document.querySelector('#trigger1').textContent.trim() !== '单项选择'` },
+      { act: { action: 'tap', target: '取消' }, done: `!${msOpen}` },
       { act: { action: 'tap', target: '双项选择' }, done: msOpen },
-      { act: { action: 'tap', target: '确认' }, done: `!${msOpen} && document.querySelector('#trigger2').textContent.trim() !== '双项选择'` },
-      { act: { action: 'tap', target: '多项选择' }, done: msOpen },
-      { act: { action: 'tap', target: '取消' }, done: `!${msOpen} && document.querySelector('#trigger3').textContent.trim() === '多项选择'` },
+      { act: { action: 'tap', target: '取消' }, done: `!${msOpen} && document.querySelector('#trigger2').textContent.trim() === '双项选择'` },
+      { act: { action: 'tap', target: '附近-3000米' }, done: msOpen },
+      { act: { action: 'tap', target: '取消' }, done: `!${msOpen}` },
     ],
   },
   {

@@ -16,8 +16,8 @@ const navOn = (i: number) =>
   `document.querySelectorAll('.weui-navbar__item')[${i}].classList.contains('weui-bar__item_on') && getComputedStyle(document.querySelectorAll('.weui-tab__content')[${i}]).display !== 'none'`;
 /** How far the shown page has scrolled (the example scrolls its last .page, or the document). */
 const pageY = `(scrollY + ([...document.querySelectorAll('.page')].pop()?.scrollTop ?? 0))`;
-/** Where the open weui.js picker's first column stands. */
-const pickerY = `new DOMMatrix(getComputedStyle(document.querySelector('.weui-picker .weui-picker__content')).transform).m42`;
+/** Where the open weui.js picker's columns stand. */
+const pickerY = `[...document.querySelectorAll('.weui-picker .weui-picker__content')].map((c) => new DOMMatrix(getComputedStyle(c).transform).m42).join()`;
 const jsDialog = shown('.weui-dialog');
 const jsSheet = shown('.weui-actionsheet');
 const jsPicker = shown('.weui-picker');
@@ -110,7 +110,6 @@ export const WEUI_TASKS: FieldTask[] = [
     name: 'scroll down the list and back up',
     steps: [
       { act: { action: 'scroll', direction: 'down' }, probe: pageY, done: `${pageY} > before` },
-      { act: { action: 'scroll', direction: 'down' }, probe: pageY, done: `${pageY} > before` },
       { act: { action: 'scroll', direction: 'up' }, probe: pageY, done: `${pageY} < before` },
     ],
   },
@@ -128,7 +127,8 @@ export const WEUI_TASKS: FieldTask[] = [
       { act: { action: 'swipe', target: '的士票', direction: 'up' }, probe: pickerY, done: `${pickerY} !== before` },
       { act: { action: 'tap', target: 'OK' }, done: `!${jsPicker}` },
       { act: { action: 'tap', target: 'DatePicker' }, done: jsPicker },
-      { act: { action: 'tap', target: 'OK' }, done: `!${jsPicker}` },
+      { act: { action: 'swipe', target: '7月', direction: 'down' }, probe: pickerY, done: `${pickerY} !== before` },
+      { act: { action: 'tap', target: '确定' }, done: `!${jsPicker}` },
     ],
   },
   {
