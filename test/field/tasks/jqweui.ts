@@ -4,6 +4,7 @@
 // select and picker widgets open a `.weui-picker-modal` (visible with `weui-picker-modal-visible`) and
 // write the choice into their input; a tab is current when its panel has `weui-tab__bd-item--active`.
 import type { FieldTask } from '../tasks.js';
+import { sawShown, watchShown } from './watch.js';
 
 const dialogs = `[...document.querySelectorAll('.weui-dialog.weui-dialog--visible')]`;
 const dialogTitle = `${dialogs}.map((d) => d.querySelector('.weui-dialog__title')?.textContent.trim()).join('|')`;
@@ -70,7 +71,8 @@ export const JQWEUI_TASKS: FieldTask[] = [
       { act: { action: 'tap', target: '阅读并同意《相关条款》', or: ['阅读并同意', '相关条款'] }, done: `document.querySelector('#weuiAgree').checked` },
       {
         act: { action: 'tap', target: '确定' },
-        done: `[...document.querySelectorAll('.weui-toptips')].some((t) => t.getClientRects().length > 0 && getComputedStyle(t).display !== 'none')`,
+        probe: watchShown('.weui-toptips'),
+        done: sawShown,
       },
     ],
   },
@@ -174,7 +176,7 @@ export const JQWEUI_TASKS: FieldTask[] = [
       },
       { act: { action: 'tap', target: '关闭' }, done: `!document.querySelector('#full').classList.contains('weui-popup__container--visible')` },
       { act: { action: 'tap', target: '显示底部的Popup' }, done: `document.querySelector('#half').classList.contains('weui-popup__container--visible')` },
-      { act: { action: 'tap', target: '关闭' }, done: `!document.querySelector('#half').classList.contains('weui-popup__container--visible')` },
+      { act: { action: 'tap', target: '显示 Toast 纯文本' }, probe: watchShown('.weui-toast.weui-toast--visible'), done: sawShown },
     ],
   },
   {
@@ -186,10 +188,7 @@ export const JQWEUI_TASKS: FieldTask[] = [
         act: { action: 'tap', target: '显示 Toast 纯文本' },
         done: `[...document.querySelectorAll('.weui-toast.weui-toast--visible')].some((t) => t.textContent.trim() !== '')`,
       },
-      {
-        act: { action: 'tap', target: '显示 Loading' },
-        done: `!!document.querySelector('.weui-toast.weui-toast--visible .weui-loading, .weui_loading_toast.weui-toast--visible, .weui-loading_toast.weui-toast--visible')`,
-      },
+      { act: { action: 'tap', target: '显示 Loading' }, probe: watchShown('.weui-toast.weui-toast--visible'), done: sawShown },
     ],
   },
   {

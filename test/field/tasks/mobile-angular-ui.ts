@@ -25,7 +25,9 @@ export const MAUI_TASKS: FieldTask[] = [
       {
         act: { action: 'tap', target: '' },
         pick: { role: 'button', unnamed: true },
-        done: `document.querySelector('.switch')?.classList.contains('active') === true`,
+        // Remember Me starts on: the tap turns it off.
+        probe: `document.querySelector('ui-switch').classList.contains('active')`,
+        done: `before === true && !document.querySelector('ui-switch').classList.contains('active')`,
       },
       { act: { action: 'back' }, done: `location.hash === '#/' || location.hash === ''` },
       { act: { action: 'tap', target: 'CHAT' }, done: sidebar('right') },

@@ -12,6 +12,9 @@ const msOpen = `[...document.querySelectorAll('.ms-mobile-select')].some((m) => 
 /** Where the open sheet's first wheel stands. */
 const wheel = `document.querySelector('.ms-mobile-select.ms-show .ms-select-container')?.style.transform`;
 const rdOpen = `[...document.querySelectorAll('.rolldate-container')].some((c) => c.getClientRects().length > 0 && !/rolldate-dim|hide/.test(c.className))`;
+/** The element's centre is on screen. */
+const centred = (el: string) =>
+  `(() => { const r = (${el}).getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`;
 const topcoat = (sel: string, i = 0) => `document.querySelectorAll(${JSON.stringify(sel)})[${i}]`;
 
 export const PICKER_FORM_TASKS: FieldTask[] = [
@@ -41,7 +44,7 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
   },
   {
     app: 'topcoat-mobile',
-    name: 'use the button bars, checkbox, radios, switches and text inputs',
+    name: 'use the code toggle, checkbox, search, switch, text input and radios, top to bottom',
     steps: [
       {
         act: { action: 'tap', target: 'Show code snippets', index: 0 },
@@ -58,57 +61,36 @@ export const PICKER_FORM_TASKS: FieldTask[] = [
         done: `document.activeElement?.outerHTML !== before`,
         probeOnly: true,
       },
-      {
-        act: { action: 'scroll', to: 'Default' },
-        done: `(() => { const r = ${topcoat('.topcoat-checkbox')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
-      },
+      { act: { action: 'scroll', to: 'Default' }, done: centred(topcoat('.topcoat-checkbox')) },
       { act: { action: 'tap', target: 'Default' }, done: `${topcoat('.topcoat-checkbox input')}.checked` },
       { act: { action: 'tap', target: 'Disabled', role: 'checkbox' }, done: `${topcoat('.topcoat-checkbox input', 1)}.checked`, probeOnly: true },
-      {
-        act: { action: 'scroll', to: 'Left label', maxScrolls: 40 },
-        done: `(() => { const r = ${topcoat('.topcoat-radio-button', 1)}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
-      },
-      { act: { action: 'tap', target: 'Left label' }, done: `${topcoat('.topcoat-radio-button input', 1)}.checked` },
-      {
-        act: { action: 'tap', target: 'Right label' },
-        done: `${topcoat('.topcoat-radio-button input', 2)}.checked && !${topcoat('.topcoat-radio-button input', 1)}.checked`,
-      },
-      {
-        act: { action: 'scroll', to: 'search', maxScrolls: 40 },
-        done: `(() => { const r = ${topcoat('.topcoat-search-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
-      },
+      { act: { action: 'scroll', to: 'search', maxScrolls: 40 }, done: centred(topcoat('.topcoat-search-input')) },
       { act: { action: 'type', target: 'search', index: 0, text: 'buttons' }, done: `${topcoat('.topcoat-search-input')}.value === 'buttons'` },
       { act: { action: 'scroll', direction: 'down' }, probe: 'scrollY', done: 'scrollY > before' },
       {
         act: { action: 'tap', target: '' },
-        pick: { role: 'switch' },
-        done: `[...document.querySelectorAll('.topcoat-switch__input')].filter((i) => i.checked).length !== 1 || ${topcoat('.topcoat-switch__input')}.checked`,
+        pick: { role: 'checkbox', unnamed: true },
+        probe: `[...document.querySelectorAll('.topcoat-switch__input')].map((i) => i.checked).join()`,
+        done: `[...document.querySelectorAll('.topcoat-switch__input')].map((i) => i.checked).join() !== before`,
       },
-      {
-        act: { action: 'scroll', to: 'text', maxScrolls: 40 },
-        done: `(() => { const r = ${topcoat('.topcoat-text-input')}.getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
-      },
+      { act: { action: 'scroll', to: 'text', maxScrolls: 40 }, done: centred(topcoat('.topcoat-text-input')) },
       { act: { action: 'type', target: 'text', index: 0, text: 'Topcoat' }, done: `${topcoat('.topcoat-text-input')}.value === 'Topcoat'` },
+      { act: { action: 'scroll', to: 'Left label', maxScrolls: 40 }, done: centred(topcoat('.topcoat-radio-button', 1)) },
+      { act: { action: 'tap', target: 'Left label' }, done: `${topcoat('.topcoat-radio-button input', 1)}.checked` },
     ],
   },
   {
     app: 'topcoat-mobile',
     page: 'demo/topcoat-mobile-dark.html',
-    name: 'open the slide menu and jump to a component',
+    name: 'open the slide menu and jump to a component, then reopen and close the menu',
     steps: [
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
-      {
-        act: { action: 'scroll', to: 'Range' },
-        done: `(() => { const r = [...document.querySelectorAll('#pageNav a')].find((x) => x.textContent.trim() === 'Range').getBoundingClientRect(); return r.top + r.height / 2 > 0 && r.top + r.height / 2 < innerHeight; })()`,
-      },
+      { act: { action: 'scroll', to: 'Range' }, done: centred(`[...document.querySelectorAll('#pageNav a')].find((x) => x.textContent.trim() === 'Range')`) },
       { act: { action: 'tap', target: 'Range' }, done: `location.hash === '#range' && !document.querySelector('#site').classList.contains('open')` },
+      // The menu button is not fixed: after the jump it is far above; the agent scrolls back up.
+      { act: { action: 'scroll', direction: 'up', distance: 20000 }, probe: 'scrollY', done: 'scrollY === 0 && before > 0' },
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `document.querySelector('#site').classList.contains('open')` },
       { act: { action: 'tap', target: '#slide-menu-button' }, done: `!document.querySelector('#site').classList.contains('open')` },
-      {
-        act: { action: 'type', target: '', text: 'Topcoat Mobile Light' },
-        pick: { role: 'select' },
-        done: `location.pathname.endsWith('/topcoat-mobile-light.html')`,
-      },
     ],
   },
   {

@@ -4,6 +4,7 @@
 // current tab `aria-selected="true"` and shows one `.weui-tab__panel`. weui.js builds its dialogs,
 // action sheets and pickers on demand and removes them when they close.
 import type { FieldTask } from '../tasks.js';
+import { sawShown, watchShown } from './watch.js';
 
 const shown = (sel: string) =>
   `[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.getClientRects().length > 0 && getComputedStyle(e).display !== 'none' && getComputedStyle(e).visibility !== 'hidden')`;
@@ -37,7 +38,7 @@ export const WEUI_TASKS: FieldTask[] = [
       { act: { action: 'tap', target: '开关' }, done: hash('#form_switch') },
       { act: { action: 'tap', target: '标题文字', index: 0 }, done: `${inPage('#cb')}.checked` },
       { act: { action: 'tap', target: '兼容IE Edge的版本' }, done: `!${inPage('#switchCP')}.checked` },
-      { act: { action: 'tap', target: '确定' }, done: shown('#js_toast') },
+      { act: { action: 'tap', target: '确定' }, probe: watchShown('#js_toast'), done: sawShown },
       { act: { action: 'back' }, done: hash('#form') },
     ],
   },
@@ -146,7 +147,7 @@ export const WEUI_TASKS: FieldTask[] = [
       },
       { act: { action: 'tap', target: '其它' }, done: navOn(3) },
       { act: { action: 'tap', target: '表单' }, done: navOn(1) },
-      { act: { action: 'tap', target: '提交' }, done: shown('.weui-toptips') },
+      { act: { action: 'tap', target: '提交' }, probe: watchShown('.weui-toptips'), done: sawShown },
     ],
   },
 ];
