@@ -176,7 +176,7 @@ export const JQWEUI_TASKS: FieldTask[] = [
       },
       { act: { action: 'tap', target: '关闭' }, done: `!document.querySelector('#full').classList.contains('weui-popup__container--visible')` },
       { act: { action: 'tap', target: '显示底部的Popup' }, done: `document.querySelector('#half').classList.contains('weui-popup__container--visible')` },
-      { act: { action: 'tap', target: '显示 Toast 纯文本' }, probe: watchShown('.weui-toast.weui-toast--visible'), done: sawShown },
+      { act: { action: 'tap', target: '关闭' }, done: `!document.querySelector('#half').classList.contains('weui-popup__container--visible')` },
     ],
   },
   {
@@ -184,10 +184,7 @@ export const JQWEUI_TASKS: FieldTask[] = [
     page: 'dist/demos/toast.html',
     name: 'show a text toast and the loading indicator',
     steps: [
-      {
-        act: { action: 'tap', target: '显示 Toast 纯文本' },
-        done: `[...document.querySelectorAll('.weui-toast.weui-toast--visible')].some((t) => t.textContent.trim() !== '')`,
-      },
+      { act: { action: 'tap', target: '显示 Toast 纯文本' }, probe: watchShown('.weui-toast.weui-toast--visible'), done: sawShown },
       { act: { action: 'tap', target: '显示 Loading' }, probe: watchShown('.weui-toast.weui-toast--visible'), done: sawShown },
     ],
   },
