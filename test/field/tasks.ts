@@ -22,9 +22,10 @@ export interface FieldStep {
   /**
    * The target is picked from the outline read just before the action, as an agent picks a ref:
    * the element of `role` on the same row as the line labelled `near` (nearest it), or the first of
-   * that role in reading order. The action is sent with `target: '@N'`.
+   * that role in reading order (with `unnamed`, only elements the outline shows without a name). The
+   * action is sent with `target: '@N'`.
    */
-  pick?: { role: string; near?: string };
+  pick?: { role: string; near?: string; unnamed?: boolean };
   /** The step is meant to achieve nothing (a disabled control, an inert label): it is left out of task success. */
   probeOnly?: boolean;
 }
@@ -146,7 +147,7 @@ async function coverageNow(rig: FieldRig): Promise<PageCoverage | undefined> {
 /** The ref an agent reading the outline would take for `pick`; a target no element has when none fits. */
 async function pickRef(rig: FieldRig, pick: NonNullable<FieldStep['pick']>): Promise<string> {
   const els = (await readOutline(rig)).elements.filter((e) => e.ref !== null && e.tap);
-  const ofRole = els.filter((e) => e.role === pick.role);
+  const ofRole = els.filter((e) => e.role === pick.role && (!pick.unnamed || !e.label));
   if (!pick.near) return ofRole[0] ? `@${ofRole[0].ref}` : `(no ${pick.role} on screen)`;
   const anchor = els.find((e) => e.label === pick.near && e.role !== pick.role);
   if (!anchor) return `(no line ${JSON.stringify(pick.near)} on screen)`;

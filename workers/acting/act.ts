@@ -399,7 +399,11 @@ function changedInPlace(
 /** Whether two readings say different things: elements, words, values or states (not where they are). */
 function saysOtherwise(a: Element[], b: Element[]): boolean {
   if (a.length !== b.length) return true;
-  const says = (e: Element) => `${e.role}\u0000${e.label}\u0000${e.value ?? ''}\u0000${JSON.stringify(e.states)}`;
+  // Focus is left out: a tap focuses what it lands on, whether or not the app did anything.
+  const says = (e: Element) => {
+    const { focused: _focused, ...states } = e.states;
+    return `${e.role}\u0000${e.label}\u0000${e.value ?? ''}\u0000${JSON.stringify(states)}`;
+  };
   const count = new Map<string, number>();
   for (const e of a) count.set(says(e), (count.get(says(e)) ?? 0) + 1);
   for (const e of b) {
