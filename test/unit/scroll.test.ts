@@ -110,3 +110,32 @@ describe('scrolling by a distance', () => {
     expect(out).toMatchObject({ movedPt: 100, atEnd: true });
   });
 });
+
+describe('scrolling to an element', () => {
+  it('does not stop at an element that only peeks in at the edge: it scrolls it whole into view', async () => {
+    const sim = simulated([]);
+    // Row 16 lies at 800..850 pt on an 844 pt screen: 44 of its 50 pt show, and it has a tap point.
+    const withTaps = (): Read => {
+      const r = sim.read();
+      for (const e of r.reading.elements as unknown as { frame: { y: number; height: number }; tap: unknown }[])
+        e.tap = e.frame.y < SCREEN.heightPt && e.frame.y + e.frame.height > 0 ? { x: 195, y: Math.max(e.frame.y, 0) + 10 } : null;
+      return r;
+    };
+    const find = (r: Read) => r.reading.elements.findIndex((e) => e.label === 'Row 16');
+    const out = await scrollTo(sim.device, withTaps(), find, undefined, 10, async () => withTaps());
+    const row = out.after.reading.elements[out.found!]!;
+    expect(out.scrolls).toBeGreaterThanOrEqual(1);
+    expect(row.frame.y).toBeGreaterThanOrEqual(0);
+    expect(row.frame.y + row.frame.height).toBeLessThanOrEqual(SCREEN.heightPt);
+    // One already whole is found where it is, with no scroll.
+    const still = await scrollTo(
+      sim.device,
+      withTaps(),
+      (r) => r.reading.elements.findIndex((e) => e.label === 'Row 14'),
+      undefined,
+      10,
+      async () => withTaps(),
+    );
+    expect(still.scrolls).toBe(0);
+  });
+});

@@ -30,6 +30,14 @@ export function contentBand(read: Read): Band {
   return { top, bottom, left: 0, right: widthPt };
 }
 
+/** The element lies within the content band (between the bars), or is taller than the band. */
+function showsWhole(read: Read, at: number): boolean {
+  const band = contentBand(read);
+  const f = read.reading.elements[at]!.frame;
+  if (f.height >= band.bottom - band.top) return true;
+  return f.y >= band.top - 1 && f.y + f.height <= band.bottom + 1;
+}
+
 /** Drags that move the content `distance` points in `direction`, each no longer than the band allows. */
 export function scrollDrags(band: Band, direction: Direction, distance: number, slopPt: number, within?: Point): ReturnType<typeof g.drag>[] {
   const vertical = direction === 'up' || direction === 'down';
@@ -139,9 +147,14 @@ export async function scrollTo(
   let stalls = 0;
   let total = 0;
   let moved: number | null = 0;
+  let centred = 0;
   for (let scrolls = 0; ; scrolls++) {
     const at = find(current);
-    if (at !== null && current.reading.elements[at]!.tap) return { found: at, after: current, scrolls, movedPt: moved, atEnd: false };
+    // Found when it shows whole: an element peeking in at the edge (10 of its 48 pt) is scrolled
+    // once more, to the middle of the content, unless it is taller than the content or will not move.
+    if (at !== null && current.reading.elements[at]!.tap && (showsWhole(current, at) || centred >= 1 || stalls >= 1))
+      return { found: at, after: current, scrolls, movedPt: moved, atEnd: false };
+    if (at !== null && current.reading.elements[at]!.tap) centred++;
     if (scrolls >= maxScrolls || stalls >= 2) return { found: null, after: current, scrolls, movedPt: moved, atEnd: stalls >= 2 };
     checkDeadline(`scroll ${scrolls + 1} of the hunt for the target`);
     let dir = direction ?? 'down';
