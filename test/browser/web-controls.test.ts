@@ -91,4 +91,14 @@ describe('controls UI kits build', () => {
     );
     expect(lines(els)).toEqual(['heading Dialog', 'button Style one', 'button Open sheet']);
   });
+
+  it('gives a header with a listener of its own and two listening buttons in it the buttons, not one merged line', async () => {
+    // mobile-select's sheet header: the bar listens (to stop clicks reaching the backdrop), and so
+    // do its Cancel and OK spans; one line for the bar merged the two controls.
+    const els = await elementsOf(
+      `<div id="bar" style="display:flex;justify-content:space-between;padding:12px"><span id="c">Cancel</span><span>Pick one</span><span id="o">OK</span></div>`,
+      "for (const id of ['bar', 'c', 'o']) document.getElementById(id).addEventListener('click', () => {});",
+    );
+    expect(lines(els)).toEqual(['button Cancel', 'text Pick one', 'button OK']);
+  });
 });

@@ -200,7 +200,9 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
       let here = parent;
       const rawRole = String(node.role?.value ?? '');
       const info = node.backendDOMNodeId === undefined ? undefined : dom.info.get(node.backendDOMNodeId);
-      const tapped = !node.ignored && !inControl && answersClicks(rawRole, info, screen, vv.scale);
+      // A container with a listener of its own that holds two controls or more (a sheet's header
+      // with Cancel and OK, each listening too) is their row, not one control: they are tapped.
+      const tapped = !node.ignored && !inControl && answersClicks(rawRole, info, screen, vv.scale) && !holdsControls(node, byId, dom);
       // A container named only by the words it holds (a page wrapper made focusable for focus
       // management) is no line of its own, unless it answers taps: its words are already lines.
       const name = !tapped && CONTAINER_ONLY.has(rawRole) && namedByContents(node) ? '' : String(node.name?.value ?? '').trim();
@@ -287,6 +289,38 @@ function answersClicks(rawRole: string, info: DomInfo | undefined, screen: Scree
   const area = info.rect.width * info.rect.height * scale * scale;
   return area > 0 && area <= (screen.widthPt * screen.heightPt) / 2;
 }
+
+/** Whether two or more of the node's descendants are controls: a listener of their own, or a control's role. */
+function holdsControls(node: AXNode, byId: Map<string, AXNode>, dom: DomIndex): boolean {
+  let found = 0;
+  const stack = [...(node.childIds ?? [])];
+  while (stack.length && found < 2) {
+    const child = byId.get(stack.pop()!);
+    if (!child) continue;
+    const info = child.backendDOMNodeId === undefined ? undefined : dom.info.get(child.backendDOMNodeId);
+    const role = String(child.role?.value ?? '');
+    if (!child.ignored && (CONTROL_ROLES.has(role) || (info?.clickable && info.visible && TAPPABLE_ROLES.has(role)))) found++;
+    else stack.push(...(child.childIds ?? []));
+  }
+  return found >= 2;
+}
+
+/** Chromium's roles of controls a user operates. */
+const CONTROL_ROLES = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'slider',
+  'spinbutton',
+  'menuitem',
+  'tab',
+  'option',
+]);
 
 /**
  * Shown at a size a finger can find, where a scroll can bring it: a control 1 px square, clipped to
