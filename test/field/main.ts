@@ -8,7 +8,7 @@ import { FIT_APPS } from './fit.js';
 import { reportMarkdown } from './report.js';
 import { type PageResult, totals } from './run.js';
 import { runFieldSuite } from './suite.js';
-import { confusion, describeAct } from './tasks.js';
+import { confusion, describeAct, type TaskOutcome } from './tasks.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -55,7 +55,7 @@ if (!only && doPages && doTasks) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     `${dir}${day}-field.json`,
-    `${JSON.stringify({ totals: t, heldOut: held, fitApps: [...FIT_APPS], confusion: c, pages: results, tasks: outcomes }, null, 1)}\n`,
+    `${JSON.stringify({ totals: t, heldOut: held, fitApps: [...FIT_APPS], confusion: c, pages: results.map(slimPage), tasks: outcomes.map(slimTask) }, null, 1)}\n`,
   );
   writeFileSync(`${dir}${day}-field.md`, reportMarkdown(day, results, outcomes));
 }
@@ -73,4 +73,28 @@ function printPage(r: PageResult): void {
       );
     for (const d of r.look.disagreements) console.error(`   look: ${d}`);
   }
+}
+
+/** A page's result as kept in the JSON: the misses, not every check nor the outline's text. */
+function slimPage(r: PageResult) {
+  const { outline: _outline, coverage, ...rest } = r;
+  const { checks, ...counts } = coverage;
+  return {
+    ...rest,
+    coverage: {
+      ...counts,
+      misses: checks.filter((x) => x.problems.length).map((x) => ({ problems: x.problems, truth: { role: x.truth.role, name: x.truth.name } })),
+    },
+  };
+}
+
+/** A task's outcome as kept in the JSON: each step's coverage as counts. */
+function slimTask(o: TaskOutcome) {
+  return {
+    ...o,
+    steps: o.steps.map(({ coverage, ...s }) => ({
+      ...s,
+      ...(coverage ? { coverage: { truth: coverage.truth, right: coverage.right, misses: coverage.truth - coverage.right } } : {}),
+    })),
+  };
 }
