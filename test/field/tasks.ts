@@ -149,6 +149,9 @@ async function pickRef(rig: FieldRig, pick: NonNullable<FieldStep['pick']>): Pro
   const els = (await readOutline(rig)).elements.filter((e) => e.ref !== null && e.tap);
   const ofRole = els.filter((e) => e.role === pick.role && (!pick.unnamed || !e.label));
   if (!pick.near) return ofRole[0] ? `@${ofRole[0].ref}` : `(no ${pick.role} on screen)`;
+  // A control of that role named by the words itself (a checkbox the row's label names) is the one.
+  const named = ofRole.find((e) => e.label === pick.near);
+  if (named) return `@${named.ref}`;
   const anchor = els.find((e) => e.label === pick.near && e.role !== pick.role);
   if (!anchor) return `(no line ${JSON.stringify(pick.near)} on screen)`;
   const rowOf = ofRole

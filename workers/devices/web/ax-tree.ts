@@ -203,9 +203,10 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
       // A container with a listener of its own that holds two controls or more (a sheet's header
       // with Cancel and OK, each listening too) is their row, not one control: they are tapped.
       const tapped = !node.ignored && !inControl && answersClicks(rawRole, info, screen, vv.scale) && !holdsControls(node, byId, dom);
-      // A container named only by the words it holds (a page wrapper made focusable for focus
-      // management) is no line of its own, unless it answers taps: its words are already lines.
-      const name = !tapped && CONTAINER_ONLY.has(rawRole) && namedByContents(node) ? '' : String(node.name?.value ?? '').trim();
+      // A plain container named only by the words it holds (a page wrapper made focusable for focus
+      // management) is no line of its own, unless it answers taps: its words are already lines. A
+      // label named by its words keeps its line: it is often the only line of a row's text.
+      const name = !tapped && rawRole === 'generic' && namedByContents(node) ? '' : String(node.name?.value ?? '').trim();
       // A scrolling container is kept, unnamed, as structure: what it holds scrolls under the bars.
       const scroller = !tapped && !node.ignored && info?.scroller === true && CONTAINER_ONLY.has(rawRole) && !name;
       if (!node.ignored && !ROOTS.has(rawRole) && (!(CONTAINER_ONLY.has(rawRole) && !name) || scroller || tapped) && node.backendDOMNodeId !== undefined) {
