@@ -186,7 +186,7 @@ function one(matches: number[], what: string, current: Numbered, how: Found['how
   );
   // A modal layer hides what is behind it from the tree (the web makes it inert): say it is there.
   const modal = current.reading.regions.modal;
-  const layer = modal ? (modal.label ? `${modal.role} ${JSON.stringify(ellipsize(modal.label, 40))}` : `a ${modal.role}`) : null;
+  const layer = modal ? layerName(modal) : null;
   throw new DeviceError(
     'NO_MATCH',
     `nothing on screen ${describe(current)} matches ${what}${near.length ? `; close: ${near.map((n) => JSON.stringify(n)).join(', ')}` : ''}${layer ? `; ${layer} is open over the screen` : ''}`,
@@ -209,6 +209,9 @@ const describe = (n: Numbered) => `${n.screen.id}${n.screen.name ? ` ${JSON.stri
 const say = (e: Element) => `${e.role} ${JSON.stringify(ellipsize(e.label, 40))}`;
 const where = (e: Element) => (e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above the screen' : 'below the screen');
 
+/** A modal layer as a refusal names it: its role and label, or "a dialog". */
+const layerName = (m: { role: string; label: string }) => (m.label ? `${m.role} ${JSON.stringify(ellipsize(m.label, 40))}` : `a ${m.role}`);
+
 /**
  * What a tap on a covered element would land on, named so the asker can move it: the dialog it is
  * behind, the bar it lies under, or else the smallest element on screen over its middle (the banner,
@@ -218,7 +221,7 @@ function coverOf(e: Element, current: Numbered): { say: string; hint: string; by
   const { regions, elements: els, refs } = current.reading;
   if (regions.modal) {
     const m = regions.modal;
-    const name = m.label ? `${m.role} ${JSON.stringify(ellipsize(m.label, 40))}` : `a ${m.role}`;
+    const name = layerName(m);
     return { say: `${name} drawn over the screen`, hint: `close or finish ${name} first`, by: { ref: null, role: m.role, label: m.label } };
   }
   const mid = { x: e.frame.x + e.frame.width / 2, y: e.frame.y + e.frame.height / 2 };
