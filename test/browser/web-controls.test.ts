@@ -101,4 +101,34 @@ describe('controls UI kits build', () => {
     );
     expect(lines(els)).toEqual(['button Cancel', 'text Pick one', 'button OK']);
   });
+
+  it("gives a list's bullets and numbers no line of their own", async () => {
+    // TodoMVC's sidebar: a bulleted list of links; each bullet was a "listmarker •" line.
+    const all = async (body: string) => {
+      await device.currentPageForTests.setContent(`<!doctype html><html><head>${VIEWPORT}</head><body>${body}</body></html>`);
+      return readScreen(await device.tree(), 'web').elements;
+    };
+    const els = await all('<ul><li><a href="#a">Tutorial</a></li><li><a href="#b">Support</a></li></ul><ol><li>First step</li></ol>');
+    const lines = els.map((e) => `${e.role} ${e.label}`);
+    expect(lines).toEqual(expect.arrayContaining(['link Tutorial', 'link Support', 'cell First step']));
+    expect(lines.filter((l) => /listmarker|•|1\./.test(l))).toEqual([]);
+  });
+
+  it('leaves out rows a box cuts off (a wheel picker, an inner list scrolled), and keeps what escapes the box', async () => {
+    // mobile-select's wheel: rows translated up inside an overflow:hidden window of three rows; an
+    // inner list (overflow:auto) scrolled down; a badge positioned against the page, outside a box
+    // that clips only what it contains in flow; a fixed bar.
+    const wheel = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].map((d) => `<li style="height:40px">${d}</li>`).join('');
+    const rows = Array.from({ length: 20 }, (_, i) => `<li style="height:40px"><button>Row ${i + 1}</button></li>`).join('');
+    const els = await elementsOf(
+      `<div style="height:120px;overflow:hidden;margin-top:60px"><ul style="margin:0;padding:0;list-style:none;transform:translateY(-120px)">${wheel}</ul></div>
+       <ul id="inner" style="height:200px;overflow:auto;margin:0;padding:0;list-style:none">${rows}</ul>
+       <div style="height:30px;overflow:hidden"><span style="position:absolute;top:500px;left:10px">Badge</span></div>
+       <button style="position:fixed;bottom:0;left:0">Fixed</button>`,
+      `document.getElementById('inner').scrollTop = 400;`,
+    );
+    const shown = els.map((e) => e.label);
+    expect(shown).toEqual(expect.arrayContaining(['Wed', 'Thu', 'Fri', 'Row 11', 'Row 15', 'Badge', 'Fixed']));
+    for (const gone of ['Sun', 'Mon', 'Tue', 'Sat', 'Row 1', 'Row 10', 'Row 16', 'Row 20']) expect(shown).not.toContain(gone);
+  });
 });

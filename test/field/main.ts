@@ -63,7 +63,7 @@ if (!only && doPages && doTasks) {
 function printPage(r: PageResult): void {
   const cov = r.coverage;
   console.error(
-    `${r.app} ${r.page}: ${r.error ? `ERROR ${r.error}` : `${cov.right}/${cov.truth} right (absent ${cov.absent}, role ${cov.roleWrong}, name ${cov.nameWrong}, state ${cov.stateWrong}, merged ${cov.merged}); look ${r.look.agree}/${r.look.points}; chars ${r.outlineChars}/${r.ariaChars}`}`,
+    `${r.app} ${r.page}: ${r.error ? `ERROR ${r.error}` : `${cov.right}/${cov.truth} right (absent ${cov.absent}, role ${cov.roleWrong}, name ${cov.nameWrong}, state ${cov.stateWrong}, merged ${cov.merged}); look ${r.look.agree}/${r.look.points}; chars ${r.outlineChars}/${r.ariaChars}/${r.mcpChars}`}`,
   );
   if (printOutline) console.error(r.outline);
   if (verbose) {

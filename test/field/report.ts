@@ -28,7 +28,7 @@ function coverageSection(pages: PageResult[]): string[] {
   };
   const rows = pages.map((r) => {
     const c = r.coverage;
-    return `| ${r.app}${FIT_APPS.has(r.app) ? ' (fit)' : ''} | ${r.page} | ${r.error ? `error: ${r.error.slice(0, 80)}` : `${c.right}/${c.truth}`} | ${c.absent} | ${c.roleWrong} | ${c.nameWrong} | ${c.stateWrong} | ${c.merged} | ${r.look.agree}/${r.look.points} | ${r.outlineChars} / ${r.ariaChars} |`;
+    return `| ${r.app}${FIT_APPS.has(r.app) ? ' (fit)' : ''} | ${r.page} | ${r.error ? `error: ${r.error.slice(0, 80)}` : `${c.right}/${c.truth}`} | ${c.absent} | ${c.roleWrong} | ${c.nameWrong} | ${c.stateWrong} | ${c.merged} | ${r.look.agree}/${r.look.points} | ${r.outlineChars} / ${r.ariaChars} / ${r.mcpChars} |`;
   });
   return [
     '## Outline coverage',
@@ -49,20 +49,26 @@ function coverageSection(pages: PageResult[]): string[] {
       pages.filter((r) => !FIT_APPS.has(r.app)),
     ),
     '',
-    '| app | page | right | absent | role | name | state | merged | look | chars: outline / Playwright |',
+    '| app | page | right | absent | role | name | state | merged | look | chars: outline / Playwright / Playwright MCP |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ];
 }
 
-/** The median of outline chars over Playwright's snapshot chars, per page. */
-function charsLine(pages: PageResult[]): string {
-  const ratios = pages.filter((p) => p.ariaChars > 0 && p.outlineChars > 0).map((p) => p.outlineChars / p.ariaChars);
-  if (!ratios.length) return '';
+/** The median, over pages, of the outline's characters over a peer's snapshot of the same page. */
+function medianRatio(pages: PageResult[], peer: (p: PageResult) => number): { median: number; n: number } | null {
+  const ratios = pages.filter((p) => peer(p) > 0 && p.outlineChars > 0).map((p) => p.outlineChars / peer(p));
+  if (!ratios.length) return null;
   const s = [...ratios].sort((a, b) => a - b);
-  const median = s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  return `Characters an agent reads per screen: the outline's median is ${median.toFixed(2)} × Playwright's accessibility snapshot of the same page (over ${ratios.length} pages; Playwright MCP adds a ref to each of its lines, so its snapshot is longer still).`;
+  return { median: s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2, n: s.length };
+}
+
+function charsLine(pages: PageResult[]): string {
+  const mcp = medianRatio(pages, (p) => p.mcpChars);
+  const aria = medianRatio(pages, (p) => p.ariaChars);
+  if (!mcp || !aria) return '';
+  return `Characters an agent reads per screen: the outline's median is ${mcp.median.toFixed(2)} × the snapshot Playwright MCP gives of the same page (its page snapshot in "ai" mode, refs on every line; over ${mcp.n} pages), and ${aria.median.toFixed(2)} × Playwright's plain accessibility snapshot of the page's body.`;
 }
 
 /** Outline coverage on the screens the first pass's steps ended on. */

@@ -71,6 +71,12 @@ export interface PageResult {
    * lower bound of what an agent reads there.
    */
   ariaChars: number;
+  /**
+   * Characters of the snapshot Playwright MCP's `browser_snapshot` hands an agent: Playwright's
+   * page snapshot in its "ai" mode (a ref on every line, iframes included), without the few lines
+   * of page URL and title MCP puts around it.
+   */
+  mcpChars: number;
   /** The outline's text as the agent reads it. */
   outline: string;
   error?: string;
@@ -104,7 +110,8 @@ export async function checkPage(rig: FieldRig, p: FieldPage): Promise<PageResult
         .locator('body')
         .ariaSnapshot({ timeout: 5000 })
         .catch(() => '');
-      return { ...base, coverage: cov, look, outlineChars: outline.text.length, ariaChars: aria.length, outline: outline.text };
+      const mcp = await page.ariaSnapshot({ mode: 'ai', timeout: 5000 }).catch(() => '');
+      return { ...base, coverage: cov, look, outlineChars: outline.text.length, ariaChars: aria.length, mcpChars: mcp.length, outline: outline.text };
     } finally {
       await truth.close();
     }
@@ -116,6 +123,7 @@ export async function checkPage(rig: FieldRig, p: FieldPage): Promise<PageResult
       look: { points: 0, agree: 0, scale: 0, disagreements: [] },
       outlineChars: 0,
       ariaChars: 0,
+      mcpChars: 0,
       outline: '',
       error: (err as Error).message,
     };

@@ -103,8 +103,13 @@ export interface TreeNode {
   interactive: boolean;
   /** Interactive but with no accessible name (an icon button nobody labelled). */
   unnamed: boolean;
-  /** Entirely outside the viewport (still rendered: a list row below the fold). */
+  /** Entirely outside the viewport, or cut off entirely by a container (still rendered: a list row below the fold, or scrolled out of an inner list). */
   offscreen: boolean;
+  /**
+   * The part of the frame its containers let show, where one cuts it (web: an ancestor's overflow
+   * hidden, auto or scroll); null when they let none of it show. Absent when nothing cuts it.
+   */
+  clip?: Rect | null;
   /** Its content scrolls (web: overflow auto/scroll; Android: scrollable; iOS: tables, scroll views). */
   scrollable?: boolean;
   /** A field whose only name is its placeholder, or none: no label is tied to it (a label beside it may be meant). */

@@ -20,6 +20,8 @@ export interface Element {
   source: NodeSource;
   interactive: boolean;
   frame: Rect;
+  /** The part of the frame its containers let show, where one cuts it (null: none); the platform tells (TreeNode.clip). */
+  clip?: Rect | null;
   /** The part a user can see and touch; null when none is. Set by visibility.ts. */
   visible: Rect | null;
   /** Centre of the visible part, in points; null when nothing of it shows. */
@@ -204,6 +206,7 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
     source: n.source,
     interactive: n.interactive,
     frame: n.frame,
+    ...(n.clip !== undefined ? { clip: n.clip } : {}),
     visible: null,
     tap: null,
     // A name made only of icon glyphs is none: normalising it left nothing.

@@ -44,7 +44,7 @@ export function outlineText(r: ScreenReading, h: OutlineHeader): string {
     const region = r.regionOf[i]!;
     const ref = r.refs[i];
     if (ref === null || ref === undefined) {
-      const why = e.flags.includes('covered') ? 'covered' : e.frame.y < 0 ? 'above' : 'below';
+      const why = e.flags.includes('covered') ? 'covered' : e.clip === null ? 'boxed' : e.frame.y < 0 ? 'above' : 'below';
       hidden[why] = (hidden[why] ?? 0) + 1;
       continue;
     }
@@ -56,7 +56,7 @@ export function outlineText(r: ScreenReading, h: OutlineHeader): string {
   }
   const rest = Object.entries(hidden)
     .sort()
-    .map(([why, n]) => (why === 'covered' ? `${n} covered` : `${n} ${why} the screen`));
+    .map(([why, n]) => (why === 'covered' ? `${n} covered` : why === 'boxed' ? `${n} out of view in a scrolling or clipped box` : `${n} ${why} the screen`));
   if (rest.length) lines.push(`(not shown: ${rest.join(', ')})`);
   return `${lines.join('\n')}\n`;
 }

@@ -25,7 +25,8 @@ export function clipToScreen(elements: Element[], screen: ScreenSize): void {
   const rect = { x: 0, y: 0, width: screen.widthPt, height: screen.heightPt };
   for (const e of elements) {
     if (e.flags.includes('covered')) continue; // the platform saw something drawn over it
-    const v = intersect(e.frame, rect);
+    // A container's clip first (an inner list's rows scrolled out of its box), then the screen's edges.
+    const v = e.clip === null ? null : intersect(e.clip ?? e.frame, rect);
     e.visible = v && v.width >= MIN_VISIBLE_PT && v.height >= MIN_VISIBLE_PT ? v : null;
     if (!e.visible) e.flags.push('offscreen');
     else if (cutOff(e.frame.width, e.visible.width) || cutOff(e.frame.height, e.visible.height)) e.flags.push('partly-offscreen');

@@ -199,6 +199,8 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
     const visit = (node: AXNode, parent: number | null, inControl: boolean) => {
       let here = parent;
       const rawRole = String(node.role?.value ?? '');
+      // A list's bullet or number is drawn decoration: a line of "•" per row is noise an agent reads.
+      if (rawRole === 'ListMarker') return;
       const info = node.backendDOMNodeId === undefined ? undefined : dom.info.get(node.backendDOMNodeId);
       // A container with a listener of its own that holds two controls or more (a sheet's header
       // with Cancel and OK, each listening too) is their row, not one control: they are tapped.
@@ -217,13 +219,15 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
         // shows and what a tap hits) is where its label is.
         const byLabel = interactive && !drawn(info) ? (drawnLabels(node, dom) ?? drawnByParent(info, dom)) : undefined;
         const rect = byLabel ? byLabel.rect : info?.visible ? info.rect : undefined;
+        const cut = byLabel ? dom.info.get(byLabel.ids[0]!)?.clip : info?.clip;
         // What paints it: the control itself, or the labels that draw it (their own content lies over the hidden input).
         const painters = byLabel ? byLabel.ids : [node.backendDOMNodeId!];
         if (!rect || rect.width <= 0 || rect.height <= 0) {
           skippedInvisible++;
         } else {
           const frame = toScreen(rect);
-          const shown = intersect(rect, viewport);
+          // What shows of it: cut by its containers, then by the viewport.
+          const shown = cut === null ? null : intersect(cut ?? rect, viewport);
           const index = nodes.length;
           nodes.push({
             index,
@@ -237,7 +241,8 @@ export async function readTree(cdp: CDPSession, screen: ScreenSize): Promise<Tre
             source: 'web',
             interactive,
             unnamed: interactive && name === '',
-            offscreen: frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= screen.widthPt || frame.y >= screen.heightPt,
+            offscreen: cut === null || frame.x + frame.width <= 0 || frame.y + frame.height <= 0 || frame.x >= screen.widthPt || frame.y >= screen.heightPt,
+            ...(cut !== undefined ? { clip: cut && toScreen(cut) } : {}),
             ...(info?.scroller ? { scrollable: true } : {}),
             ...(interactive && nameFromPlaceholder(node) ? { nameFrom: 'placeholder' as const } : {}),
             // Painted over wherever it shows (a pushed page over the last one): no tap can reach it.

@@ -18,6 +18,12 @@ export interface DomInfo {
    * The parent's backend id; the control still takes the taps.
    */
   drawnByParent?: number;
+  /**
+   * The part of `rect` its ancestors let show, where one clips it (overflow hidden, auto or scroll:
+   * an inner list's rows scrolled out of its box, a wheel picker's rows above and below its window);
+   * null when none of it shows. Absent when nothing clips it.
+   */
+  clip?: Rect | null;
 }
 
 export interface Snapshot {
@@ -38,8 +44,12 @@ export interface Snapshot {
 }
 
 /** The computed styles asked for, in this order (styles[k] indexes them). */
-export const SNAPSHOT_STYLES = ['display', 'visibility', 'opacity', 'overflow-y', 'background-color'];
-const [DISPLAY, VISIBILITY, OPACITY, OVERFLOW_Y, BACKGROUND] = [0, 1, 2, 3, 4];
+export const SNAPSHOT_STYLES = ['display', 'visibility', 'opacity', 'overflow-y', 'background-color', 'overflow-x', 'position'];
+const [DISPLAY, VISIBILITY, OPACITY, OVERFLOW_Y, BACKGROUND, OVERFLOW_X, POSITION] = [0, 1, 2, 3, 4, 5, 6];
+/** Overflow values that cut a box's content to its box (`visible` alone lets it show). */
+const CLIPPING = new Set(['hidden', 'clip', 'auto', 'scroll']);
+/** A clip: the rectangle a box's content is cut to, or undefined where nothing cuts it. */
+type Clip = Rect | undefined;
 
 interface Painted {
   rect: Rect;
@@ -99,6 +109,12 @@ export class DomIndex {
       const hidden = (i: number): boolean =>
         style(i, DISPLAY) === 'none' || style(i, VISIBILITY) === 'hidden' || style(i, VISIBILITY) === 'collapse' || transparent(i);
       const clickable = new Set(doc.nodes.isClickable?.index ?? []);
+      const clips = clipsOf(
+        doc,
+        (i, k) => style(i, k),
+        (i) => s[doc.nodes.nodeName?.[i] ?? -1],
+        offsets[di]!,
+      );
       const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], paintOf: new Map() };
       this.docs.push(index);
       doc.nodes.backendNodeId.forEach((backendId, i) => {
@@ -132,6 +148,7 @@ export class DomIndex {
           scroller: visible && (overflow === 'auto' || overflow === 'scroll') && parent !== -1,
           clickable: clickable.has(i),
           ...(byParent ? { drawnByParent: doc.nodes.backendNodeId[parent]! } : {}),
+          ...clipped(rect, clips[i]),
         });
         const paint = doc.layout.paintOrders?.[li];
         if (paint === undefined) return;
@@ -170,6 +187,65 @@ export class DomIndex {
     for (let n = node; n >= 0; n = doc.parent[n] ?? -1) if (n === ancestor) return true;
     return false;
   }
+}
+
+/**
+ * The clip each node's own box is cut by, in one pass down the document (the snapshot lists parents
+ * before children). An in-flow box is cut by every ancestor that clips; an absolutely positioned one
+ * only by those at or above its containing block (the nearest positioned ancestor), and a fixed one
+ * by none. The root and the body do not count: their overflow is the viewport's.
+ */
+function clipsOf(
+  doc: Snapshot['documents'][number],
+  style: (i: number, k: number) => string | undefined,
+  nodeName: (i: number) => string | undefined,
+  offset: Point,
+): Clip[] {
+  const n = doc.nodes.parentIndex.length;
+  const layoutOf = new Map<number, number>();
+  doc.layout.nodeIndex.forEach((nodeIndex, li) => {
+    layoutOf.set(nodeIndex, li);
+  });
+  const own: Clip[] = new Array(n);
+  const forFlow: Clip[] = new Array(n);
+  const forAbsolute: Clip[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = doc.nodes.parentIndex[i] ?? -1;
+    const position = style(i, POSITION);
+    own[i] = p < 0 || position === 'fixed' ? undefined : position === 'absolute' ? forAbsolute[p] : forFlow[p];
+    const li = layoutOf.get(i);
+    const name = nodeName(i);
+    const cuts =
+      li !== undefined && name !== 'HTML' && name !== 'BODY' && (CLIPPING.has(style(i, OVERFLOW_Y) ?? '') || CLIPPING.has(style(i, OVERFLOW_X) ?? ''));
+    if (cuts) {
+      const [x, y, w, h] = doc.layout.bounds[li]!;
+      forFlow[i] = meet(own[i], { x: x! + offset.x, y: y! + offset.y, width: w!, height: h! });
+    } else forFlow[i] = own[i];
+    forAbsolute[i] = position !== undefined && position !== 'static' ? forFlow[i] : p >= 0 ? forAbsolute[p] : undefined;
+  }
+  return own;
+}
+
+/** The intersection of a clip and a box (an empty one has no size). */
+function meet(clip: Clip, r: Rect): Rect {
+  if (!clip) return r;
+  const x = Math.max(clip.x, r.x);
+  const y = Math.max(clip.y, r.y);
+  return {
+    x,
+    y,
+    width: Math.max(0, Math.min(clip.x + clip.width, r.x + r.width) - x),
+    height: Math.max(0, Math.min(clip.y + clip.height, r.y + r.height) - y),
+  };
+}
+
+/** The `clip` of a box: absent when the clip leaves all of it (to half a pixel), null when it leaves none. */
+function clipped(rect: Rect, clip: Clip): { clip?: Rect | null } {
+  if (!clip) return {};
+  const m = meet(clip, rect);
+  if (m.width <= 0 || m.height <= 0) return rect.width > 0 && rect.height > 0 ? { clip: null } : {};
+  if (m.width >= rect.width - 0.5 && m.height >= rect.height - 0.5) return {};
+  return { clip: m };
 }
 
 /** rgb(…) or rgba(…, a) with a > 0.5: a background that hides what is under it. */
