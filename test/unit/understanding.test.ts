@@ -364,6 +364,40 @@ describe('identity', () => {
     expect(c.same).toBe(false);
   });
 
+  it("takes the bar's title, not a section heading centred under it, on a phone and on a tablet alike", () => {
+    // After a real app's phone and tablet dumps (fit half of the labelled set): a toolbar's centred
+    // title and a centred "Schedules" under it, in one top region. On the tablet the heading sits
+    // a point nearer the middle, which made it the title there and vetoed the match.
+    const screen = (W: number, H: number, titleX: number, headingX: number) =>
+      tree(
+        [
+          n('header', '', [0, 0, W, 110], {
+            children: [
+              n('button', 'Navigate up', [0, 24, 56, 56]),
+              n('text', 'FOCUS MODE', [titleX - 50, 40, 100, 24], { id: 'toolbarTitleTv' }),
+              n('text', 'Schedules', [headingX - 40, 84, 80, 20], { id: 'tvInfo' }),
+            ],
+          }),
+          n('list', '', [0, 120, W, H - 240], {
+            id: 'recSchedules',
+            children: [0, 1, 2, 3].map((i) =>
+              n('cell', `Schedule ${'ABCD'[i]}`, [0, 120 + i * 60, W, 56], { id: 'tvMorning', children: [n('switch', 'On', [W - 64, 132 + i * 60, 48, 32])] }),
+            ),
+          }),
+          n('button', 'Add schedule', [W / 2 - 60, H - 110, 120, 40], { id: 'btnAddSchedule' }),
+        ],
+        { widthPt: W, heightPt: H, scale: 2 },
+      );
+    const phone = readScreen(screen(400, 884, 200, 200), 'android');
+    const tablet = readScreen(screen(742.5, 448, 372, 371), 'android');
+    expect(phone.fingerprint.title).toBe('FOCUS MODE');
+    expect(tablet.fingerprint.title).toBe('FOCUS MODE');
+    expect(compare(phone.fingerprint, tablet.fingerprint)).toMatchObject({ same: true, titleVeto: false });
+    // A text clearly nearer the middle still wins over one above it (a search hint left of centre).
+    const hint = readScreen(screen(400, 884, 170, 200), 'android');
+    expect(hint.fingerprint.title).toBe('Schedules');
+  });
+
   it('makes a fingerprint of ids, names in the chrome and of controls, kinds of element and of list rows; never data', () => {
     const inbox = (o: { clock: string; price: string; notes: string[]; rows: number; compose: number; width: number }) =>
       tree(

@@ -70,6 +70,9 @@ function ordered(elements: Element[], regions: Regions, platform: Platform): num
     );
 }
 
+/** Two texts whose centres differ by less than this are centred alike (layout rounds to whole pixels). */
+const CENTRED_PT = 2;
+
 /**
  * The title the chrome shows: a modal's own name when one covers the screen; else what the top bar
  * declares or holds (a heading, or the text nearest the middle).
@@ -97,8 +100,13 @@ function titleOf(elements: Element[], region: RegionName[], regions: Regions, tr
   const heading = top.find((e) => e.role === 'heading');
   if (heading) return named(heading.label);
   const W = tree.screen.widthPt;
-  const texts = top.filter((e) => e.role === 'text' && isName(e.label)).sort((a, b) => Math.abs(a.tap!.x - W / 2) - Math.abs(b.tap!.x - W / 2));
-  if (texts[0] && Math.abs(texts[0].tap!.x - W / 2) < W / 6) return texts[0].label;
+  // Of the texts centred under the bar, the nearest the middle; two as near as a pixel's rounding
+  // (a bar's title and a section heading under it, both centred) go by height, the upper first:
+  // which of them sits a point nearer the middle turns with the screen's width.
+  const off = (e: Element) => Math.abs(e.tap!.x - W / 2);
+  const texts = top.filter((e) => e.role === 'text' && isName(e.label) && !tree.nodes[e.node]!.system).sort((a, b) => off(a) - off(b));
+  const centred = texts.filter((e) => off(e) < W / 6 && off(e) - off(texts[0]!) <= CENTRED_PT).sort((a, b) => a.frame.y - b.frame.y);
+  if (centred[0]) return centred[0].label;
   // Android's toolbar draws its title leading, just after the navigation button: no text near the
   // middle, so the one that starts furthest left (in the left third, not reaching the actions).
   const leading = [...texts].sort((a, b) => a.frame.x - b.frame.x)[0];
