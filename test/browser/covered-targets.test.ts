@@ -72,4 +72,29 @@ describe('a target with something drawn over it', () => {
     expect(err.message).toContain('below the screen');
     expect(err.hint).toBe('scroll it into view first');
   });
+
+  it("is refused under a clear layer that takes taps (a toast's transparent mask), and a label's own overlay does not count", async () => {
+    // jQuery WeUI's toast: a transparent fixed mask over the whole page while the toast shows; a tap
+    // on a link under it lands on the mask and does nothing.
+    const links = '<a href="#a" style="display:block;padding:16px">Show loading</a><a href="#b" style="display:block;padding:16px">Show toast</a>';
+    const toast =
+      '<div style="position:fixed;inset:0;z-index:1000;background:transparent"></div><div style="position:fixed;z-index:5000;top:300px;left:140px;width:110px;background:rgba(17,17,17,0.7);color:#fff"><p>Plain text</p></div>';
+    // Its demo listens for clicks on the document and on the body (jQuery's delegation, FastClick): no excuse for the mask.
+    const current = await screenOf(links + toast, "document.addEventListener('click', () => {}); document.body.addEventListener('click', () => {});");
+    const link = current.reading.elements.find((e) => e.label === 'Show loading')!;
+    expect(link.flags).toContain('covered');
+    expect(refusal('Show loading', current).message).toMatch(/covered by something drawn over it/);
+    // A checkbox row whose label carries a clear overlay of its own (a ripple layer): the tap still ticks it.
+    const row =
+      '<label style="position:relative;display:block;padding:16px"><input type="checkbox"> Agree<span style="position:absolute;inset:0;background:transparent"></span></label>';
+    const agree = (await screenOf(row)).reading.elements.find((e) => e.role === 'checkbox')!;
+    expect(agree.flags).not.toContain('covered');
+    expect(agree.tap).not.toBeNull();
+    // Phonon's floating label: a label for the field, laid over it; a tap on it focuses the field.
+    const floating =
+      '<div style="position:relative;padding:16px"><input id="f1" type="email" style="width:300px;height:40px"><label for="f1" style="position:absolute;left:16px;top:16px;width:300px;height:40px">First Name</label></div>';
+    const field = (await screenOf(floating)).reading.elements.find((e) => e.role === 'textfield')!;
+    expect(field.flags).not.toContain('covered');
+    expect(field.label).toBe('First Name');
+  });
 });

@@ -44,8 +44,8 @@ export interface Snapshot {
 }
 
 /** The computed styles asked for, in this order (styles[k] indexes them). */
-export const SNAPSHOT_STYLES = ['display', 'visibility', 'opacity', 'overflow-y', 'background-color', 'overflow-x', 'position'];
-const [DISPLAY, VISIBILITY, OPACITY, OVERFLOW_Y, BACKGROUND, OVERFLOW_X, POSITION] = [0, 1, 2, 3, 4, 5, 6];
+export const SNAPSHOT_STYLES = ['display', 'visibility', 'opacity', 'overflow-y', 'background-color', 'overflow-x', 'position', 'pointer-events'];
+const [DISPLAY, VISIBILITY, OPACITY, OVERFLOW_Y, BACKGROUND, OVERFLOW_X, POSITION, POINTER_EVENTS] = [0, 1, 2, 3, 4, 5, 6, 7];
 /** Overflow values that cut a box's content to its box (`visible` alone lets it show). */
 const CLIPPING = new Set(['hidden', 'clip', 'auto', 'scroll']);
 /** A clip: the rectangle a box's content is cut to, or undefined where nothing cuts it. */
@@ -61,6 +61,16 @@ interface DocIndex {
   parent: number[];
   /** Boxes drawn with an opaque background, by paint order: what can hide what was painted before. */
   opaque: Painted[];
+  /**
+   * Positioned boxes that take pointer events though they draw nothing that hides (a toast's
+   * transparent mask over the page, a clear overlay): a tap on what lies under them lands on them.
+   */
+  catchers: Painted[];
+  /** Controls by tag or role (labels, links, buttons): a tap caught by something inside one still reaches it. */
+  answers: Set<number>;
+  /** Each label's `for`, and each element's id: a label laid over its own field passes the tap to it. */
+  labelFor: Map<number, string>;
+  ids: Map<number, string>;
   paintOf: Map<number, number>;
 }
 
@@ -115,7 +125,8 @@ export class DomIndex {
         (i) => s[doc.nodes.nodeName?.[i] ?? -1],
         offsets[di]!,
       );
-      const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], paintOf: new Map() };
+      const answers = new Set<number>();
+      const index: DocIndex = { parent: doc.nodes.parentIndex, opaque: [], catchers: [], answers, labelFor: new Map(), ids: new Map(), paintOf: new Map() };
       this.docs.push(index);
       doc.nodes.backendNodeId.forEach((backendId, i) => {
         this.where.set(backendId, { doc: di, node: i });
@@ -135,7 +146,9 @@ export class DomIndex {
           const key = s[attrs[k]!];
           if (key === 'id') id = s[attrs[k + 1]!] ?? null;
           if (key === 'data-testid') testId = s[attrs[k + 1]!] ?? null;
+          if (key === 'for' && name === 'LABEL') index.labelFor.set(i, s[attrs[k + 1]!] ?? '');
         }
+        if (id) index.ids.set(i, id);
         const visible = !hidden(i);
         const overflow = style(i, OVERFLOW_Y);
         const parent = doc.nodes.parentIndex[i] ?? -1;
@@ -153,9 +166,20 @@ export class DomIndex {
         const paint = doc.layout.paintOrders?.[li];
         if (paint === undefined) return;
         index.paintOf.set(i, paint);
-        if (visible && w! > 0 && h! > 0 && opaque(style(i, BACKGROUND))) index.opaque.push({ rect, paint, node: i });
+        if (!visible || !(w! > 0 && h! > 0)) return;
+        if (opaque(style(i, BACKGROUND))) index.opaque.push({ rect, paint, node: i });
+        else if (CATCHING_POSITIONS.has(style(i, POSITION) ?? '') && style(i, POINTER_EVENTS) !== 'none') index.catchers.push({ rect, paint, node: i });
       });
       index.opaque.sort((a, b) => a.paint - b.paint);
+      // By what they are, not by a listener: a page root or an app's root container listens for
+      // every click (delegation, React's root) and would excuse a mask over the whole page.
+      doc.nodes.parentIndex.forEach((_, i) => {
+        const name = s[doc.nodes.nodeName?.[i] ?? -1] ?? '';
+        const attrs = doc.nodes.attributes[i] ?? [];
+        let role = '';
+        for (let k = 0; k + 1 < attrs.length; k += 2) if (s[attrs[k]!] === 'role') role = s[attrs[k + 1]!] ?? '';
+        if (ANSWERING_TAGS.has(name) || ANSWERING_ROLES.has(role)) answers.add(i);
+      });
     });
   }
 
@@ -174,12 +198,20 @@ export class DomIndex {
     const doc = this.docs[at.doc]!;
     const paint = doc.paintOf.get(at.node);
     if (paint === undefined) return false;
-    for (const box of doc.opaque) {
-      if (box.paint <= paint) continue;
-      const r = box.rect;
-      if (p.x < r.x || p.y < r.y || p.x >= r.x + r.width || p.y >= r.y + r.height) continue;
-      if (!this.inside(doc, box.node, at.node)) return true;
-    }
+    // What lies over it covers it, unless a tap there still reaches it: the control's own label
+    // drawn over it (jQuery Mobile's checkbox rows), or both inside one control (a label's overlay
+    // still ticks its box, a link's icon still follows the link). A clear box that takes taps
+    // covers it as an opaque one does.
+    const over = (box: Painted) =>
+      box.paint > paint && within(p, box.rect) && !this.inside(doc, box.node, at.node) && !this.answeredTogether(doc, box.node, at.node);
+    return doc.opaque.some(over) || doc.catchers.some(over);
+  }
+
+  private answeredTogether(doc: DocIndex, catcher: number, target: number): boolean {
+    // The control's own label, or something it draws (its ::after box), over the control.
+    const id = doc.ids.get(target);
+    if (id !== undefined) for (let n = catcher; n >= 0; n = doc.parent[n] ?? -1) if (doc.labelFor.get(n) === id) return true;
+    for (let n = doc.parent[target] ?? -1; n >= 0; n = doc.parent[n] ?? -1) if (doc.answers.has(n) && this.inside(doc, catcher, n)) return true;
     return false;
   }
 
@@ -247,6 +279,14 @@ function clipped(rect: Rect, clip: Clip): { clip?: Rect | null } {
   if (m.width >= rect.width - 0.5 && m.height >= rect.height - 0.5) return {};
   return { clip: m };
 }
+
+const ANSWERING_TAGS = new Set(['LABEL', 'A', 'BUTTON', 'SUMMARY']);
+const ANSWERING_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'option']);
+
+/** Positions a box takes to lie over other content: in flow, a box only overlaps by odd margins. */
+const CATCHING_POSITIONS = new Set(['fixed', 'absolute']);
+
+const within = (p: Point, r: Rect) => p.x >= r.x && p.y >= r.y && p.x < r.x + r.width && p.y < r.y + r.height;
 
 /** rgb(…) or rgba(…, a) with a > 0.5: a background that hides what is under it. */
 function opaque(color: string | undefined): boolean {
