@@ -97,4 +97,19 @@ describe('a target with something drawn over it', () => {
     expect(field.flags).not.toContain('covered');
     expect(field.label).toBe('First Name');
   });
+
+  it('leaves a field drawn over the top bar tappable (a side panel over the page, its search field level with the bar)', async () => {
+    // jQuery Mobile's demo search panel: a fixed panel from the right, over the page's fixed header.
+    const header =
+      '<header style="position:fixed;top:0;left:0;right:0;height:56px;background:#eee;z-index:10"><h1 style="margin:12px;font-size:20px">Demos</h1></header>';
+    const body = '<main style="padding-top:64px"><p style="height:1200px">Lots of content</p></main>';
+    const panel =
+      '<aside style="position:fixed;top:0;right:0;width:280px;height:100%;background:#fff;z-index:20;padding:8px"><input type="search" placeholder="Search demos" style="width:240px;height:36px"></aside>';
+    const current = await screenOf(header + body + panel);
+    const field = current.reading.elements.find((e) => e.role === 'textfield')!;
+    expect(field.flags).not.toContain('covered');
+    expect(locate(parseTarget('Search demos'), current, current).how).toBe('label');
+    // The header's own words, under the panel where it overlaps, are still the header's.
+    expect(current.reading.elements.find((e) => e.label === 'Demos')).toBeDefined();
+  });
 });

@@ -29,6 +29,11 @@ export interface Element {
   flags: ElementFlag[];
   /** Hidden under another layer the platform drew (a page pushed over this one): not this screen's. */
   underLayer: boolean;
+  /**
+   * The platform knows what is painted over what (web) and found nothing over it: a bar's band on
+   * the screen does not hide it (a side panel's search field drawn over the page's top bar).
+   */
+  drawnOnTop?: boolean;
   /** The label was read from pixels (text recognition), not told by the tree: a guess with a confidence. */
   fromPixels?: { confidence: number };
   /** Text read from pixels inside the element that contradicts the tree's label or value; shown beside it, not instead. */
@@ -216,6 +221,7 @@ function element(n: TreeNode, label: string, detail: string | null, value: strin
       ...(n.probed ? (['probed'] as const) : []),
     ],
     underLayer: n.covered === true,
+    ...(n.covered === false ? { drawnOnTop: true } : {}),
     ...(n.source === 'ocr' || n.labelFrom === 'ocr' ? { fromPixels: { confidence: n.confidence ?? 0 } } : {}),
     ...(n.pixelText ? { pixelText: n.pixelText } : {}),
   };

@@ -53,6 +53,8 @@ export function clipToRegions(elements: Element[], regions: Regions, screen: Scr
       if (regions.bottom) v = v && withoutBand(v, regions.bottom.y0, Infinity);
       if (regions.keyboard) v = v && withoutBand(v, regions.keyboard.y, Infinity);
       if (!v || v.height < MIN_VISIBLE_PT) {
+        // All of it lies in a bar's band: covered, unless the platform saw it painted over the bar.
+        if (e.drawnOnTop) continue;
         e.visible = null;
         e.flags.push('covered');
         continue;
