@@ -4865,7 +4865,7 @@ const document: Record<string, unknown> = {
       },
       "ActionKind": {
         "type": "string",
-        "description": "what a step does to the device. Gestures take a `target`; `type` types into the target (tapped\nfirst) or the focused field; `clear` empties the target or focused field (or `count` characters);\n`swipe` flings from `target` towards `to` or in `direction`; `scroll` moves the content by\n`distance` points in `direction` without momentum, or until `to` is in view; `drag` moves from\n`target` to `to`; `pinch` scales by `scale`; `rotate` turns by `degrees`; `key` presses `key`;\n`back` goes back; `open` opens `url`; `launch` opens the session's app afresh.\n",
+        "description": "what a step does to the device. Gestures take a `target`; `type` types into the target (tapped\nfirst, and focused directly where the tap left the focus elsewhere: see evidence.focus) or the\nfocused field, and into a select (native, or a listbox showing its options) chooses the option\nwhose words are the text, exactly, else the only one equal ignoring case (none or two: NO_MATCH or\nAMBIGUOUS listing the options, nothing touched); `clear` empties the target or focused field (or `count` characters);\n`swipe` flings from `target` towards `to` or in `direction`; `scroll` moves the content by\n`distance` points in `direction` without momentum, or until `to` is in view; `drag` moves from\n`target` to `to`; `pinch` scales by `scale`; `rotate` turns by `degrees`; `key` presses `key`;\n`back` goes back; `open` opens `url`; `launch` opens the session's app afresh.\n",
         "enum": [
           "tap",
           "double-tap",
@@ -4951,7 +4951,7 @@ const document: Record<string, unknown> = {
           "text": {
             "type": "string",
             "maxLength": 10000,
-            "description": "type: the text"
+            "description": "type: the text (into a select: the words of the option to choose)"
           },
           "count": {
             "type": "integer",
@@ -6720,6 +6720,63 @@ const document: Record<string, unknown> = {
               },
               "sensors": {
                 "$ref": "#/components/schemas/Sensors"
+              },
+              "focus": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "type and clear, where the platform can tell (web): where the tap into the field left the keyboard's focus. tap: in the field; direct: the tap left it on `was` (a page that cancels the tap: a touchend listener preventing every default, a fast-click library that focuses only on iOS, inputs made untouchable while a touch lasts) and the field was focused directly; none: it stayed on `was` and no field at the point would take it, so nothing was typed (verdict not-delivered)",
+                "required": [
+                  "how",
+                  "was"
+                ],
+                "properties": {
+                  "how": {
+                    "type": "string",
+                    "enum": [
+                      "tap",
+                      "direct",
+                      "none"
+                    ]
+                  },
+                  "was": {
+                    "type": "string",
+                    "maxLength": 200,
+                    "description": "what held the focus after the tap (web: body, input#id[type=tel], ...)"
+                  },
+                  "field": {
+                    "type": "string",
+                    "maxLength": 200,
+                    "description": "the field found at the point"
+                  }
+                }
+              },
+              "choice": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "type into a select: the option its text named (exactly, else the only one equal ignoring case) and the one shown before. native: a native select's option was set as a pick sets it; tap: a listbox's option was tapped. ok only when the select then shows that option",
+                "required": [
+                  "option",
+                  "was",
+                  "how"
+                ],
+                "properties": {
+                  "option": {
+                    "type": "string"
+                  },
+                  "was": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "how": {
+                    "type": "string",
+                    "enum": [
+                      "native",
+                      "tap"
+                    ]
+                  }
+                }
               }
             }
           },

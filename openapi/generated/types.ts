@@ -1523,7 +1523,10 @@ export type components = {
         StreamCloseCode: 1000 | 1001 | 1011 | 4008;
         /**
          * @description what a step does to the device. Gestures take a `target`; `type` types into the target (tapped
-         *     first) or the focused field; `clear` empties the target or focused field (or `count` characters);
+         *     first, and focused directly where the tap left the focus elsewhere: see evidence.focus) or the
+         *     focused field, and into a select (native, or a listbox showing its options) chooses the option
+         *     whose words are the text, exactly, else the only one equal ignoring case (none or two: NO_MATCH or
+         *     AMBIGUOUS listing the options, nothing touched); `clear` empties the target or focused field (or `count` characters);
          *     `swipe` flings from `target` towards `to` or in `direction`; `scroll` moves the content by
          *     `distance` points in `direction` without momentum, or until `to` is in view; `drag` moves from
          *     `target` to `to`; `pinch` scales by `scale`; `rotate` turns by `degrees`; `key` presses `key`;
@@ -1555,7 +1558,7 @@ export type components = {
             index?: number;
             /** @description fallback targets, tried in order when the target matches nothing ("tap Save or Done") */
             or?: string[];
-            /** @description type: the text */
+            /** @description type: the text (into a select: the words of the option to choose) */
             text?: string;
             /** @description clear: how many characters (default all) */
             count?: number;
@@ -2031,6 +2034,22 @@ export type components = {
                     suspect: boolean;
                 };
                 sensors?: components["schemas"]["Sensors"];
+                /** @description type and clear, where the platform can tell (web): where the tap into the field left the keyboard's focus. tap: in the field; direct: the tap left it on `was` (a page that cancels the tap: a touchend listener preventing every default, a fast-click library that focuses only on iOS, inputs made untouchable while a touch lasts) and the field was focused directly; none: it stayed on `was` and no field at the point would take it, so nothing was typed (verdict not-delivered) */
+                focus?: {
+                    /** @enum {string} */
+                    how: "tap" | "direct" | "none";
+                    /** @description what held the focus after the tap (web: body, input#id[type=tel], ...) */
+                    was: string;
+                    /** @description the field found at the point */
+                    field?: string;
+                };
+                /** @description type into a select: the option its text named (exactly, else the only one equal ignoring case) and the one shown before. native: a native select's option was set as a pick sets it; tap: a listbox's option was tapped. ok only when the select then shows that option */
+                choice?: {
+                    option: string;
+                    was: string | null;
+                    /** @enum {string} */
+                    how: "native" | "tap";
+                };
             };
             settle: {
                 /** @enum {string} */

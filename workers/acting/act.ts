@@ -17,11 +17,13 @@ import { outlineText } from '../understanding/outline.js';
 import { identity, type Read, type Understanding } from '../understanding/service.js';
 import { bindingOf } from './binding.js';
 import { checkDeadline } from './deadline.js';
-import { perform, type ActionKind } from './perform.js';
+import { type Played, perform, type ActionKind } from './perform.js';
+import { CHOOSES, planChoice } from './choose.js';
 import { scrollBy, scrollTo, viewportStep, type Direction } from './scroll.js';
 import { STALL_PT } from './scroll-sensor.js';
 import { pointOf, resolveTarget } from './targets.js';
 import { describeSelector } from '../understanding/select.js';
+import { normaliseLabel } from '../understanding/names.js';
 
 type Schemas = components['schemas'];
 
@@ -34,6 +36,12 @@ const NAVIGATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press', 'back
 const ACTIVATING = new Set<ActionKind>(['tap', 'double-tap', 'long-press']);
 /** Actions that are input to the app (a touch, a key): the delivery probe counts them arriving. */
 const INPUT = new Set<ActionKind>(['tap', 'double-tap', 'long-press', 'type', 'clear', 'swipe', 'scroll', 'drag', 'pinch', 'rotate', 'key']);
+/**
+ * Actions whose verdict rests on a field's value, which only a read of the tree tells: a few typed
+ * characters can move too few pixels for perception to call it a change (Ratchet's search field took
+ * "Skyfall" with no cell past the threshold), and the last read would be served again, value and all.
+ */
+const TAKES_INPUT = new Set<ActionKind>(['type', 'clear']);
 /** Undelivered inputs in a row after which a device is suspect. */
 const SUSPECT_AFTER = 3;
 
@@ -121,16 +129,19 @@ export class Actor {
         { target: u.elementJson(before, index!), screen: identity(before) },
       );
     }
-    if ((kind === 'type' || kind === 'clear') && el && !TAKES_TEXT.has(el.role)) {
+    const chooses = kind === 'type' && el !== null && CHOOSES.has(el.role);
+    if ((kind === 'type' || kind === 'clear') && el && !TAKES_TEXT.has(el.role) && !chooses) {
       // Typing into what takes no text would tap it (a checkbox laid over a field completed every
       // to-do), and the tap's own effect would pass for the typing's.
       throw new DeviceError(
         'NOT_A_FIELD',
         `${el.role} ${JSON.stringify(el.label)} takes no text; nothing was touched`,
-        'name a text field: a textfield line of the outline (a label beside a field names it)',
+        `name a text field: a textfield line of the outline (a label beside a field names it)${kind === 'type' ? ', or a select to choose the option the text names' : ''}`,
         { target: u.elementJson(before, index!) },
       );
     }
+    // Typing into a select chooses the option the text names: known, or refused, before anything is touched.
+    const choice = chooses && point ? await planChoice(device, el!, point, req.text!, before) : undefined;
     const key = actionKey(kind, el, req);
     // The transition that leads to the next read, for identity's evidence of a template (identity.ts).
     const via = key ? { via: { from: before.identified.node.id, action: key } } : {};
@@ -184,12 +195,15 @@ export class Actor {
       if (waited?.status === 'settled' && w.status === 'no-change') waited = { ...waited, waitedMs };
       else waited = waited && w.status === 'settled' ? { ...w, waitedMs, ...(waited.transition ? { transition: waited.transition } : {}) } : w;
       if (w.status === 'settled') await streamQuiet(eyes, quietMs, deadline);
-      return (await u.current(localId, epoch, team, { ...(predicted ? { expect: [predicted.to] } : {}), ...via })).read;
+      return (
+        await u.current(localId, epoch, team, { ...(predicted ? { expect: [predicted.to] } : {}), ...via, ...(TAKES_INPUT.has(kind) ? { live: true } : {}) })
+      ).read;
     };
 
     let after: Read;
     let scrolled: Schemas['ActionResult']['scrolled'];
     let found: number | null = null;
+    let played: Played = {};
     // Reading the screen can take seconds on a slow host (a tree read, the pixel tier): the input is
     // not played for a caller that has stopped waiting. A gesture begun is played to its end: a
     // finger lifted halfway through a drag is a different gesture.
@@ -219,7 +233,7 @@ export class Actor {
         scrolled = { requestedPt: distance, movedPt: out.movedPt, atEnd: out.atEnd };
       }
     } else {
-      await perform(device, kind, req, { point, element: el, to }, before);
+      played = await perform(device, kind, req, { point, element: el, to, ...(choice ? { choice } : {}) }, before);
       after = await settleRead();
     }
     const t3 = performance.now();
@@ -230,10 +244,21 @@ export class Actor {
     const stateBefore = el?.states ?? null;
     const stateAfter = same?.states ?? null;
     const change = eyes.changes(mark);
-    const inPlace = changedInPlace(kind, el, same, stateBefore, stateAfter, scrolled, found, change.changed);
+    const inPlace = withFocus(
+      played.choice ? chosenInPlace(played.choice, same, after) : changedInPlace(kind, el, same, stateBefore, stateAfter, scrolled, found, change.changed),
+      played.focus,
+    );
     const settle = waited ?? { status: 'no-change' as const, waitedMs: 0 };
+    // A native select's option is set as a pick sets it (input and change, no touch to count): it arrived.
     const delivered =
-      inputsBefore === undefined ? undefined : inputsBefore === null ? null : await inputCount(device).then((n) => (n === null ? null : n !== inputsBefore));
+      played.choice?.kind === 'native'
+        ? true
+        : inputsBefore === undefined
+          ? undefined
+          : inputsBefore === null
+            ? null
+            : await inputCount(device).then((n) => (n === null ? null : n !== inputsBefore));
+    const typedNowhere = played.focus?.how === 'none' ? nowhere(kind, played.focus) : undefined;
     const outcome = decide({
       settle: settle.status,
       before: before.identified.node.id,
@@ -243,8 +268,10 @@ export class Actor {
       ...(inPlace ? { changedHow: inPlace } : {}),
       ...(delivered !== undefined ? { delivered } : {}),
       contentChanged: saysOtherwise(before.reading.elements, after.reading.elements),
+      ...(typedNowhere ? { typedNowhere } : {}),
     });
-    const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, outcome.verdict);
+    // Keys held back for want of a field say nothing of the device's input service: no streak.
+    const delivery = delivered === undefined ? undefined : this.deliveryOf(localId, delivered, typedNowhere ? 'no-visible-change' : outcome.verdict);
     // An action that did nothing (no change, or not delivered) leads nowhere: it is no edge of the
     // graph, which would otherwise predict the same nothing as an outcome next time.
     const didSomething = outcome.verdict !== 'no-visible-change' && outcome.verdict !== 'not-delivered';
@@ -276,6 +303,8 @@ export class Actor {
       ...(el && !opts.chosen ? { targetFrom: before.source } : {}),
       ...(delivery ? { delivery } : {}),
       sensors: sensorsOf(after),
+      ...(played.focus ? { focus: played.focus } : {}),
+      ...(played.choice ? { choice: { option: played.choice.label, was: played.choice.was, how: played.choice.kind } } : {}),
     };
     const escalation = reason
       ? memory.escalate({
@@ -394,6 +423,35 @@ function changedInPlace(
   }
   if ((kind === 'swipe' || kind === 'drag' || kind === 'pinch' || kind === 'rotate') && changed === 'yes') return 'the screen changed under the gesture';
   return null;
+}
+
+/** Typing's in-place change, with how the keys reached the field when the tap alone did not get them there. */
+function withFocus(how: string | null, focus: Played['focus']): string | null {
+  if (how === null || focus?.how !== 'direct') return how;
+  return `${how} (the tap left the focus on ${focus.was}; ${focus.field ?? 'the field'} was focused directly)`;
+}
+
+/**
+ * Choosing an option did what it does when the select now shows that option and showed another
+ * before (a listbox the page draws: that option is now the selected one).
+ */
+function chosenInPlace(choice: NonNullable<Played['choice']>, same: Element | undefined, after: Read): string | null {
+  if (choice.kind === 'tap') {
+    if (choice.was === choice.label) return null;
+    const picked = after.reading.elements.some((e) => e.role === 'option' && e.label === choice.label && e.states.selected === true);
+    return picked ? `the option ${JSON.stringify(choice.label)} is selected${choice.was !== null ? ` (${JSON.stringify(choice.was)} was)` : ''}` : null;
+  }
+  const now = same?.value ?? null;
+  if (now === null || now === choice.was || normaliseLabel(now) !== normaliseLabel(choice.label)) return null;
+  return `the select shows ${JSON.stringify(choice.label)}${choice.was !== null ? ` (it showed ${JSON.stringify(choice.was)})` : ''}`;
+}
+
+/** Why nothing was typed: the tap left the focus outside any field, and no field at the point took it. */
+function nowhere(kind: ActionKind, focus: NonNullable<Played['focus']>): string {
+  const what = kind === 'clear' ? 'nothing was erased' : 'nothing was typed';
+  return focus.field
+    ? `the tap left the focus on ${focus.was} and ${focus.field} there would not take it: ${what}`
+    : `the tap left the focus on ${focus.was} and there is no field at the point: ${what}`;
 }
 
 /** Whether two readings say different things: elements, words, values or states (not where they are). */

@@ -5,13 +5,15 @@
 // typed into but showing something else is reported, not counted as filled.
 import type { components } from '../../openapi/generated/types.js';
 import { type Clock, delay } from '../clock.js';
-import type { DeviceBackend } from '../devices/backend.js';
+import { DeviceError, type DeviceBackend } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { Eyes } from '../perception/eyes.js';
 import type { Element } from '../understanding/elements.js';
 import { normaliseLabel } from '../understanding/names.js';
 import type { Read } from '../understanding/service.js';
 import { checkDeadline } from './deadline.js';
+import { planChoice, playChoice } from './choose.js';
+import { focusField } from './perform.js';
 import { scrollBy, viewportStep } from './scroll.js';
 
 type Schemas = components['schemas'];
@@ -42,6 +44,8 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
   const pending = new Map(fields.map((f) => [f.target, f]));
   const filled: string[] = [];
   const problems = new Map<string, string>();
+  /** Fields entering refused (an option named by nothing, a field the focus would not go to): reported, not tried again. */
+  const refusedTargets = new Set<string>();
   let read = await ctx.settledRead();
   let viewports = 1;
   let stalls = 0;
@@ -49,9 +53,13 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
     let typed = false;
     for (const [target, f] of pending) {
       const i = fieldIndex(read, target);
-      if (i === null) continue;
+      if (i === null || refusedTargets.has(target)) continue;
       checkDeadline(`entering ${JSON.stringify(target)}`);
-      await enter(ctx.device, read.reading.elements[i]!, f.value, ctx.eyes.clock);
+      const refused = await enter(ctx.device, read.reading.elements[i]!, f.value, ctx.eyes.clock, read);
+      if (refused) {
+        problems.set(target, `${target}: ${refused}`);
+        refusedTargets.add(target);
+      }
       typed = true;
     }
     if (typed) read = await ctx.settledRead();
@@ -62,7 +70,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
       let again = false;
       for (const [target, f] of [...pending]) {
         const i = fieldIndex(read, target);
-        if (i === null) continue;
+        if (i === null || refusedTargets.has(target)) continue;
         const el = read.reading.elements[i]!;
         const shown = shownValue(el);
         if (matches(shown, f.value)) {
@@ -74,7 +82,7 @@ export async function fill(ctx: FillContext, fields: Schemas['FillField'][]): Pr
         problems.set(target, `${target}: typed ${JSON.stringify(f.value)}, the field shows ${JSON.stringify(shown)}`);
         if (pass === 1) {
           checkDeadline(`entering ${JSON.stringify(target)} again`);
-          await enter(ctx.device, el, f.value, ctx.eyes.clock);
+          await enter(ctx.device, el, f.value, ctx.eyes.clock, read);
         }
         again = pass < 2;
       }
@@ -107,19 +115,33 @@ function fieldIndex(read: Read, target: string): number | null {
 
 const isField = (e: Element) => TEXT_ROLES.has(e.role) || CHOICE_ROLES.has(e.role) || SELECT_ROLES.has(e.role);
 
-async function enter(device: DeviceBackend, e: Element, value: string, clock: Clock): Promise<void> {
+/** Enters one field's value as `type` does (choose.ts for a select, the focus checked for text); why not, when it could not. */
+async function enter(device: DeviceBackend, e: Element, value: string, clock: Clock, read: Read): Promise<string | undefined> {
   if (CHOICE_ROLES.has(e.role)) {
     if ((e.states.checked === true) !== truthy(value)) await device.touch(g.tap(e.tap!));
     return;
   }
-  await device.touch(g.tap(e.tap!));
-  await delay(clock, FOCUS_MS);
+  if (SELECT_ROLES.has(e.role) && device.selectOptions) {
+    try {
+      const choice = await planChoice(device, e, e.tap!, value, read);
+      await playChoice(device, choice, (p) => device.touch(g.tap(p)));
+      return;
+    } catch (err) {
+      if (err instanceof DeviceError && (err.code === 'NO_MATCH' || err.code === 'AMBIGUOUS')) return `${err.message} (${err.hint})`;
+      if (!(err instanceof DeviceError) || err.code !== 'NOT_A_FIELD') throw err;
+      // A select the page draws with its options closed: type-ahead, below.
+    }
+  }
   if (SELECT_ROLES.has(e.role)) {
+    await device.touch(g.tap(e.tap!));
+    await delay(clock, FOCUS_MS);
     // Type-ahead picks the option by its words, on a closed select and in an open picker alike.
     await device.type(value);
     await device.key('Enter');
     return;
   }
+  const focus = await focusField(device, e.tap!, (ms) => delay(clock, ms));
+  if (focus?.how === 'none') return `the tap left the focus on ${focus.was} and no field there would take it: nothing was typed`;
   const old = e.value ?? '';
   if (old) {
     await device.key('End');

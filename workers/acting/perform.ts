@@ -2,9 +2,10 @@
 // resolved. Knows nothing of screens, verdicts or memory; scrolling is in scroll.ts because it
 // measures as it goes.
 import type { components } from '../../openapi/generated/types.js';
-import { DeviceError, type DeviceBackend, type Point } from '../devices/backend.js';
+import { DeviceError, type DeviceBackend, type FieldFocus, type Point } from '../devices/backend.js';
 import * as g from '../devices/gestures.js';
 import type { Element } from '../understanding/elements.js';
+import { type Choice, playChoice } from './choose.js';
 import { contentBand, type Direction } from './scroll.js';
 import type { Read } from '../understanding/service.js';
 
@@ -23,9 +24,45 @@ export interface Resolved {
   element: Element | null;
   /** The `to` end (drag, swipe) in points. */
   to: Point | null;
+  /** `type` into a select: the option to choose (choose.ts), planned before anything is touched. */
+  choice?: Choice;
 }
 
-export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, 'scroll'>, req: Fields, at: Resolved, before: Read): Promise<void> {
+/** What playing the input found out on the way: where the keys went (type, clear), what was chosen. */
+export interface Played {
+  /** Where the tap into the field left the keyboard's focus, and what was done about it (backends that can tell). */
+  focus?: FieldFocus;
+  /** The option chosen, for `type` into a select. */
+  choice?: Choice;
+}
+
+export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, 'scroll'>, req: Fields, at: Resolved, before: Read): Promise<Played> {
+  switch (kind) {
+    case 'type': {
+      if (at.choice) {
+        await playChoice(device, at.choice, (p) => device.touch(g.tap(p)));
+        return { choice: at.choice };
+      }
+      const focus = at.point ? await focusField(device, at.point) : undefined;
+      // The keys would go to whatever holds the focus (the page's body): nothing is typed.
+      if (focus?.how !== 'none') await device.type(req.text!);
+      return focus ? { focus } : {};
+    }
+    case 'clear': {
+      const focus = at.point ? await focusField(device, at.point) : undefined;
+      if (focus?.how === 'none') return { focus };
+      const n = req.count ?? (at.element?.value != null ? at.element.value.length : CLEAR_DEFAULT);
+      await device.key('End');
+      for (let i = 0; i < n; i++) await device.key('Backspace');
+      return focus ? { focus } : {};
+    }
+    default:
+      await play(device, kind, req, at, before);
+      return {};
+  }
+}
+
+async function play(device: DeviceBackend, kind: Exclude<ActionKind, 'scroll'>, req: Fields, at: Resolved, before: Read): Promise<void> {
   const screen = before.reading.screen;
   const centre = { x: screen.widthPt / 2, y: screen.heightPt / 2 };
   switch (kind) {
@@ -36,15 +73,8 @@ export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, '
     case 'long-press':
       return device.touch(g.longPress(need(at.point)));
     case 'type':
-      if (at.point) await focus(device, at.point);
-      return device.type(req.text!);
-    case 'clear': {
-      if (at.point) await focus(device, at.point);
-      const n = req.count ?? (at.element?.value != null ? at.element.value.length : CLEAR_DEFAULT);
-      await device.key('End');
-      for (let i = 0; i < n; i++) await device.key('Backspace');
-      return;
-    }
+    case 'clear':
+      return; // perform() plays them
     case 'swipe': {
       const band = contentBand(before);
       const from = at.point ?? { x: centre.x, y: (band.top + band.bottom) / 2 };
@@ -75,9 +105,19 @@ export async function perform(device: DeviceBackend, kind: Exclude<ActionKind, '
   }
 }
 
-async function focus(device: DeviceBackend, p: Point): Promise<void> {
+/**
+ * A tap into the field, then (where the platform can tell) the focus checked: a page that cancels
+ * the tap leaves it on its body, and the field is then focused directly (backend.ts focusField).
+ */
+export async function focusField(
+  device: DeviceBackend,
+  p: Point,
+  wait: (ms: number) => Promise<unknown> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<FieldFocus | undefined> {
   await device.touch(g.tap(p));
-  await new Promise((r) => setTimeout(r, FOCUS_MS));
+  await wait(FOCUS_MS);
+  // A page that went away under the tap (it navigated) answers nothing: the keys go where they go, as before.
+  return device.focusField ? device.focusField(p).catch(() => undefined) : undefined;
 }
 
 /** A point `distance` from `from` the way the finger moves, kept on the screen. */

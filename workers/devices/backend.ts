@@ -218,12 +218,47 @@ export interface DeviceBackend {
    */
   hitTest?(points: Point[]): Promise<(HitElement | null)[]>;
   /**
+   * Where the keyboard's focus is after a tap meant for the field at `p`, made right where it is not:
+   * a page can cancel the tap (a touchend listener that prevents every default, a fast-click library
+   * that "focuses" in a way only iOS honours, inputs made untouchable while a touch lasts), and the
+   * keys would then go to the page's body. Finds the field at the point (under a label or an overlay
+   * too), and focuses it directly when the tap left the focus elsewhere. Platforms whose taps always
+   * focus (or that cannot tell) leave it out.
+   */
+  focusField?(p: Point): Promise<FieldFocus>;
+  /**
+   * The options of a native select at `p` (found under a styled overlay or through its label too),
+   * or null when there is none there. Platforms without one leave it out.
+   */
+  selectOptions?(p: Point): Promise<SelectChoices | null>;
+  /** Chooses the option at `index` of the native select at `p`, as a user's pick does: the page hears input and change. */
+  chooseOption?(p: Point, index: number): Promise<void>;
+  /**
    * Grants, revokes or resets one permission of the session's app, in the shared vocabulary
    * (permissions.ts), so no system prompt has to be tapped through. Refuses a name the platform has
    * no way to set with PERMISSION_UNSUPPORTED before changing anything. Platforms without any way
    * to set permissions leave it out.
    */
   setPermission?(req: PermissionRequest): Promise<PermissionOutcome>;
+}
+
+/**
+ * The keyboard's focus after a tap into a field: `tap` the tap put it there (or in a field the app
+ * moved it to); `direct` the tap left it on `was`, and the field was focused directly; `none` it
+ * is on `was` and no field at the point could take it (nothing must be typed).
+ */
+export interface FieldFocus {
+  how: 'tap' | 'direct' | 'none';
+  /** What held the focus after the tap, as the platform names it (web: `body`, `input#name[type=tel]`). */
+  was: string;
+  /** The field found at the point, as the platform names it; absent when none was. */
+  field?: string;
+}
+
+/** A native select's options in order, and which one is selected (null: none). */
+export interface SelectChoices {
+  options: { label: string; disabled: boolean }[];
+  selected: number | null;
 }
 
 /** A control found by the platform's hit test rather than by enumerating the tree. */

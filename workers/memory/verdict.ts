@@ -28,6 +28,11 @@ export interface VerdictInput {
    * changed (the readings before and after). Undefined where no reading was compared.
    */
   contentChanged?: boolean;
+  /**
+   * Keys meant for a field were held back because none had the focus (the tap left it on the page's
+   * body and no field at the point would take it): why, in words. The text never arrived.
+   */
+  typedNowhere?: string;
 }
 
 export interface VerdictOutcome {
@@ -37,6 +42,7 @@ export interface VerdictOutcome {
 }
 
 export function decide(i: VerdictInput): VerdictOutcome {
+  if (i.typedNowhere) return { verdict: 'not-delivered', reason: i.typedNowhere };
   if (i.settle === 'not-settled') return { verdict: 'unverified', reason: 'the screen had not settled when the wait ended' };
   if (i.settle === 'no-change' && !i.stateChanged) {
     // Nothing changed. That the input reached the app and the app ignored it, or that it never got

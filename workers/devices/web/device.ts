@@ -11,24 +11,26 @@ import {
   type AppTarget,
   type DeviceBackend,
   type Frame,
+  type FieldFocus,
   type HitElement,
   type PageMemory,
   type Point,
   type PrepareOptions,
   type ScreenSize,
   type Screenshot,
+  type SelectChoices,
   type TouchFrame,
   type TreeSnapshot,
 } from '../backend.js';
 import { readTree } from './ax-tree.js';
 import { readPageMemory } from './page-memory.js';
-import { COUNT_INPUTS, hitTestScript, INPUTS_RECEIVED } from './page-scripts.js';
+import { chooseOptionScript, COUNT_INPUTS, focusFieldScript, hitTestScript, INPUTS_RECEIVED, selectOptionsScript } from './page-scripts.js';
 import { DEFAULT_RULES, OriginPolicy } from '../origin-policy.js';
 import type { WebProfile } from './profiles.js';
 import type { SampleServer } from './sample-server.js';
 import { guardEgress } from './egress.js';
 import { unsupported, WEB_PERMISSIONS, type PermissionOutcome, type PermissionRequest } from '../permissions.js';
-import { jpegSize, playTouches } from './touch.js';
+import { clientPoint, jpegSize, playTouches } from './touch.js';
 import { CAPTURE_ATTEMPT_MS, capturePng } from './capture.js';
 import { LATE, within } from '../../within.js';
 import { CapturePaints, TAIL_MS } from './capture-paints.js';
@@ -147,6 +149,24 @@ export class WebDevice implements DeviceBackend {
   async key(name: string): Promise<void> {
     if (this.swallowInput) return;
     await this.currentPage().keyboard.press(name);
+  }
+
+  async focusField(p: Point): Promise<FieldFocus> {
+    const c = await clientPoint(this.session(), p);
+    return (await this.currentPage().evaluate(focusFieldScript(c.x, c.y))) as FieldFocus;
+  }
+
+  async selectOptions(p: Point): Promise<SelectChoices | null> {
+    const c = await clientPoint(this.session(), p);
+    return (await this.currentPage().evaluate(selectOptionsScript(c.x, c.y))) as SelectChoices | null;
+  }
+
+  async chooseOption(p: Point, index: number): Promise<void> {
+    if (this.swallowInput) return;
+    const c = await clientPoint(this.session(), p);
+    const chosen = await this.currentPage().evaluate(chooseOptionScript(c.x, c.y, index));
+    if (chosen !== true)
+      throw new DeviceError('NO_MATCH', `no select with an option ${index} at ${Math.round(p.x)},${Math.round(p.y)} any more`, 'read the screen again');
   }
 
   async hitTest(points: Point[]): Promise<(HitElement | null)[]> {

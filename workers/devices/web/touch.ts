@@ -15,6 +15,12 @@ export interface TouchClock {
 
 const realClock: TouchClock = { now: () => performance.now(), sleep: (ms) => sleep(ms) };
 
+/** A screen point in the page's client (layout viewport) CSS pixels, as elementFromPoint takes it. */
+export async function clientPoint(cdp: Pick<CDPSession, 'send'>, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
+  const { cssVisualViewport: vv } = await cdp.send('Page.getLayoutMetrics');
+  return { x: p.x / vv.scale + vv.offsetX, y: p.y / vv.scale + vv.offsetY };
+}
+
 export async function playTouches(cdp: Pick<CDPSession, 'send'>, frames: TouchFrame[], clock: TouchClock = realClock): Promise<void> {
   const { cssVisualViewport: vv } = await cdp.send('Page.getLayoutMetrics');
   const toClient = (x: number, y: number) => ({ x: x / vv.scale + vv.offsetX, y: y / vv.scale + vv.offsetY });
