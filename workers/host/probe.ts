@@ -22,7 +22,11 @@ export const THIS_HOST: ProbeHost = { platform: process.platform, uid: process.g
 export type ProbeResult = { ok: true; out: string } | { ok: false; kind: 'missing' | 'timeout' | 'exit'; out: string; message: string };
 
 /** Runs `file args` once; stdout and stderr together (tools differ in where they print a version). */
-export function probe(file: string, args: readonly string[], opts: { timeoutMs?: number; uid?: number; gid?: number } = {}): Promise<ProbeResult> {
+export function probe(
+  file: string,
+  args: readonly string[],
+  opts: { timeoutMs?: number; uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProbeResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   return new Promise((resolve) => {
     let out = '';
@@ -33,8 +37,10 @@ export function probe(file: string, args: readonly string[], opts: { timeoutMs?:
       clearTimeout(timer);
       resolve(r);
     };
+    // The environment's PATH is where a bare name is looked up.
     const child = spawn(file, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.env ? { env: opts.env } : {}),
       ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.gid ?? opts.uid } : {}),
     });
     const keep = (chunk: Buffer) => {

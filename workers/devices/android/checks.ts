@@ -38,7 +38,7 @@ async function adbCheck(s: AndroidCheckSettings, host: ProbeHost): Promise<HostC
   if (s.adbSetting === 'none') return { ...base, needed: false, status: 'skipped', detail: 'turned off (SIMFLEET_ADB=none)' };
   if (!s.adb)
     return { ...base, needed: false, status: 'missing', detail: 'no adb on the PATH (SIMFLEET_ADB=auto: the android backend is off until there is one)', fix };
-  const asked = await probe(s.adb, ['version'], { timeoutMs: 5000 });
+  const asked = await probe(s.adb, ['version'], { timeoutMs: 5000, env: host.env });
   if (!asked.ok) {
     return {
       ...base,
@@ -72,7 +72,7 @@ async function emulatorCheck(host: ProbeHost): Promise<HostCheck> {
   const path = await findExecutable('emulator', host.env, sdkDirs(host));
   const fix = 'sdkmanager --install emulator (Android SDK command-line tools), then create an AVD and start it';
   if (!path) return { ...base, status: 'missing', detail: `no emulator on the PATH or in the Android SDK (ANDROID_HOME)${noKvm}`, fix };
-  const asked = await probe(path, ['-version'], { timeoutMs: 10_000 });
+  const asked = await probe(path, ['-version'], { timeoutMs: 10_000, env: host.env });
   if (!asked.ok) return { ...base, status: 'broken', detail: `${asked.message}${noKvm}`, fix };
   const first = asked.out.trim().split('\n')[0] ?? '';
   return { ...base, status: 'ok', detail: `${first.slice(0, 200)} at ${path}${noKvm}` };

@@ -15,7 +15,7 @@ export async function chromiumCheck(configured: string | undefined, needed: bool
     return { ...base, status: configured ? 'broken' : 'missing', detail: found.missing, fix: configured ? `${fix}, or unset SIMFLEET_CHROMIUM` : fix };
   // findChromium asked for the version; only when it could not tell is it asked again, for why.
   if (!found.version || found.version === 'unknown') {
-    const asked = await probe(found.path, ['--version']);
+    const asked = await probe(found.path, ['--version'], { env: host.env });
     const why = asked.ok ? `\`--version\` printed no version: ${said(asked.out)}` : asked.message;
     return { ...base, status: 'broken', detail: `${found.source} at ${found.path} does not run: ${why}`, fix };
   }
@@ -81,7 +81,11 @@ export async function sandboxCheck(needed: boolean, host: ProbeHost, sysctls: ()
   const who = root ? `uid ${NOBODY} (nobody; this worker is root)` : `uid ${as}`;
   // As root the browser runs without the sandbox, so the web backend does not depend on this.
   const need = needed && !root;
-  const tried = await probe('unshare', ['--user', '--map-root-user', 'true'], { timeoutMs: 5000, ...(root ? { uid: NOBODY, gid: NOBODY } : {}) });
+  const tried = await probe('unshare', ['--user', '--map-root-user', 'true'], {
+    timeoutMs: 5000,
+    env: host.env,
+    ...(root ? { uid: NOBODY, gid: NOBODY } : {}),
+  });
   if (!tried.ok && tried.kind === 'missing') {
     return {
       ...base,

@@ -19,7 +19,7 @@ export async function tesseractCheck(binary: string, host: ProbeHost): Promise<H
   if (binary === 'none')
     return { ...base, needed: false, status: 'skipped', detail: 'turned off (SIMFLEET_TESSERACT=none): outlines use the accessibility tree alone' };
   const install = installCommand(host.platform, 'sudo apt-get install -y tesseract-ocr tesseract-ocr-eng', 'brew install tesseract');
-  const [version, langs] = await Promise.all([probe(binary, ['--version']), probe(binary, ['--list-langs'])]);
+  const [version, langs] = await Promise.all([probe(binary, ['--version'], { env: host.env }), probe(binary, ['--list-langs'], { env: host.env })]);
   if (!version.ok) {
     return {
       ...base,
