@@ -3350,8 +3350,7 @@ const document: Record<string, unknown> = {
           "title": {
             "type": "string",
             "maxLength": 100,
-            "description": "what is checked",
-            "in words": null
+            "description": "what is checked, in words"
           },
           "area": {
             "type": "string",
@@ -3377,15 +3376,12 @@ const document: Record<string, unknown> = {
           "detail": {
             "type": "string",
             "maxLength": 1000,
-            "description": "what was found",
-            "or why it is missing": null,
-            "broken or skipped": null
+            "description": "what was found, or why it is missing, broken or skipped"
           },
           "version": {
             "type": "string",
             "maxLength": 200,
-            "description": "the version found",
-            "as the tool prints it": null
+            "description": "the version found, as the tool prints it"
           },
           "fix": {
             "type": "string",

@@ -1055,7 +1055,7 @@ export type components = {
         HostCheck: {
             /** @description a stable name: chromium, browser-sandbox, tesseract, adb, emulator, emulator-console-token, xcrun-simctl, axe, idb, idb-companion, ios-frame-helper, disk, memory, gateway, clock, postgres */
             id: string;
-            /** @description what is checked */
+            /** @description what is checked, in words */
             title: string;
             /**
              * @description the backend that uses it; host — every backend on the host (text recognition, disk, memory); farm — the gateway and the database
@@ -1067,9 +1067,9 @@ export type components = {
              * @enum {string}
              */
             status: "ok" | "missing" | "broken" | "skipped";
-            /** @description what was found */
+            /** @description what was found, or why it is missing, broken or skipped */
             detail: string;
-            /** @description the version found */
+            /** @description the version found, as the tool prints it */
             version?: string;
             /** @description the one command (or step) that installs or repairs it on this kind of host */
             fix?: string;
