@@ -28,11 +28,13 @@ import { Tesseract, type RecogniserStatus } from './understanding/ocr/engine.js'
 import { RecognitionCache } from './understanding/ocr/cache.js';
 import { FEED_DEFAULTS } from './streams/feed.js';
 import { createWorkerLogger } from './log.js';
+import { checkHost, type HostChecks, summariseChecks } from './host/checks.js';
 
 export { loadWorkerConfig, WorkerConfigError, WORKER_FLAGS, type WorkerConfig } from './config.js';
 export type { GatewaySocket, Dial } from './connection/socket.js';
 export type { InventorySnapshot } from './devices/inventory.js';
 export { DialError } from './connection/socket.js';
+export { checkHost, lacking, summariseChecks, type HostCheck, type HostChecks, type HostBackendPlan } from './host/checks.js';
 export { comparePairs, inspect, INSPECT_FORMATS, InspectError, inspectJson, inspectText, pairsText, type InspectFormat } from './understanding/inspect.js';
 
 export interface Worker {
@@ -44,6 +46,8 @@ export interface Worker {
   describe(): Promise<InventorySnapshot>;
   /** Whether text recognition can run here, and how to install it when not; undefined when it is turned off. */
   textRecognition(): Promise<RecogniserStatus | undefined>;
+  /** What this host has and lacks for each backend, as checked at start (the hello carries it). */
+  checks(): Promise<HostChecks>;
   /** Resolves on the first welcome from the gateway. */
   registered(): Promise<void>;
   /** Idempotent. Says goodbye to the gateway and closes every backend. */
@@ -57,12 +61,22 @@ export interface WorkerOptions {
   logger?: Logger;
   /** Overrides the backends chosen from config (tests). */
   providers?: BackendProvider[];
+  /** Overrides the host checks run at start (tests). */
+  checks?: () => Promise<HostChecks>;
 }
 
 export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Promise<Worker> {
   const dial = opts.dial ?? networkDial(config);
   const identity = await loadHostIdentity({ dataDir: config.dataDir, id: config.hostId, name: config.hostName, version: opts.version });
   const logger = (opts.logger ?? createWorkerLogger(config.logLevel)).child({ hostId: identity.id });
+  // The host's checks run beside the backends' start; the hello waits for them.
+  const checks = (opts.checks ?? (() => checkHost(config)))().catch((err: unknown): HostChecks => {
+    logger.warn({ err: (err as Error).message }, 'the host checks failed; the hello carries none');
+    return { host: { os: '', arch: '', root: false }, backends: [], checks: [] };
+  });
+  void checks.then((c) =>
+    logger.info({ lacking: c.checks.filter((k) => k.needed && k.status !== 'ok').map((k) => k.id) }, `host checks: ${summariseChecks(c.checks)}`),
+  );
   const inventory = new Inventory(opts.providers ?? createProviders(config, logger));
   const perception = new Perception({ retentionMs: config.frameRetentionMs, budgetBytes: config.frameBudgetBytes, quietMs: config.quietMs }, logger);
   // Memory is written behind to the farm through the gateway link (created below).
@@ -164,6 +178,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
       ...pageHeld(inventory.pageMemory()),
     }),
     textRecognition: async () => recogniser?.status(),
+    checks: async () => (await checks).checks,
     strain: () => ({
       slowReads: understanding.counts.slowReads,
       readsCutShort: understanding.counts.cutShort,
@@ -187,6 +202,7 @@ export async function startWorker(config: WorkerConfig, opts: WorkerOptions): Pr
     registered: () => registered,
     describe: () => inventory.describe(),
     textRecognition: async () => recogniser?.status(),
+    checks: () => checks,
     stop: () =>
       (stopping ??= (async () => {
         // What was learned goes to the farm before the link closes.

@@ -3329,6 +3329,151 @@ const document: Record<string, unknown> = {
           }
         }
       },
+      "HostCheck": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "one thing a host needs for a backend (a tool and its version, a data file, free disk or memory, a reachable gateway or database), as `simfleet doctor` and the worker at start found it. The worker reports the checks of its host; the gateway, clock and Postgres checks are `simfleet doctor`'s alone.",
+        "required": [
+          "id",
+          "title",
+          "area",
+          "status",
+          "detail",
+          "needed"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^[a-z][a-z0-9-]{1,40}$",
+            "description": "a stable name: chromium, browser-sandbox, tesseract, adb, emulator, emulator-console-token, xcrun-simctl, axe, idb, idb-companion, ios-frame-helper, disk, memory, gateway, clock, postgres"
+          },
+          "title": {
+            "type": "string",
+            "maxLength": 100,
+            "description": "what is checked, in words"
+          },
+          "area": {
+            "type": "string",
+            "enum": [
+              "web",
+              "android",
+              "ios",
+              "host",
+              "farm"
+            ],
+            "description": "the backend that uses it; host — every backend on the host (text recognition, disk, memory); farm — the gateway and the database"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "missing",
+              "broken",
+              "skipped"
+            ],
+            "description": "ok — found and usable (`version` says which); missing — not on this host (`fix` is the command that installs it); broken — there but unusable (`detail` says why, `fix` what to do); skipped — not checked, and `detail` says why (turned off, not configured, or it cannot be checked from here)"
+          },
+          "detail": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "what was found, or why it is missing, broken or skipped"
+          },
+          "version": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "the version found, as the tool prints it"
+          },
+          "fix": {
+            "type": "string",
+            "maxLength": 1000,
+            "description": "the one command (or step) that installs or repairs it on this kind of host"
+          },
+          "needed": {
+            "type": "boolean",
+            "description": "a backend configured on this host needs it: missing or broken, that backend cannot run as configured (and `simfleet doctor` exits 1). false: it would be used if present, or it belongs to a backend this host does not run."
+          }
+        }
+      },
+      "HostBackendPlan": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "backend",
+          "configured",
+          "why"
+        ],
+        "properties": {
+          "backend": {
+            "$ref": "#/components/schemas/Backend"
+          },
+          "configured": {
+            "type": "boolean",
+            "description": "the host's settings turn this backend on"
+          },
+          "why": {
+            "type": "string",
+            "maxLength": 500,
+            "description": "which setting turns it on or off (SIMFLEET_WEB_DEVICES, SIMFLEET_ADB, SIMFLEET_XCRUN, SIMFLEET_FAKE_DEVICES)"
+          }
+        }
+      },
+      "HostDoctorReport": {
+        "type": "object",
+        "additionalProperties": false,
+        "description": "what `simfleet doctor --json` prints",
+        "required": [
+          "ok",
+          "checkedAt",
+          "host",
+          "backends",
+          "checks"
+        ],
+        "properties": {
+          "ok": {
+            "type": "boolean",
+            "description": "every needed check is ok (exit code 0)"
+          },
+          "checkedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "host": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "os",
+              "arch",
+              "root"
+            ],
+            "properties": {
+              "os": {
+                "type": "string",
+                "maxLength": 200
+              },
+              "arch": {
+                "type": "string",
+                "maxLength": 50
+              },
+              "root": {
+                "type": "boolean",
+                "description": "the checks ran as root (Chromium then runs without its sandbox)"
+              }
+            }
+          },
+          "backends": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/HostBackendPlan"
+            }
+          },
+          "checks": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/HostCheck"
+            }
+          }
+        }
+      },
       "Host": {
         "type": "object",
         "additionalProperties": false,
@@ -3415,6 +3560,20 @@ const document: Record<string, unknown> = {
             "oneOf": [
               {
                 "$ref": "#/components/schemas/TextRecognitionStatus"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "checks": {
+            "description": "what its worker found at start for each backend (the same checks as `simfleet doctor` on that host, without the farm's); null: its worker does not say (an older worker)",
+            "oneOf": [
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/HostCheck"
+                }
               },
               {
                 "type": "null"
@@ -8198,6 +8357,14 @@ const document: Record<string, unknown> = {
           },
           "textRecognition": {
             "$ref": "#/components/schemas/TextRecognitionStatus"
+          },
+          "checks": {
+            "type": "array",
+            "maxItems": 32,
+            "description": "this host's checks as the worker ran them at start (see HostCheck)",
+            "items": {
+              "$ref": "#/components/schemas/HostCheck"
+            }
           }
         }
       },

@@ -1051,6 +1051,53 @@ export type components = {
             /** @description when unavailable, how to install it */
             hint?: string;
         };
+        /** @description one thing a host needs for a backend (a tool and its version, a data file, free disk or memory, a reachable gateway or database), as `simfleet doctor` and the worker at start found it. The worker reports the checks of its host; the gateway, clock and Postgres checks are `simfleet doctor`'s alone. */
+        HostCheck: {
+            /** @description a stable name: chromium, browser-sandbox, tesseract, adb, emulator, emulator-console-token, xcrun-simctl, axe, idb, idb-companion, ios-frame-helper, disk, memory, gateway, clock, postgres */
+            id: string;
+            /** @description what is checked, in words */
+            title: string;
+            /**
+             * @description the backend that uses it; host — every backend on the host (text recognition, disk, memory); farm — the gateway and the database
+             * @enum {string}
+             */
+            area: "web" | "android" | "ios" | "host" | "farm";
+            /**
+             * @description ok — found and usable (`version` says which); missing — not on this host (`fix` is the command that installs it); broken — there but unusable (`detail` says why, `fix` what to do); skipped — not checked, and `detail` says why (turned off, not configured, or it cannot be checked from here)
+             * @enum {string}
+             */
+            status: "ok" | "missing" | "broken" | "skipped";
+            /** @description what was found, or why it is missing, broken or skipped */
+            detail: string;
+            /** @description the version found, as the tool prints it */
+            version?: string;
+            /** @description the one command (or step) that installs or repairs it on this kind of host */
+            fix?: string;
+            /** @description a backend configured on this host needs it: missing or broken, that backend cannot run as configured (and `simfleet doctor` exits 1). false: it would be used if present, or it belongs to a backend this host does not run. */
+            needed: boolean;
+        };
+        HostBackendPlan: {
+            backend: components["schemas"]["Backend"];
+            /** @description the host's settings turn this backend on */
+            configured: boolean;
+            /** @description which setting turns it on or off (SIMFLEET_WEB_DEVICES, SIMFLEET_ADB, SIMFLEET_XCRUN, SIMFLEET_FAKE_DEVICES) */
+            why: string;
+        };
+        /** @description what `simfleet doctor --json` prints */
+        HostDoctorReport: {
+            /** @description every needed check is ok (exit code 0) */
+            ok: boolean;
+            /** Format: date-time */
+            checkedAt: string;
+            host: {
+                os: string;
+                arch: string;
+                /** @description the checks ran as root (Chromium then runs without its sandbox) */
+                root: boolean;
+            };
+            backends: components["schemas"]["HostBackendPlan"][];
+            checks: components["schemas"]["HostCheck"][];
+        };
         Host: {
             id: components["schemas"]["HostIdString"];
             name: string;
@@ -1081,6 +1128,8 @@ export type components = {
             strainedAt?: string | null;
             /** @description whether its text recognition can run, and how to install it when not; null: recognition is turned off there (SIMFLEET_TESSERACT=none) or its worker does not say */
             textRecognition?: components["schemas"]["TextRecognitionStatus"] | null;
+            /** @description what its worker found at start for each backend (the same checks as `simfleet doctor` on that host, without the farm's); null: its worker does not say (an older worker) */
+            checks?: components["schemas"]["HostCheck"][] | null;
         };
         HostList: {
             hosts: components["schemas"]["Host"][];
@@ -2440,6 +2489,8 @@ export type components = {
             backends: components["schemas"]["BackendStatus"][];
             devices: components["schemas"]["WorkerDevice"][];
             textRecognition?: components["schemas"]["TextRecognitionStatus"];
+            /** @description this host's checks as the worker ran them at start (see HostCheck) */
+            checks?: components["schemas"]["HostCheck"][];
         };
         WorkerHeartbeat: {
             /**

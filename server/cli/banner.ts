@@ -9,7 +9,13 @@ export interface BannerFacts {
   database: { kind: string; location: string };
   admin: { file: string; secret?: string; source: 'env' | 'generated' | 'existing' };
   /** `simfleet start` only: the local worker and what it reported. */
-  local?: { host: { id: string; name: string }; inventory: InventorySnapshot; textRecognition?: { available: boolean; hint?: string } };
+  local?: {
+    host: { id: string; name: string };
+    inventory: InventorySnapshot;
+    textRecognition?: { available: boolean; hint?: string };
+    /** The host checks in one line (workers' summariseChecks). */
+    checks?: string;
+  };
 }
 
 export function banner(f: BannerFacts): string {
@@ -25,6 +31,7 @@ export function banner(f: BannerFacts): string {
     lines.push(`  local host: ${f.local.host.id} (${f.local.host.name})`, ...backendLines(f.local.inventory));
     const ocr = f.local.textRecognition;
     if (ocr && !ocr.available) lines.push('  text recognition: unavailable (outlines use the accessibility tree alone)', ...fix(ocr.hint));
+    if (f.local.checks) lines.push(`  host checks: ${f.local.checks}`);
     // The token as this shell can reach it: the variable it came from, or the file this start wrote.
     const token = f.admin.source === 'env' ? '$SIMFLEET_ADMIN_TOKEN' : `$(cat ${f.admin.file})`;
     lines.push(`  try: curl -H "Authorization: Bearer ${token}" ${f.url}/v1/hosts`);

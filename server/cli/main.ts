@@ -19,6 +19,8 @@ usage: simfleet <command> [flags]
   gateway    the API gateway alone (farm deployments)
   worker     a host agent: simfleet worker --gateway URL --token T
   migrate    apply database migrations and exit (--status only reports)
+  doctor     what this host has and lacks for each backend, and how to get it (--json);
+             exit 1 when a configured backend lacks something
   token      create|list|revoke tokens through a running gateway
   inspect    read saved screen dumps offline: outline, fingerprint, identity
              (--compare FILE FILE... for same/different; --json; --format F; --density D)
@@ -78,6 +80,15 @@ async function main(argv: string[]): Promise<void> {
       const { flags, bools } = parseFlags(rest, GATEWAY_FLAGS, ['status']);
       const config = loadGatewayConfig(process.env, flags);
       return (await import('./migrate.js')).runMigrate(config, bools.status === true);
+    }
+    case 'doctor': {
+      const { WORKER_FLAGS } = await import('../../workers/index.js');
+      const { flags, bools } = parseFlags(rest, Object.keys(WORKER_FLAGS), ['json']);
+      process.exitCode = await (await import('./doctor.js')).runDoctor(process.env, flags, {
+        json: bools.json === true,
+        out: (t) => void process.stdout.write(t),
+      });
+      return;
     }
     case 'token': {
       const { flags, positionals } = parseFlags(rest, ['gateway', 'admin-token', 'data-dir', 'role', 'team', 'name']);

@@ -1,7 +1,7 @@
 // `simfleet gateway` and `simfleet start`: run until a signal, then shut down in order.
 // close-with-grace (graceful.ts) gives the sequence a deadline and exits at once on a second signal.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadWorkerConfig, startWorker, type InventorySnapshot, type Worker } from '../../workers/index.js';
+import { loadWorkerConfig, startWorker, summariseChecks, type InventorySnapshot, type Worker } from '../../workers/index.js';
 import type { GatewayConfig } from '../config.js';
 import { startGateway, type Gateway } from '../gateway.js';
 import { version } from '../paths.js';
@@ -42,7 +42,12 @@ export async function runStart(config: GatewayConfig, env: NodeJS.ProcessEnv, fl
     await gateway.stop();
   });
   const inventory = await settled(started);
-  const local = { host: started.identity, inventory, textRecognition: await started.textRecognition() };
+  const local = {
+    host: started.identity,
+    inventory,
+    textRecognition: await started.textRecognition(),
+    checks: summariseChecks((await started.checks()).checks),
+  };
   process.stdout.write(banner({ ...facts(gateway), local }));
 }
 

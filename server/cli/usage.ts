@@ -20,6 +20,12 @@ export const USAGE: Record<string, string> = {
   every setting: docs/configuration.md`,
   migrate: `usage: simfleet migrate [--status]
   apply the database migrations and exit; --status only reports what is applied and pending`,
+  doctor: `usage: simfleet doctor [--json] [worker flags]
+  checks this host for what each backend needs (Chromium, Tesseract, adb, the emulator, Xcode's
+  simctl, AXe or idb, disk, memory, the browser sandbox), and the gateway, its clock and Postgres
+  when configured; says for each: ok (version), missing (the command that installs it) or broken (why)
+  exit 0 when everything the configured backends need is there, 1 when not; --json: HostDoctorReport
+  the worker's settings decide which backends are configured (--web-devices, --adb, --xcrun, ...)`,
   token: `usage: simfleet token create --role admin|agent|viewer|worker --name N [--team T]
        simfleet token list
        simfleet token revoke ID

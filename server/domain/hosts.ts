@@ -95,7 +95,7 @@ export class HostRegistry {
    */
   async register(
     conn: Connection,
-    hello: Pick<Schemas['WorkerHello'], 'host' | 'protocolVersion' | 'backends' | 'devices' | 'textRecognition'>,
+    hello: Pick<Schemas['WorkerHello'], 'host' | 'protocolVersion' | 'backends' | 'devices' | 'textRecognition' | 'checks'>,
   ): Promise<ReclaimJob[]> {
     return this.db.transaction(async (tx) => {
       await hosts.upsertHostOnHello(tx, {
@@ -106,6 +106,7 @@ export class HostRegistry {
         connectionId: conn.connectionId,
         tokenId: conn.principal.tokenId,
         textRecognition: hello.textRecognition,
+        checks: hello.checks,
       });
       const reclaim = await this.syncDevices(tx, conn.hostId, hello.devices);
       await recordAudit(tx, {

@@ -25,6 +25,7 @@ export function presentHost(h: HostRow): Schemas['Host'] {
     offlineSince: isoOrNull(h.offline_since),
     strainedAt: isoOrNull(h.strained_at),
     textRecognition: h.text_recognition,
+    checks: h.checks,
   };
 }
 

@@ -75,6 +75,12 @@ describe('an Android host (fake adb and console double behind a real worker proc
     expect(host.backends).toEqual([
       expect.objectContaining({ backend: 'android', platform: 'android', available: true, detail: expect.stringMatching(/console/) }),
     ]);
+    // What the worker checked at start, said in its hello: adb's recorded version, the token file it was given.
+    const checks = new Map((host.checks as { id: string; status: string; needed: boolean; version?: string }[]).map((c) => [c.id, c]));
+    expect(checks.get('adb')).toMatchObject({ status: 'ok', needed: true, version: '36.0.0-13206524 (adb 1.0.41)' });
+    expect(checks.get('emulator-console-token')).toMatchObject({ status: 'ok', needed: true });
+    expect(checks.get('chromium')).toMatchObject({ needed: false }); // no web devices on this host
+    expect(checks.get('xcrun-simctl')).toMatchObject({ status: 'missing', needed: false });
   });
 
   it('places a session, reads the screen from the dump, taps by label and judges each tap', async () => {

@@ -60,6 +60,10 @@ describe('the start banner on a machine without Chromium, with the admin token i
     );
   });
 
+  it('summarises the host checks in one line, naming what the configured backends lack', () => {
+    expect(banner).toMatch(/^ {2}host checks: \d+ of \d+ ok; LACKING chromium \(broken\), tesseract \(missing\); .*`simfleet doctor` says how to fix them$/m);
+  });
+
   it('says once that text recognition is unavailable, with the command that installs it', () => {
     expect(banner).toMatch(/^ {2}text recognition: unavailable/m);
     expect(banner).toMatch(/^ {4}fix: sudo apt-get install -y tesseract-ocr tesseract-ocr-eng/m);
@@ -73,6 +77,12 @@ describe('the start banner on a machine without Chromium, with the admin token i
     expect(host.backends[0]).toMatchObject({ backend: 'web', available: false, hint: expect.stringContaining('chromium') });
     // Said once for the host, with how to install it, rather than in every outline.
     expect(host.textRecognition).toMatchObject({ available: false, hint: expect.stringContaining('apt-get install -y tesseract-ocr') });
+    // The same checks `simfleet doctor` prints, as the worker ran them at start.
+    expect(host.checks.find((c: { id: string }) => c.id === 'chromium')).toMatchObject({
+      status: 'broken',
+      needed: true,
+      fix: expect.stringContaining('apt-get install -y chromium'),
+    });
   });
 });
 

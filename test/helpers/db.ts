@@ -1,8 +1,10 @@
 // A fresh database per test file on the real Postgres server, dropped afterwards.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DEFAULT_TEST_DATABASE_URL } from './test-postgres.js';
 
-export const ADMIN_URL = process.env.SIMFLEET_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The server global-setup.ts chose (it sets SIMFLEET_TEST_DATABASE_URL for the run). */
+export const ADMIN_URL = process.env.SIMFLEET_TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
 
 export interface TestDatabase {
   name: string;

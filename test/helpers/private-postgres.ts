@@ -1,12 +1,13 @@
-// A Postgres server of the test's own (initdb in a temporary directory, its own port), for tests
-// that restart the database: the shared server on 5432 serves suites running in parallel and must
-// not go down under them. Uses the Debian binaries .ci/run installs; as root it runs them as the
-// postgres user, as initdb refuses root.
+// A Postgres server of the test's own (initdb in a temporary directory, its own port): for tests
+// that restart the database (the shared server serves suites running in parallel and must not go
+// down under them), and for the whole run when no server is configured or reachable
+// (test-postgres.ts). Uses the machine's Postgres server binaries, which the test setup step
+// installs (test/setup/host.ts); as root it runs them as the postgres user, as initdb refuses root.
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdtemp, readdir } from 'node:fs/promises';
+import { access, chmod, chown, constants, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
@@ -14,14 +15,52 @@ const run = promisify(execFile);
 
 export interface PrivatePostgres {
   url: string;
+  /** Its data, socket and log. */
+  dir: string;
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** Stops the server and removes its directory. */
+  dispose(): Promise<void>;
+}
+
+export const POSTGRES_INSTALL_HINT =
+  'install the Postgres server binaries (Debian/Ubuntu: `sudo apt-get install -y postgresql`; macOS: `brew install postgresql@17`); `node --import tsx test/setup/host.ts` does it';
+
+const has = (path: string) =>
+  access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+
+/** Newest first: "17" before "16", "postgresql@17" before "postgresql@16". */
+const newestFirst = (names: string[]) => names.sort((a, b) => Number(b.replace(/\D+/g, '')) - Number(a.replace(/\D+/g, '')));
+
+/**
+ * The folder holding initdb and pg_ctl: Debian's /usr/lib/postgresql/N/bin, Homebrew's
+ * postgresql@N, then the PATH. Undefined when the machine has none.
+ */
+export async function findPostgresBin(pathVar = process.env.PATH): Promise<string | undefined> {
+  const listed = async (dir: string) => readdir(dir).catch(() => [] as string[]);
+  const candidates = [
+    ...newestFirst(await listed('/usr/lib/postgresql')).map((v) => `/usr/lib/postgresql/${v}/bin`),
+    ...['/opt/homebrew/opt', '/usr/local/opt'].flatMap((root) => [`${root}/postgresql/bin`]),
+    ...(
+      await Promise.all(
+        ['/opt/homebrew/opt', '/usr/local/opt'].map(async (root) =>
+          newestFirst((await listed(root)).filter((n) => /^postgresql@\d+$/.test(n))).map((n) => `${root}/${n}/bin`),
+        ),
+      )
+    ).flat(),
+    ...(pathVar ?? '').split(delimiter).filter(Boolean),
+  ];
+  for (const dir of candidates) if ((await has(join(dir, 'initdb'))) && (await has(join(dir, 'pg_ctl')))) return dir;
+  return undefined;
 }
 
 async function binDir(): Promise<string> {
-  const versions = (await readdir('/usr/lib/postgresql')).sort((a, b) => Number(b) - Number(a));
-  if (!versions.length) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql (Debian postgresql package)');
-  return `/usr/lib/postgresql/${versions[0]}/bin`;
+  const dir = await findPostgresBin();
+  if (!dir) throw new Error(`no Postgres server binaries (initdb, pg_ctl) on this machine: ${POSTGRES_INSTALL_HINT}`);
+  return dir;
 }
 
 async function freePort(): Promise<number> {
@@ -56,8 +95,13 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   await c.end();
   return {
     url,
+    dir,
     // -l even on restart: without it the server inherits pg_ctl's stdout and the pipe never closes.
     restart: () => ctl('restart', ['-m', 'fast', '-o', opts, '-l', join(dir, 'log')]).then(() => undefined),
     stop: () => ctl('stop', ['-m', 'immediate']).then(() => undefined),
+    dispose: async () => {
+      await ctl('stop', ['-m', 'immediate']).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }

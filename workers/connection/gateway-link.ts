@@ -35,6 +35,8 @@ export interface GatewayLinkOptions {
   strain?: () => Schemas['WorkerStrain'];
   /** Whether text recognition can run on this host, said once in the hello; undefined when it is turned off. */
   textRecognition?: () => Promise<Schemas['TextRecognitionStatus'] | undefined>;
+  /** What the host has and lacks for each backend, checked at start and said in the hello. */
+  checks?: () => Promise<Schemas['HostCheck'][]>;
 }
 
 export interface GatewayLinkEvents {
@@ -107,7 +109,15 @@ export class GatewayLink extends EventEmitter<GatewayLinkEvents> {
       // Names read from simctl, adb or a profile: storable, or the gateway could not record the host.
       const snapshot = storableDeep(await this.opts.inventory.snapshot());
       const textRecognition = await this.opts.textRecognition?.();
-      hello = { type: 'hello', protocolVersion: PROTOCOL_VERSION, host: this.opts.identity, ...snapshot, ...(textRecognition ? { textRecognition } : {}) };
+      const checks = this.opts.checks ? storableDeep(await this.opts.checks()) : undefined;
+      hello = {
+        type: 'hello',
+        protocolVersion: PROTOCOL_VERSION,
+        host: this.opts.identity,
+        ...snapshot,
+        ...(textRecognition ? { textRecognition } : {}),
+        ...(checks ? { checks } : {}),
+      };
       socket = await this.opts.dial();
     } catch (err) {
       if (err instanceof DialError && err.fatal) return this.fail(err);

@@ -2,10 +2,14 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Logger } from 'pino';
+import type { HostBackendPlan, HostCheck, ProbeHost } from '../host/probe.js';
+import { androidChecks } from './android/checks.js';
 import { AndroidProvider } from './android/provider.js';
 import type { BackendProvider } from './backend.js';
 import { FakeProvider } from './fake/provider.js';
+import { iosChecks } from './ios/checks.js';
 import { IosProvider } from './ios/provider.js';
+import { chromiumCheck, sandboxCheck } from './web/checks.js';
 import { parseWebDevices } from './web/profiles.js';
 import { WebProvider } from './web/provider.js';
 
@@ -37,8 +41,8 @@ export function checkBackendSettings(settings: Pick<BackendSettings, 'webDevices
 }
 
 /** An executable of this name on PATH, or undefined. */
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+function onPath(name: string, pathVar = process.env.PATH): string | undefined {
+  for (const dir of (pathVar ?? '').split(delimiter).filter(Boolean)) {
     try {
       accessSync(join(dir, name), constants.X_OK);
       return join(dir, name);
@@ -91,4 +95,40 @@ export function createProviders(settings: BackendSettings, logger: Logger): Back
   }
   if (settings.fakeDevices > 0) providers.push(new FakeProvider(settings.fakeDevices, { operationMs: settings.fakeOperationMs }));
   return providers;
+}
+
+/** Which backends these settings turn on for this host, and the setting that decides each, as createProviders decides. */
+export function planBackends(settings: BackendSettings, host: ProbeHost): { plans: HostBackendPlan[]; adb: string | undefined; xcrun: string | undefined } {
+  const web = parseWebDevices(settings.webDevices);
+  const adb = toolFor(settings.adb, () => onPath('adb', host.env.PATH));
+  const xcrun = toolFor(settings.xcrun, () => (host.platform === 'darwin' ? 'xcrun' : undefined));
+  const auto = (setting: string, on: string | undefined, off: string) =>
+    setting === 'none' ? 'turned off (none)' : setting === 'auto' ? (on ? `auto: ${on}` : `auto: ${off}`) : `set to ${setting}`;
+  const plans: HostBackendPlan[] = [
+    { backend: 'web', configured: web.length > 0, why: `SIMFLEET_WEB_DEVICES=${settings.webDevices || 'none'}` },
+    { backend: 'android', configured: adb !== undefined, why: `SIMFLEET_ADB ${auto(settings.adb, adb && `adb at ${adb}`, 'no adb on the PATH')}` },
+    {
+      backend: 'ios',
+      configured: xcrun !== undefined,
+      why: `SIMFLEET_XCRUN ${auto(settings.xcrun, xcrun && 'this host is a Mac', `this host runs ${host.platform}, not macOS`)}`,
+    },
+  ];
+  if (settings.fakeDevices > 0) plans.push({ backend: 'fake', configured: true, why: `SIMFLEET_FAKE_DEVICES=${settings.fakeDevices}` });
+  return { plans, adb, xcrun };
+}
+
+/** What each backend needs of this host, found or not: every backend's checks, whether configured or not. */
+export async function backendChecks(settings: BackendSettings, host: ProbeHost): Promise<{ plans: HostBackendPlan[]; checks: HostCheck[] }> {
+  const { plans, adb, xcrun } = planBackends(settings, host);
+  const web = plans[0]!.configured;
+  const [chromium, sandbox, android, ios] = await Promise.all([
+    chromiumCheck(settings.chromium, web, host),
+    sandboxCheck(web, host),
+    androidChecks({ adb, adbSetting: settings.adb, emulatorTokenFile: settings.emulatorTokenFile }, host),
+    iosChecks(
+      { xcrun, xcrunSetting: settings.xcrun, uiTool: settings.iosUiTool, uiToolPath: settings.iosUiToolPath, frameHelper: settings.iosFrameHelper },
+      host,
+    ),
+  ]);
+  return { plans, checks: [chromium, sandbox, ...android, ...ios] };
 }

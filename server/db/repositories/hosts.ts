@@ -24,6 +24,8 @@ export interface HostRow {
   strained_at: Date | null;
   /** Whether its text recognition can run, as its hello said (0009); null: not said. */
   text_recognition: Schemas['TextRecognitionStatus'] | null;
+  /** What its worker found at start for each backend (0010); null: not said. */
+  checks: Schemas['HostCheck'][] | null;
   device_count: number;
 }
 
@@ -41,17 +43,19 @@ export interface HelloRecord {
   connectionId: string;
   tokenId: string | null;
   textRecognition?: Schemas['TextRecognitionStatus'] | undefined;
+  checks?: Schemas['HostCheck'][] | undefined;
 }
 
 export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<void> {
   await q.query(
-    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at, text_recognition)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now(), $11::jsonb)
+    `INSERT INTO hosts (id, name, os, arch, version, protocol_version, backends, state, gateway_id, connection_id, token_id, connected_at, last_seen_at, text_recognition, checks)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, 'online', $8, $9, $10, now(), now(), $11::jsonb, $12::jsonb)
      ON CONFLICT (id) DO UPDATE SET
        name = excluded.name, os = excluded.os, arch = excluded.arch, version = excluded.version,
        protocol_version = excluded.protocol_version, backends = excluded.backends, state = 'online',
        gateway_id = excluded.gateway_id, connection_id = excluded.connection_id, token_id = excluded.token_id,
-       connected_at = now(), last_seen_at = now(), offline_since = NULL, text_recognition = excluded.text_recognition`,
+       connected_at = now(), last_seen_at = now(), offline_since = NULL, text_recognition = excluded.text_recognition,
+       checks = excluded.checks`,
     [
       h.id,
       h.name,
@@ -64,6 +68,7 @@ export async function upsertHostOnHello(q: Queryable, h: HelloRecord): Promise<v
       h.connectionId,
       h.tokenId,
       h.textRecognition ? JSON.stringify(h.textRecognition) : null,
+      h.checks ? JSON.stringify(h.checks) : null,
     ],
   );
 }
