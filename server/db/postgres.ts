@@ -106,12 +106,13 @@ export function openPostgres(opts: PostgresOptions): Database {
   };
 }
 
-function redact(url: string): string {
+/** A database URL fit for a log line: its password starred, or `fallback` when it is no URL. */
+export function redact(url: string, fallback = 'postgres'): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return 'postgres';
+    return fallback;
   }
 }

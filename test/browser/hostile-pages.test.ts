@@ -2,17 +2,8 @@
 // (an endless animation the tap starts), one that navigates away by itself while an action settles,
 // and a target something is drawn over. Each gets an honest verdict or a typed refusal naming what
 // was in the way, never `ok`.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, type Farm, startFarm } from '../helpers/farm.js';
-import { settledSession } from '../helpers/sessions.js';
-import { serveDirectory } from '../helpers/static-server.js';
-import { waitFor } from '../helpers/wait.js';
-import { pino } from 'pino';
+import { type PageFarm, pageFarm } from '../helpers/page-farm.js';
 
 const HEAD =
   '<meta name="viewport" content="width=device-width, initial-scale=1"><style>body{margin:0;font:18px sans-serif;padding:20px}button{padding:12px 30px;margin:8px}</style>';
@@ -26,34 +17,17 @@ const PAGES: Record<string, string> = {
     <div style="position:fixed;left:0;right:0;bottom:0;height:180px;background:#fff;border-top:1px solid #999;padding:16px"><p>We use cookies</p><button>Accept</button></div>`,
 };
 
-let farm: Farm;
-let provider: WebProvider;
-let site: { origin: string; close: () => Promise<void> };
-let agent: Awaited<ReturnType<Farm['token']>>;
-let session: string;
+let rig: PageFarm;
+let agent: PageFarm['agent'];
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'simfleet-hostile-'));
-  for (const [name, html] of Object.entries(PAGES)) writeFileSync(join(dir, name), `<!doctype html><html><head>${html}</body></html>`);
-  site = await serveDirectory(dir);
-  farm = await startFarm({ ...BROWSER_FARM_ENV, SIMFLEET_WEB_ALLOWED_ORIGINS: `*,${site.origin}` });
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('the web device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 60_000);
-  agent = await farm.token('agent', 'hostile');
-  session = await settledSession(agent, { app: { url: `${site.origin}/banner.html` } });
+  rig = await pageFarm(PAGES, 'hostile', 'banner.html');
+  ({ agent } = rig);
 }, 120_000);
-afterAll(async () => {
-  await farm?.stop();
-  await provider?.close();
-  await site?.close();
-});
+afterAll(() => rig?.close());
 
-const at = () => ({ params: { sessionId: session } });
-async function open(page: string): Promise<void> {
-  expect((await agent.call('runAction', { ...at(), body: { action: 'open', url: `${site.origin}/${page}` } })).status).toBe(200);
-  await agent.call('waitForScreen', { ...at(), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
-}
+const at = () => rig.at();
+const open = (page: string) => rig.open(page);
 const act = (body: Record<string, unknown>) => agent.call('runAction', { ...at(), body: body as never });
 
 describe('hostile pages', () => {

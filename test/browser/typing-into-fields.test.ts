@@ -6,17 +6,9 @@
 // said no-visible-change. Now the focus is checked after the tap and the field focused directly (and
 // said so); a field that will not take the focus gets nothing typed and a verdict that says so.
 // And `type` into a select chooses the option its text names, or refuses listing the options.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES } from '../../workers/devices/web/profiles.js';
-import { WebProvider } from '../../workers/devices/web/provider.js';
-import { BROWSER_FARM_ENV, type Farm, startFarm } from '../helpers/farm.js';
-import { settledSession } from '../helpers/sessions.js';
-import { serveDirectory } from '../helpers/static-server.js';
-import { waitFor } from '../helpers/wait.js';
+import type { WebProvider } from '../../workers/devices/web/provider.js';
+import { type PageFarm, pageFarm } from '../helpers/page-farm.js';
 
 const HEAD =
   '<meta name="viewport" content="width=device-width, initial-scale=1"><style>body{margin:0;font:18px sans-serif;padding:20px}input,select{font:18px sans-serif;padding:10px;width:300px;display:block;margin:8px 0 20px}</style>';
@@ -53,34 +45,18 @@ const PAGES: Record<string, string> = {
     </div>`,
 };
 
-let farm: Farm;
+let rig: PageFarm;
 let provider: WebProvider;
-let site: { origin: string; close: () => Promise<void> };
-let agent: Awaited<ReturnType<Farm['token']>>;
-let session: string;
+let agent: PageFarm['agent'];
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'simfleet-typing-'));
-  for (const [name, html] of Object.entries(PAGES)) writeFileSync(join(dir, name), `<!doctype html><html><head>${html}</body></html>`);
-  site = await serveDirectory(dir);
-  farm = await startFarm({ ...BROWSER_FARM_ENV, SIMFLEET_WEB_ALLOWED_ORIGINS: `*,${site.origin}` });
-  provider = new WebProvider({ profiles: [PROFILES['iphone-15']!], chromium: undefined, logger: pino({ level: 'silent' }) });
-  await farm.addWorkerWith([provider]);
-  await waitFor('the web device ready', () => provider.device('web-1')!.health.state === 'ready' || undefined, 60_000);
-  agent = await farm.token('agent', 'typing');
-  session = await settledSession(agent, { app: { url: `${site.origin}/cancelled.html` } });
+  rig = await pageFarm(PAGES, 'typing', 'cancelled.html');
+  ({ provider, agent } = rig);
 }, 120_000);
-afterAll(async () => {
-  await farm?.stop();
-  await provider?.close();
-  await site?.close();
-});
+afterAll(() => rig?.close());
 
-const at = () => ({ params: { sessionId: session } });
-async function open(page: string): Promise<void> {
-  expect((await agent.call('runAction', { ...at(), body: { action: 'open', url: `${site.origin}/${page}` } })).status).toBe(200);
-  await agent.call('waitForScreen', { ...at(), body: { for: 'settled', timeoutMs: 5000, changeTimeoutMs: 300 } });
-}
+const at = () => rig.at();
+const open = (page: string) => rig.open(page);
 interface Answer {
   verdict: string;
   reason: string;
