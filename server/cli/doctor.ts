@@ -4,7 +4,6 @@
 // database) needs is there, 1 when something is lacking, 2 for bad usage.
 import { pino } from 'pino';
 import type { Schemas } from '../../openapi/contract.js';
-import { redact } from '../db/postgres.js';
 import { checkHost, type HostCheck, lacking, loadWorkerConfig } from '../../workers/index.js';
 
 type Report = Schemas['HostDoctorReport'];
@@ -131,7 +130,7 @@ async function postgresCheck(url: string | undefined, dataDir: string): Promise<
     return { ...base, needed: false, status: 'skipped', detail: 'DATABASE_URL is not set: `simfleet start` uses the embedded Postgres under the data dir' };
   const { openDatabase } = await import('../db/open.js');
   const db = await openDatabase({ databaseUrl: url, dataDir, dbPoolSize: 1 }, pino({ level: 'silent' }));
-  const shown = redact(url, '(DATABASE_URL, not a URL)');
+  const shown = redact(url);
   try {
     const { rows } = await db.query<{ v: string }>('SELECT version() AS v');
     const v = rows[0]?.v ?? '';
@@ -152,5 +151,16 @@ async function postgresCheck(url: string | undefined, dataDir: string): Promise<
     };
   } finally {
     await db.close().catch(() => undefined);
+  }
+}
+
+/** A database URL without its password (the engine module is behind the database interface: not imported here). */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(DATABASE_URL, not a URL)';
   }
 }
